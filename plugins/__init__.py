@@ -1,0 +1,57 @@
+"""rewardhub: reward functions and verifiers for RL post-training, as pluggy plugins.
+
+    import rewardhub
+    rewards = rewardhub.load("rewards.yaml")       # -> RewardSet
+    GRPOTrainer(..., reward_funcs=rewards.reward_funcs,
+                args=GRPOConfig(..., reward_weights=rewards.reward_weights))
+"""
+
+from .batch import Batch, Row, Score
+from .compose import GatedReward, RewardSet, WeightedReward, load
+from .completions import completion_text
+from .errors import (
+    ConfigError,
+    DuplicateRewardError,
+    InputFileError,
+    MissingColumnError,
+    RewardContractError,
+    RewardhubError,
+    RewardInputError,
+    UnknownRewardError,
+    WorkerStartupError,
+)
+from .functional import batch_reward, sample_reward
+from .hookspecs import hookimpl
+from .registry import get, list_rewards, registry
+from .reward import AsyncReward, BatchResult, Reward
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AsyncReward",
+    "Batch",
+    "BatchResult",
+    "ConfigError",
+    "DuplicateRewardError",
+    "GatedReward",
+    "InputFileError",
+    "MissingColumnError",
+    "Reward",
+    "RewardContractError",
+    "RewardInputError",
+    "RewardSet",
+    "RewardhubError",
+    "Row",
+    "Score",
+    "UnknownRewardError",
+    "WeightedReward",
+    "WorkerStartupError",
+    "batch_reward",
+    "completion_text",
+    "get",
+    "hookimpl",
+    "list_rewards",
+    "load",
+    "registry",
+    "sample_reward",
+]

@@ -1,0 +1,70 @@
+"""Turn what a trainer passes as a completion (plain text or chat messages) into the text to score."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+class NotText(ValueError):
+    """The completion holds no text that can be scored; the message is the per-sample reason."""
+
+
+def completion_text(completion: Any) -> str:
+    """The text of a completion: the string itself, or the assistant content of a message list.
+
+    TRL passes ``[{"role": "assistant", "content": ...}]`` for conversational data; content may be a
+    string or a list of ``{"type": "text", "text": ...}`` parts. Several assistant messages are joined.
+    """
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Mapping):
+        return message_text(completion)
+    if isinstance(completion, Sequence) and not isinstance(completion, (bytes, bytearray)):
+        if not completion:
+            return ""
+        messages = [m for m in completion if isinstance(m, Mapping)]
+        if len(messages) != len(completion):
+            raise NotText("completion is a list but not a list of chat messages")
+        assistant = [m for m in messages if m.get("role", "assistant") == "assistant"] or messages[-1:]
+        return "\n".join(message_text(m) for m in assistant)
+    raise NotText(f"completion is not text: got {type(completion).__name__}")
+
+
+def message_text(message: Mapping) -> str:
+    """The text content of one chat message (string content or text parts)."""
+    content = message.get("content", "")
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, Mapping) and part.get("type", "text") == "text":
+                parts.append(str(part.get("text", "")))
+        return "".join(parts)
+    raise NotText(f"message content is not text: got {type(content).__name__}")
+
+
+def prompt_key(prompt: Any) -> str:
+    """A hashable identity for a prompt (plain or chat), used to group completions of the same prompt."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, Sequence) and not isinstance(prompt, (bytes, bytearray)):
+        return "\x1e".join(
+            f"{m.get('role', '')}\x1f{message_text(m)}" if isinstance(m, Mapping) else repr(m) for m in prompt
+        )
+    return repr(prompt)
+
+
+def is_conversational(value: Any) -> bool:
+    """True for a list of chat messages (dicts with ``role``)."""
+    return (
+        isinstance(value, Sequence)
+        and not isinstance(value, str)
+        and bool(value)
+        and all(isinstance(m, Mapping) and "role" in m for m in value)
+    )

@@ -1,0 +1,262 @@
+"""Compose rewards from a config: weights for TRL, gates, shared verdicts, one weighted callable."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .batch import TRAINER_HOOKS, Batch, Score
+from .completions import prompt_key
+from .config import Gate, RewardEntry, read_config
+from .errors import ConfigError, UnknownRewardError
+from .loop import background_loop
+from .registry import registry
+from .reward import AsyncReward, BatchResult, Reward
+
+ROW_KEYS = ("prompt", "completion")
+
+
+@dataclass(frozen=True)
+class Member:
+    """One reward of a set: its config entry and the reward object handed to the trainer."""
+
+    entry: RewardEntry
+    reward: Reward
+
+    @property
+    def alias(self) -> str:
+        return self.entry.alias
+
+    @property
+    def weight(self) -> float:
+        return self.entry.weight
+
+
+class GatedReward(Reward):
+    """``inner`` counts only where ``gate`` passes (value >= threshold); elsewhere ``otherwise``."""
+
+    def __init__(self, inner: Reward, gate_reward: Reward, gate: Gate):
+        super().__init__(on_error=inner.on_error)
+        self.inner = inner
+        self.gate_reward = gate_reward.share()
+        self.gate = gate
+        self.__name__ = inner.__name__
+
+    def score_batch(self, batch: Batch) -> list[Score]:
+        inner, gate = _evaluate_all([self.inner, self.gate_reward], batch)
+        scores = []
+        for score, gate_score in zip(inner.scores, gate.scores, strict=True):
+            if gate_score.value is None:
+                scores.append(Score(None, f"gate {self.gate.reward!r} abstained: {gate_score.reason}".rstrip(": ")))
+            elif gate_score.value >= self.gate.threshold:
+                scores.append(score)
+            else:
+                reason = f"gated: {self.gate.reward} scored {gate_score.value:g} < {self.gate.threshold:g}"
+                scores.append(Score(self.gate.otherwise, reason, False))
+        return scores
+
+
+class WeightedReward(Reward):
+    """All rewards of a set as one callable returning the weighted sum; components are logged.
+
+    For trainers that take a single reward function (verl, OpenRLHF, PPO loops) or ignore
+    ``reward_weights`` (TRL's async GRPO). Abstaining components are skipped like TRL's ``nansum``;
+    a sample where every component abstains gets ``None``.
+    """
+
+    def __init__(self, members: list[Member], name: str = "rewardhub"):
+        super().__init__()
+        self.members = members
+        self.__name__ = name
+
+    def components(self, batch: Batch) -> dict[str, BatchResult]:
+        """Every member's result for the batch, keyed by alias (async members run concurrently)."""
+        results = _evaluate_all([m.reward for m in self.members], batch)
+        return {m.alias: r for m, r in zip(self.members, results, strict=True)}
+
+    def score_batch(self, batch: Batch) -> list[Score]:
+        return [Score(t) for t in self._totals(self.components(batch))]
+
+    def _totals(self, components: dict[str, BatchResult]) -> list[float | None]:
+        return weighted_totals(components, {m.alias: m.weight for m in self.members})
+
+    def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
+        hooks = {k: kwargs.pop(k, None) for k in TRAINER_HOOKS}
+        components = self.components(Batch.from_call(prompts, completions, kwargs, self.__name__))
+        log_metric, log_extra = hooks["log_metric"], hooks["log_extra"]
+        for alias, component in components.items():
+            present = [v for v in component.values if v is not None]
+            if log_metric is not None:
+                if present:
+                    log_metric(f"{alias}/mean", sum(present) / len(present))
+                log_metric(f"{alias}/abstained", 1 - len(present) / max(len(component.values), 1))
+            if log_extra is not None:
+                log_extra(f"{alias}/reason", component.reasons)
+        return self._totals(components)
+
+
+def weighted_totals(components: dict[str, BatchResult], weights: dict[str, float]) -> list[float | None]:
+    """Per-sample weighted sum skipping ``None`` values; ``None`` where every component abstained."""
+    n = len(next(iter(components.values())).scores) if components else 0
+    totals: list[float | None] = []
+    for i in range(n):
+        parts = [weights[a] * r.scores[i].value for a, r in components.items() if r.scores[i].value is not None]
+        totals.append(math.fsum(parts) if parts else None)
+    return totals
+
+
+def _evaluate_all(rewards: list[Reward], batch: Batch) -> list[BatchResult]:
+    """Evaluate several rewards on one batch: async ones concurrently on the loop, sync ones meanwhile."""
+    pending = {}
+    if any(isinstance(r, AsyncReward) for r in rewards):
+        loop = background_loop()
+        for i, reward in enumerate(rewards):
+            if isinstance(reward, AsyncReward):
+                pending[i] = asyncio.run_coroutine_threadsafe(reward.aevaluate_batch(batch), loop)
+    results: list[BatchResult | None] = [None] * len(rewards)
+    for i, reward in enumerate(rewards):
+        if i not in pending:
+            results[i] = reward.evaluate_batch(batch)
+    for i, future in pending.items():
+        results[i] = future.result()
+    return results  # type: ignore[return-value]
+
+
+class RewardSet:
+    """The rewards of a config, ready for TRL (``reward_funcs`` / ``reward_weights``) or offline scoring."""
+
+    def __init__(self, entries: list[RewardEntry]):
+        self.entries = entries
+        bases = {e.alias: _create(e) for e in entries}
+        by_name = _unique_by_name(entries, bases)
+        for reward in bases.values():
+            for role, target in reward.dependencies().items():
+                bound = bases.get(target) or by_name.get(target)
+                if bound is not None:
+                    reward.bind(role, bound)
+        self.members: list[Member] = []
+        for entry in entries:
+            reward = bases[entry.alias]
+            if entry.gate is not None:
+                gate_reward = bases.get(entry.gate.reward) or by_name.get(entry.gate.reward)
+                if gate_reward is None:
+                    gate_reward = _create(RewardEntry(entry.gate.reward, entry.gate.reward))
+                reward = GatedReward(reward, gate_reward, entry.gate)
+            self.members.append(Member(entry, reward))
+
+    @property
+    def aliases(self) -> list[str]:
+        return [m.alias for m in self.members]
+
+    @property
+    def reward_funcs(self) -> list[Reward]:
+        """The reward callables, in config order, for ``GRPOTrainer(reward_funcs=...)``."""
+        return [m.reward for m in self.members]
+
+    @property
+    def reward_weights(self) -> list[float]:
+        """The weights, in the same order, for ``GRPOConfig(reward_weights=...)``."""
+        return [m.weight for m in self.members]
+
+    @property
+    def weighted(self) -> WeightedReward:
+        """One callable returning the weighted total (for PPO loops, verl, OpenRLHF, async GRPO)."""
+        return WeightedReward(self.members)
+
+    def __getitem__(self, alias: str) -> Reward:
+        for member in self.members:
+            if member.alias == alias:
+                return member.reward
+        raise KeyError(f"no reward with alias {alias!r} in this set; aliases: {', '.join(self.aliases)}")
+
+    def __iter__(self) -> Iterator[Member]:
+        return iter(self.members)
+
+    def __len__(self) -> int:
+        return len(self.members)
+
+    def evaluate(self, batch: Batch) -> dict[str, BatchResult]:
+        """Every member's result on a batch, keyed by alias."""
+        return WeightedReward(self.members).components(batch)
+
+    def score(self, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Score rows (``prompt``, ``completion`` and columns) as one batch; see :meth:`iter_scores`."""
+        rows = list(rows)
+        return list(self.iter_scores(rows, batch_size=max(len(rows), 1)))
+
+    def iter_scores(self, rows: Iterable[dict[str, Any]], batch_size: int = 256) -> Iterator[dict[str, Any]]:
+        """Stream scored rows: each input row plus ``rewards``, ``reward``, ``reasons`` and ``seconds``.
+
+        Rows are batched at prompt boundaries so that a prompt's consecutive completions are
+        scored together (group-aware rewards see whole groups).
+        """
+        chunk: list[dict[str, Any]] = []
+        last_key = None
+        for row in rows:
+            key = prompt_key(row.get("prompt"))
+            if len(chunk) >= batch_size and key != last_key:
+                yield from self._score_chunk(chunk)
+                chunk = []
+            chunk.append(row)
+            last_key = key
+        if chunk:
+            yield from self._score_chunk(chunk)
+
+    def _score_chunk(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        batch = rows_to_batch(rows)
+        results = self.evaluate(batch)
+        totals = weighted_totals(results, {m.alias: m.weight for m in self.members})
+        per_item = {alias: r.seconds / max(len(rows), 1) for alias, r in results.items()}
+        out = []
+        for i, row in enumerate(rows):
+            out.append({
+                **row,
+                "rewards": {alias: r.scores[i].value for alias, r in results.items()},
+                "reward": totals[i],
+                "reasons": {alias: r.scores[i].reason for alias, r in results.items()},
+                "seconds": per_item,
+            })
+        return out
+
+
+def rows_to_batch(rows: list[dict[str, Any]]) -> Batch:
+    """A batch from row dicts; a column missing from some rows is ``None`` there."""
+    names: dict[str, None] = {}
+    for row in rows:
+        for key in row:
+            if key not in ROW_KEYS:
+                names.setdefault(key)
+    return Batch(
+        [row.get("prompt") for row in rows],
+        [row.get("completion") for row in rows],
+        {name: [row.get(name) for row in rows] for name in names},
+    )
+
+
+def _create(entry: RewardEntry) -> Reward:
+    try:
+        spec = registry.spec(entry.name)
+    except UnknownRewardError as exc:
+        raise UnknownRewardError(entry.name, exc.known) from None
+    try:
+        reward = spec.create(**entry.params)
+    except ConfigError as exc:
+        raise ConfigError(f"reward entry {entry.alias!r}: {exc}") from None
+    reward.__name__ = entry.alias
+    return reward
+
+
+def _unique_by_name(entries: list[RewardEntry], bases: dict[str, Reward]) -> dict[str, Reward]:
+    """Rewards reachable by registry name (when that name appears exactly once in the set)."""
+    counts: dict[str, int] = {}
+    for e in entries:
+        counts[e.name] = counts.get(e.name, 0) + 1
+    return {e.name: bases[e.alias] for e in entries if counts[e.name] == 1}
+
+
+def load(config: Any) -> RewardSet:
+    """Build a :class:`RewardSet` from a config path (.yaml/.yml/.toml/.json), dict or list."""
+    return RewardSet(read_config(config))

@@ -1,0 +1,65 @@
+"""rewardhub's exception hierarchy: every error a user can hit says what is wrong and how to fix it."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class RewardhubError(Exception):
+    """Base class of every error rewardhub raises on purpose."""
+
+
+class ConfigError(RewardhubError, ValueError):
+    """A reward config (file, dict or list) is malformed: names the entry and the key at fault."""
+
+
+class UnknownRewardError(ConfigError, KeyError):
+    """A reward name is not in the registry; the message lists the closest known names."""
+
+    def __init__(self, name: str, known: Iterable[str]):
+        self.name = name
+        self.known = sorted(known)
+        close = difflib.get_close_matches(name, self.known, n=3, cutoff=0.5)
+        hint = f" Did you mean: {', '.join(repr(c) for c in close)}?" if close else ""
+        available = ", ".join(self.known) if self.known else "(none installed)"
+        super().__init__(f"unknown reward {name!r}.{hint} Installed rewards: {available}.")
+
+    def __str__(self) -> str:  # KeyError would otherwise print the repr of the message
+        return self.args[0]
+
+
+class DuplicateRewardError(RewardhubError):
+    """Two plugins registered the same reward name; the message names both distributions."""
+
+
+class RewardInputError(RewardhubError, ValueError):
+    """The batch handed to a reward is malformed (column lengths differ, wrong types)."""
+
+
+class RewardContractError(RewardhubError):
+    """A reward broke the batch contract (e.g. returned the wrong number of values): a plugin bug."""
+
+
+class MissingColumnError(RewardhubError, KeyError):
+    """A reward needs a dataset column the batch does not have."""
+
+    def __init__(self, reward: str, column: str, available: Iterable[str]):
+        self.reward = reward
+        self.column = column
+        have = ", ".join(sorted(available)) or "(none)"
+        super().__init__(
+            f"reward {reward!r} needs column {column!r}, but the batch has only: {have}. "
+            f"Add the column to your dataset or point the reward at another one with its column parameter."
+        )
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class InputFileError(RewardhubError):
+    """An input file (JSONL, Parquet, datasets folder) cannot be read."""
+
+
+class WorkerStartupError(RewardhubError, RuntimeError):
+    """Worker processes could not be started (e.g. a script without an `if __name__ == "__main__"` guard)."""

@@ -1,0 +1,174 @@
+"""Write a reward as a plain function: ``sample_reward`` / ``batch_reward`` make it a registry factory.
+
+The function's signature says what it needs::
+
+    @rewardhub.sample_reward(name="shouting")
+    def shouting(text, solution, *, min_ratio: float = 0.5):   # text, columns..., *, params
+        ...
+
+The first argument is the completion text (a list of texts for ``batch_reward``); further
+positional parameters are dataset columns fetched by name (``prompt``, ``completion``,
+``completion_ids`` and ``trainer_state`` are also available); keyword-only parameters are the
+reward's params; ``**columns`` receives every column. ``async def`` functions make async rewards.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from .batch import Batch, Row
+from .errors import MissingColumnError
+from .registry import Param, factory_params
+from .reward import AsyncReward, Reward
+
+_FROM_BATCH = {
+    "prompt": lambda batch: batch.prompts,
+    "completion": lambda batch: batch.completions,
+}
+
+
+class FunctionRewardFactory:
+    """A registry factory around a scoring function; calling it with params builds the reward."""
+
+    def __init__(self, func: Callable[..., Any], *, name: str | None, description: str | None, batched: bool):
+        self.func = func
+        self.name = name or func.__name__
+        self.description = description or _first_line(inspect.getdoc(func))
+        self.batched = batched
+        self.signature_target = func
+        self.is_async = inspect.iscoroutinefunction(func)
+        self.column_args, self.takes_all_columns = _column_args(func)
+        self.__module__ = func.__module__
+        self.__qualname__ = func.__qualname__
+        self.__doc__ = func.__doc__
+
+    def params(self) -> dict[str, Param]:
+        own = {
+            name: param
+            for name, param in factory_params(self.func).items()
+            if inspect.signature(self.func).parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
+        }
+        own["on_error"] = Param("on_error", "none", "str")
+        return own
+
+    def __call__(self, *, on_error: str = "none", **params: Any) -> Reward:
+        cls = AsyncFunctionReward if self.is_async else FunctionReward
+        return cls(self, params, on_error=on_error)
+
+    def __reduce__(self) -> Any:
+        # Decorating rebinds the module-level name to this factory: pickle it by that reference.
+        return (_resolve, (self.__module__, self.__qualname__))
+
+    def __repr__(self) -> str:
+        return f"<reward factory {self.name!r} from {self.__module__}.{self.__qualname__}>"
+
+
+def _resolve(module: str, qualname: str) -> Any:
+    target: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def _column_args(func: Callable[..., Any]) -> tuple[list[tuple[str, Any]], bool]:
+    """(column name, default) for each positional parameter after the first; and whether it takes **columns."""
+    params = list(inspect.signature(func).parameters.values())
+    if not params or params[0].kind not in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
+        raise TypeError(f"{func.__qualname__}: the first parameter must take the completion text")
+    columns = [
+        (p.name, p.default)
+        for p in params[1:]
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    return columns, any(p.kind is p.VAR_KEYWORD for p in params)
+
+
+class FunctionReward(Reward):
+    """A reward built from a function by ``sample_reward`` / ``batch_reward``."""
+
+    def __init__(self, factory: FunctionRewardFactory, params: dict[str, Any], *, on_error: str = "none"):
+        super().__init__(on_error=on_error)
+        self.factory = factory
+        self.params = params
+        self.__name__ = factory.name
+
+    def _sample_args(self, row: Row) -> tuple[list[Any], dict[str, Any]]:
+        args = []
+        for column, default in self.factory.column_args:
+            try:
+                args.append(row[column] if column != "completion" else row.completion)
+            except MissingColumnError:
+                if default is inspect.Parameter.empty:
+                    raise
+                args.append(default)
+        extra = dict(row.items()) if self.factory.takes_all_columns else {}
+        for name, _ in self.factory.column_args:
+            extra.pop(name, None)
+        return args, {**extra, **self.params}
+
+    def _batch_args(self, batch: Batch) -> tuple[list[Any], dict[str, Any]]:
+        args = []
+        for column, default in self.factory.column_args:
+            if column in _FROM_BATCH:
+                args.append(_FROM_BATCH[column](batch))
+            elif column in batch.extras:
+                args.append(batch.extras[column])
+            elif column in batch.columns or default is inspect.Parameter.empty:
+                args.append(batch.column(column))
+            else:
+                args.append([default] * len(batch))
+        extra = {k: v for k, v in batch.columns.items() if self.factory.takes_all_columns}
+        for name, _ in self.factory.column_args:
+            extra.pop(name, None)
+        return args, {**extra, **self.params}
+
+    def score_sample(self, text: str, row: Row) -> Any:
+        args, kwargs = self._sample_args(row)
+        return self.factory.func(text, *args, **kwargs)
+
+    def score_batch(self, batch: Batch) -> list[Any]:
+        if not self.factory.batched:
+            return super().score_batch(batch)
+        args, kwargs = self._batch_args(batch)
+        texts = [t if t is not None else "" for t in batch.texts]
+        return self.factory.func(texts, *args, **kwargs)
+
+
+class AsyncFunctionReward(AsyncReward, FunctionReward):
+    """The async twin of :class:`FunctionReward`, for ``async def`` scoring functions."""
+
+    async def score_sample_async(self, text: str, row: Row) -> Any:
+        args, kwargs = self._sample_args(row)
+        return await self.factory.func(text, *args, **kwargs)
+
+    async def score_batch_async(self, batch: Batch) -> list[Any]:
+        if not self.factory.batched:
+            return await super().score_batch_async(batch)
+        args, kwargs = self._batch_args(batch)
+        texts = [t if t is not None else "" for t in batch.texts]
+        return await self.factory.func(texts, *args, **kwargs)
+
+
+def sample_reward(func: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None):
+    """Make a registry factory from a per-sample scorer ``func(text, columns..., *, params)``."""
+
+    def wrap(f: Callable[..., Any]) -> FunctionRewardFactory:
+        return FunctionRewardFactory(f, name=name, description=description, batched=False)
+
+    return wrap(func) if func is not None else wrap
+
+
+def batch_reward(func: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None):
+    """Make a registry factory from a batch scorer ``func(texts, column_lists..., *, params)``."""
+
+    def wrap(f: Callable[..., Any]) -> FunctionRewardFactory:
+        return FunctionRewardFactory(f, name=name, description=description, batched=True)
+
+    return wrap(func) if func is not None else wrap
+
+
+def _first_line(text: str | None) -> str:
+    return text.strip().splitlines()[0] if text and text.strip() else ""

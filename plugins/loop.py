@@ -1,0 +1,41 @@
+"""One background event loop that runs async rewards for synchronous callers.
+
+Async clients (HTTP pools, semaphores) belong to the loop that made them; a persistent loop lets
+them be reused across calls instead of being rebuilt by a fresh ``asyncio.run`` per batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_loop: asyncio.AbstractEventLoop | None = None
+_thread: threading.Thread | None = None
+_lock = threading.Lock()
+
+
+def background_loop() -> asyncio.AbstractEventLoop:
+    """The shared loop, started on first use in a daemon thread."""
+    global _loop, _thread
+    with _lock:
+        if _loop is None or _loop.is_closed() or _thread is None or not _thread.is_alive():
+            _loop = asyncio.new_event_loop()
+            _thread = threading.Thread(target=_loop.run_forever, name="rewardhub-loop", daemon=True)
+            _thread.start()
+        return _loop
+
+
+def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion from synchronous code and return its result."""
+    loop = background_loop()
+    if threading.current_thread() is _thread:
+        coro.close()
+        raise RuntimeError(
+            "a synchronous rewardhub call was made from inside an async reward; await the async API "
+            "(aevaluate / aevaluate_batch) instead"
+        )
+    return asyncio.run_coroutine_threadsafe(coro, loop).result()

@@ -1,0 +1,91 @@
+"""The plugin manager: built-in plugins and third-party entry points, loaded in one place.
+
+Set ``REWARDHUB_LOAD_PLUGINS`` to a comma-separated list of distribution names to load only those
+third-party plugins (an empty value loads none); built-ins are always loaded.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import os
+import threading
+
+import pluggy
+
+from . import hookspecs
+
+ENTRY_POINT_GROUP = "rewardhub"
+LOAD_PLUGINS_ENV = "REWARDHUB_LOAD_PLUGINS"
+BUILTIN_SOURCE = "rewardhub"
+
+# Built-in plugins, loaded by module name exactly as third-party ones are, so that the core never
+# imports the families (or their heavy dependencies) directly.
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    "rewardhub.builtin_commands",
+)
+
+pm = pluggy.PluginManager("rewardhub")
+pm.add_hookspecs(hookspecs)
+
+_loaded = False
+_lock = threading.RLock()
+
+
+def allowed_distributions() -> set[str] | None:
+    """Distribution names allowed by ``REWARDHUB_LOAD_PLUGINS``, or ``None`` when unrestricted."""
+    value = os.environ.get(LOAD_PLUGINS_ENV)
+    if value is None:
+        return None
+    return {_normalise(name) for name in value.split(",") if name.strip()}
+
+
+def _normalise(distribution: str) -> str:
+    return distribution.strip().lower().replace("_", "-")
+
+
+def load_plugins() -> pluggy.PluginManager:
+    """Register built-in plugins and installed entry points once; later calls are free."""
+    global _loaded
+    if _loaded:
+        return pm
+    with _lock:
+        if _loaded:
+            return pm
+        for module_name in DEFAULT_PLUGINS:
+            module = importlib.import_module(module_name)
+            if not pm.is_registered(module):
+                pm.register(module, name=module_name)
+        _load_entry_points(allowed_distributions())
+        _loaded = True
+    return pm
+
+
+def _load_entry_points(allowed: set[str] | None) -> None:
+    for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        distribution = entry_point.dist.name if entry_point.dist else entry_point.value
+        if allowed is not None and _normalise(distribution) not in allowed:
+            continue
+        if pm.get_plugin(entry_point.name) is not None:
+            continue
+        plugin = entry_point.load()
+        pm.register(plugin, name=entry_point.name)
+        _plugin_sources[id(plugin)] = distribution
+
+
+_plugin_sources: dict[int, str] = {}
+
+
+def plugin_source(plugin: object) -> str:
+    """Distribution that provided ``plugin`` (``"rewardhub"`` for built-ins)."""
+    return _plugin_sources.get(id(plugin), BUILTIN_SOURCE)
+
+
+def plugin_hooks() -> list[dict]:
+    """Each registered plugin with its source distribution and the hooks it implements."""
+    load_plugins()
+    rows = []
+    for name, plugin in pm.list_name_plugin():
+        hooks = sorted(caller.name for caller in pm.get_hookcallers(plugin) or [])
+        rows.append({"name": name, "source": plugin_source(plugin), "hooks": hooks})
+    return rows
