@@ -1,0 +1,160 @@
+"""Read rows from JSONL, Parquet or a saved ``datasets`` folder; write JSONL, Parquet or a folder.
+
+Reading never stops at a bad row: each row comes with its line number, or with an error that says
+what is wrong with that line, so callers can report it and go on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from .errors import InputFileError
+
+
+@dataclass(frozen=True)
+class InputRow:
+    """One input record: its 1-based line (or row) number and the row, or an error message."""
+
+    line: int
+    row: dict[str, Any] | None
+    error: str | None = None
+
+
+def iter_input(path: str | Path) -> Iterator[InputRow]:
+    """Rows of a JSONL file (``-`` = stdin), a ``.parquet`` file, or a ``datasets`` folder."""
+    if str(path) == "-":
+        yield from _iter_jsonl(sys.stdin.buffer)
+        return
+    path = Path(path)
+    if path.is_dir():
+        yield from _iter_dataset(path)
+    elif not path.exists():
+        raise InputFileError(f"input not found: {path}")
+    elif path.suffix.lower() == ".parquet":
+        yield from _iter_parquet(path)
+    else:
+        with path.open("rb") as handle:
+            yield from _iter_jsonl(handle)
+
+
+def count_rows(path: str | Path) -> int | None:
+    """Number of records, when cheap to know (for a progress bar); None for stdin."""
+    if str(path) == "-":
+        return None
+    path = Path(path)
+    if path.is_dir():
+        return None
+    if path.suffix.lower() == ".parquet":
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(path).metadata.num_rows
+    with path.open("rb") as handle:
+        return sum(1 for line in handle if line.strip())
+
+
+def _iter_jsonl(handle: IO[bytes]) -> Iterator[InputRow]:
+    for number, raw in enumerate(handle, start=1):
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield InputRow(number, None, f"invalid UTF-8 at byte {exc.start} of the line")
+            continue
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as exc:
+            yield InputRow(number, None, f"invalid JSON: {exc.msg} at column {exc.colno}")
+            continue
+        if not isinstance(row, dict):
+            yield InputRow(number, None, f"a row must be a JSON object, got {type(row).__name__}")
+            continue
+        yield InputRow(number, row)
+
+
+def _iter_parquet(path: Path) -> Iterator[InputRow]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputFileError("reading Parquet needs pyarrow: pip install 'rewardhub[io]'") from None
+    try:
+        parquet = pq.ParquetFile(path)
+    except Exception as exc:
+        raise InputFileError(f"cannot read Parquet file {path}: {exc}") from None
+    number = 0
+    for record_batch in parquet.iter_batches(batch_size=1024):
+        for row in record_batch.to_pylist():
+            number += 1
+            yield InputRow(number, row)
+
+
+def _iter_dataset(path: Path) -> Iterator[InputRow]:
+    try:
+        import datasets
+    except ImportError:
+        raise InputFileError("reading a datasets folder needs `datasets`: pip install 'rewardhub[io]'") from None
+    try:
+        loaded = datasets.load_from_disk(str(path))
+    except Exception as exc:
+        raise InputFileError(f"{path} is not a saved `datasets` folder: {exc}") from None
+    if isinstance(loaded, datasets.DatasetDict):
+        if len(loaded) != 1:
+            raise InputFileError(
+                f"{path} holds several splits ({', '.join(loaded)}); pass the split's own folder, e.g. {path}/train"
+            )
+        loaded = next(iter(loaded.values()))
+    for number, row in enumerate(loaded, start=1):
+        yield InputRow(number, dict(row))
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with NaN/inf floats turned into None, so that it is valid JSON."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def dumps_row(row: dict[str, Any]) -> str:
+    """One JSONL line (no trailing newline); non-JSON values become their string form."""
+    return json.dumps(jsonable(row), ensure_ascii=False, allow_nan=False, default=str)
+
+
+def write_rows(rows: Iterable[dict[str, Any]], path: str | Path) -> int:
+    """Write rows by destination: ``.jsonl``/``.json``/``-`` as JSONL, ``.parquet``, else a datasets folder."""
+    target = str(path)
+    if target == "-":
+        return _write_jsonl(rows, sys.stdout)
+    suffix = Path(target).suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        with open(target, "w", encoding="utf-8") as handle:
+            return _write_jsonl(rows, handle)
+    rows = [jsonable(r) for r in rows]
+    if suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(rows), target)
+        return len(rows)
+    import datasets
+
+    datasets.Dataset.from_list(rows).save_to_disk(target)
+    return len(rows)
+
+
+def _write_jsonl(rows: Iterable[dict[str, Any]], handle: IO[str]) -> int:
+    count = 0
+    for row in rows:
+        handle.write(dumps_row(row) + "\n")
+        count += 1
+    handle.flush()
+    return count
