@@ -1,0 +1,127 @@
+"""The ``rewardhub`` command line. Subcommands come from the ``register_commands`` hook.
+
+Exit codes: 0 ok, 1 check failures, 2 usage or config errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .errors import RewardhubError
+from .plugins import load_plugins, plugin_hooks, pm
+
+EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rewardhub", description="Reward functions and verifiers for RL post-training.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    load_plugins()
+    pm.hook.register_commands(subparsers=subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        return int(args.handler(args) or EXIT_OK)
+    except RewardhubError as exc:
+        print(f"rewardhub: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # e.g. `rewardhub score ... | head`
+        return EXIT_OK
+
+
+def add_core_commands(subparsers: argparse._SubParsersAction) -> None:
+    """The core's own subcommands: list, score, check."""
+    list_parser = subparsers.add_parser("list", help="list installed rewards and plugins")
+    list_parser.add_argument("--json", action="store_true", help="machine-readable output")
+    list_parser.add_argument("--plugins", action="store_true", help="list plugins and the hooks they implement")
+    list_parser.set_defaults(handler=_list)
+
+    score_parser = subparsers.add_parser("score", help="score a file of completions with a reward config")
+    score_parser.add_argument("--config", "-c", required=True, help="reward config (.yaml, .toml or .json)")
+    score_parser.add_argument("input", help="JSONL (or - for stdin), Parquet, or a saved datasets folder")
+    score_parser.add_argument("-o", "--output", default="-", help="JSONL output path (default: stdout)")
+    score_parser.add_argument("--batch-size", type=int, default=256, help="rows per scoring batch (default 256)")
+    score_parser.add_argument("--report", metavar="HTML", help="also write an HTML reward report")
+    score_parser.add_argument("--progress", action="store_true", help="force the progress bar (default: on a TTY)")
+    score_parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+    score_parser.set_defaults(handler=_score)
+
+    check_parser = subparsers.add_parser("check", help="run offline verifier test cases (YAML case files)")
+    check_parser.add_argument("cases", nargs="+", help="case files")
+    check_parser.add_argument("--json", action="store_true", help="print every result as JSON")
+    check_parser.set_defaults(handler=_check)
+
+
+def _list(args: argparse.Namespace) -> int:
+    from .registry import list_rewards
+
+    if args.plugins:
+        rows = plugin_hooks()
+        if args.json:
+            print(json.dumps(rows, indent=2))
+        else:
+            for row in rows:
+                print(f"{row['name']}  [{row['source']}]  hooks: {', '.join(row['hooks'])}")
+        return EXIT_OK
+    rewards = list_rewards()
+    if args.json:
+        print(json.dumps(rewards, indent=2, default=str))
+        return EXIT_OK
+    for info in rewards:
+        print(f"{info['name']}  [{info['source']}]")
+        if info["description"]:
+            print(f"    {info['description']}")
+        params = ", ".join(
+            name if p["required"] else f"{name}={p['default']!r}" for name, p in info["params"].items()
+        )
+        print(f"    params: {params or '(none)'}")
+    return EXIT_OK
+
+
+def _score(args: argparse.Namespace) -> int:
+    from .scoring import score_file
+
+    if args.batch_size < 1:
+        print("rewardhub: error: --batch-size must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    if args.report and args.output == "-":
+        print("rewardhub: error: --report needs -o/--output (the report is built from the scored file)", file=sys.stderr)
+        return EXIT_USAGE
+    show_progress = not args.quiet and (args.progress or sys.stderr.isatty())
+    summary = score_file(args.config, args.input, args.output, batch_size=args.batch_size, progress=show_progress)
+    if not args.quiet:
+        print(summary.render(), file=sys.stderr)
+    if args.report:
+        from .report import write_report
+
+        write_report(args.output, args.report)
+        if not args.quiet:
+            print(f"report written to {args.report}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .cases import load_case_file, render_failures, run_cases
+
+    results = []
+    for path in args.cases:
+        results.extend(run_cases(load_case_file(path)))
+    if args.json:
+        print(json.dumps([r.as_dict() for r in results], indent=2, default=str))
+    failed = [r for r in results if not r.passed]
+    if failed and not args.json:
+        print(render_failures(failed))
+    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    return EXIT_FAILURES if failed else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
