@@ -23,6 +23,7 @@ BUILTIN_SOURCE = "rewardhub"
 # imports the families (or their heavy dependencies) directly.
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.builtin_commands",
+    "rewardhub.trainers.commands",
 )
 
 pm = pluggy.PluginManager("rewardhub")

@@ -1,0 +1,53 @@
+"""The ``rewardhub serve`` command, registered through the ``register_commands`` hook.
+
+Kept import-light: starlette, uvicorn and the rewards load only when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from rewardhub.hookspecs import hookimpl
+
+
+@hookimpl
+def register_commands(subparsers):
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve a reward config over HTTP (OpenRLHF protocol, native /score, /health)",
+        description="Serve a reward config over HTTP: POST / or /get_reward (OpenRLHF), POST /score "
+        "(rows -> values, components, reasons), GET /health.",
+    )
+    parser.add_argument("--config", required=True, help="reward config (.yaml/.yml/.toml/.json)")
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, local only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    parser.add_argument("--token-env", metavar="VAR", help="require 'Authorization: Bearer $VAR' on scoring endpoints")
+    parser.add_argument("--max-body-mb", type=float, default=16.0, help="largest request body in MiB (default: 16)")
+    parser.add_argument("--threads", type=int, default=32, help="threads for synchronous rewards (default: 32)")
+    parser.add_argument("--label-column", default="solution", help="column OpenRLHF 'labels' fill (default: solution)")
+    parser.add_argument("--abstain-value", type=float, default=0.0,
+                        help="reward sent to OpenRLHF where every reward abstained (default: 0.0)")
+    parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    parser.set_defaults(handler=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Start the server; returns an exit code (2 when the token variable is named but unset)."""
+    import sys
+
+    token = None
+    if args.token_env:
+        token = os.environ.get(args.token_env)
+        if not token:
+            print(f"rewardhub serve: --token-env {args.token_env}: that environment variable is not set "
+                  f"or empty", file=sys.stderr)
+            return 2
+    from .server import serve
+
+    serve(
+        args.config, host=args.host, port=args.port, log_level=args.log_level, token=token,
+        max_body_bytes=int(args.max_body_mb * 1024 * 1024), threads=args.threads,
+        label_column=args.label_column, abstain_value=args.abstain_value,
+    )
+    return 0

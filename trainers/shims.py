@@ -1,0 +1,58 @@
+"""Where framework shims (OpenRLHF reward files, verl ``compute_score``) find their rewardhub config.
+
+A shim is imported by the framework, not by the user, so the config comes from an argument
+(verl's ``reward_kwargs``) or from ``$REWARDHUB_CONFIG``; each config is loaded once per process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from rewardhub import RewardSet
+
+from .errors import ShimConfigError
+
+CONFIG_ENV = "REWARDHUB_CONFIG"
+
+_sets: dict[str, RewardSet] = {}
+_lock = threading.Lock()
+
+
+def resolve_config(config: Any = None) -> Any:
+    """``config`` if given, else the path in ``$REWARDHUB_CONFIG``; a clear error when neither is set."""
+    if config is not None:
+        return config
+    value = os.environ.get(CONFIG_ENV)
+    if not value:
+        raise ShimConfigError(
+            f"no rewardhub config: set {CONFIG_ENV}=/path/to/rewards.yaml in the environment of the training "
+            f"processes, or pass the config explicitly (verl: reward_kwargs.rewardhub_config)"
+        )
+    return value
+
+
+def reward_set(config: Any = None) -> RewardSet:
+    """The reward set for ``config`` (see :func:`resolve_config`), built once per process and config."""
+    import rewardhub
+
+    config = resolve_config(config)
+    key = str(Path(config).resolve()) if isinstance(config, str | Path) else json.dumps(config, sort_keys=True)
+    with _lock:
+        if key not in _sets:
+            _sets[key] = rewardhub.load(config)
+        return _sets[key]
+
+
+def as_list(value: Any) -> Any:
+    """Frameworks hand tuples or numpy object arrays; the protocol code takes lists."""
+    if value is None or isinstance(value, list):
+        return value
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, tuple):
+        return list(value)
+    return value
