@@ -53,9 +53,11 @@ class RewardStats:
 
 
 def _reason_kind(reason: str) -> str:
-    """A short, groupable form of a reason (first clause, no numbers) for the summary."""
-    head = reason.split(":")[0] if reason.startswith("error: ") is False else ":".join(reason.split(":")[:2])
-    return (head or "(no reason)")[:60]
+    """A short, groupable form of a reason for the summary: its first clause (two for errors)."""
+    if not reason:
+        return "(no reason)"
+    clauses = reason.split(":")
+    return ":".join(clauses[:2] if reason.startswith("error: ") else clauses[:1]).strip()[:60]
 
 
 @dataclass
