@@ -24,6 +24,7 @@ BUILTIN_SOURCE = "rewardhub"
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.builtin_commands",
     "rewardhub.trainers.commands",
+    "rewardhub.report_command",
 )
 
 pm = pluggy.PluginManager("rewardhub")

@@ -1,0 +1,413 @@
+"""The numbers behind a reward report: read scored rows, summarise each reward, its spread within prompt
+groups, agreement between rewards and the extreme completions. No HTML and no plotting here, so every
+figure the report shows can be tested on its own.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .completions import prompt_key
+from .errors import RewardhubError
+
+TOTAL = "total"
+ERROR_PREFIX = "error: "
+_TIMEOUT = re.compile(r"time[d ]?out", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_TIE = 1e-9
+
+
+class ReportError(RewardhubError):
+    """A report cannot be made: the scored input or the trainer state is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class ScoredRow:
+    """One scored completion: its line in the input, the input row, and the per-reward results."""
+
+    line: int
+    row: Mapping[str, Any]
+    rewards: dict[str, float | None]
+    total: float | None
+    reasons: dict[str, str]
+    seconds: dict[str, float]
+
+    @property
+    def prompt(self) -> Any:
+        return self.row.get("prompt")
+
+    @property
+    def completion(self) -> Any:
+        return self.row.get("completion")
+
+    def value(self, name: str) -> float | None:
+        """A component's value, or the weighted total for ``TOTAL``."""
+        return self.total if name == TOTAL else self.rewards.get(name)
+
+
+@dataclass
+class ScoredData:
+    """The readable rows of a scored file, the reward aliases in first-seen order, and the skipped lines."""
+
+    rows: list[ScoredRow]
+    aliases: list[str]
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    source: str | None = None
+
+
+def load_scored(scored: str | Path | Iterable[Mapping[str, Any]]) -> ScoredData:
+    """Read scored rows from a path (JSONL, Parquet, datasets folder) or an iterable of row dicts.
+
+    Unreadable or unscored rows are skipped and listed with their line; if none is usable, raise
+    :class:`ReportError` saying why.
+    """
+    source = None
+    if isinstance(scored, str | Path):
+        from .io import iter_input
+
+        source = str(scored)
+        records = ((item.line, item.row, item.error) for item in iter_input(scored))
+    else:
+        records = ((number, row, None) for number, row in enumerate(scored, start=1))
+    rows: list[ScoredRow] = []
+    skipped: list[tuple[int, str]] = []
+    aliases: dict[str, None] = {}
+    for line, row, error in records:
+        if error is None:
+            try:
+                parsed = parse_row(line, row)
+            except ReportError as exc:
+                error = str(exc)
+        if error is not None:
+            skipped.append((line, error))
+            continue
+        aliases.update(dict.fromkeys(parsed.rewards))
+        rows.append(parsed)
+    if not rows:
+        where = f" in {source}" if source else ""
+        detail = "; ".join(f"line {n}: {msg}" for n, msg in skipped[:3]) or "the input is empty"
+        raise ReportError(f"no scored rows{where} ({detail}). Make one with `rewardhub score`.")
+    return ScoredData(rows, list(aliases), skipped, source)
+
+
+def parse_row(line: int, row: Any) -> ScoredRow:
+    """Check one scored row's shape (``rewards``, ``reward``, ``reasons``, ``seconds``) and wrap it."""
+    if not isinstance(row, Mapping):
+        raise ReportError(f"a row must be an object, got {type(row).__name__}")
+    rewards = row.get("rewards")
+    if not isinstance(rewards, Mapping):
+        raise ReportError("no `rewards` object: not the output of `rewardhub score`")
+    values = {str(alias): _number(value, f"rewards.{alias}") for alias, value in rewards.items()}
+    reasons = row.get("reasons") or {}
+    seconds = row.get("seconds") or {}
+    if not isinstance(reasons, Mapping) or not isinstance(seconds, Mapping):
+        raise ReportError("`reasons` and `seconds` must be objects keyed by reward alias")
+    return ScoredRow(
+        line=line,
+        row=row,
+        rewards=values,
+        total=_number(row.get("reward"), "reward"),
+        reasons={str(k): "" if v is None else str(v) for k, v in reasons.items()},
+        seconds={str(k): s for k, v in seconds.items() if (s := _number(v, f"seconds.{k}")) is not None},
+    )
+
+
+def _number(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ReportError(f"`{where}` must be a number or null, got {type(value).__name__} {value!r:.40}")
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def is_error(reason: str) -> bool:
+    """The reward's scorer raised (the base writes ``error: <Type>: <message>``)."""
+    return reason.startswith(ERROR_PREFIX)
+
+
+def is_timeout(reason: str) -> bool:
+    """The reward hit its deadline on this completion."""
+    return bool(_TIMEOUT.search(reason))
+
+
+def reason_pattern(reason: str) -> str:
+    """A reason with its numbers masked, so that "timeout after 5 s" and "... 7 s" count as one kind."""
+    reason = " ".join(reason.split())
+    return _NUMBER.sub("#", reason)[:200] if reason else "(no reason given)"
+
+
+@dataclass(frozen=True)
+class ReasonGroup:
+    """Reasons of one kind: the masked pattern, how many rows gave it, and one real example."""
+
+    pattern: str
+    count: int
+    example: str
+
+
+def group_reasons(reasons: Iterable[str]) -> list[ReasonGroup]:
+    """Group reasons by :func:`reason_pattern`, most frequent first (ties by first appearance)."""
+    counts: Counter[str] = Counter()
+    examples: dict[str, str] = {}
+    for reason in reasons:
+        key = reason_pattern(reason)
+        counts[key] += 1
+        examples.setdefault(key, reason)
+    return [ReasonGroup(key, n, examples[key]) for key, n in counts.most_common()]
+
+
+@dataclass(frozen=True)
+class RewardSummary:
+    """What one reward did over the file: its values, abstentions (with why), errors, timeouts, speed."""
+
+    name: str
+    rows: int
+    values: list[float]
+    none_reasons: list[ReasonGroup]
+    errors: int
+    timeouts: int
+    failure_reasons: list[ReasonGroup]
+    seconds_per_completion: float | None
+
+    @property
+    def none_count(self) -> int:
+        return self.rows - len(self.values)
+
+    @property
+    def none_fraction(self) -> float:
+        return self.none_count / self.rows if self.rows else 0.0
+
+    @property
+    def mean(self) -> float | None:
+        return statistics.fmean(self.values) if self.values else None
+
+    @property
+    def std(self) -> float | None:
+        """Population standard deviation of the non-None values."""
+        return statistics.pstdev(self.values) if self.values else None
+
+    @property
+    def minimum(self) -> float | None:
+        return min(self.values) if self.values else None
+
+    @property
+    def maximum(self) -> float | None:
+        return max(self.values) if self.values else None
+
+
+def summarise_reward(rows: list[ScoredRow], name: str) -> RewardSummary:
+    """Summary of component ``name`` (or of the weighted total for ``TOTAL``) over ``rows``."""
+    values: list[float] = []
+    none_reasons: list[str] = []
+    failures: list[str] = []
+    errors = timeouts = 0
+    seconds: list[float] = []
+    for row in rows:
+        value = row.value(name)
+        reason = row.reasons.get(name, "") if name != TOTAL else ""
+        if value is None:
+            none_reasons.append(reason if name != TOTAL else "every component abstained")
+        else:
+            values.append(value)
+        error, timeout = is_error(reason), is_timeout(reason)
+        errors += error
+        timeouts += timeout
+        if error or timeout:
+            failures.append(reason)
+        if name in row.seconds:
+            seconds.append(row.seconds[name])
+    return RewardSummary(
+        name=name,
+        rows=len(rows),
+        values=values,
+        none_reasons=group_reasons(none_reasons),
+        errors=errors,
+        timeouts=timeouts,
+        failure_reasons=group_reasons(failures),
+        seconds_per_completion=statistics.fmean(seconds) if seconds else None,
+    )
+
+
+def prompt_groups(rows: list[ScoredRow]) -> list[list[ScoredRow]]:
+    """Rows grouped by prompt (see :func:`rewardhub.completions.prompt_key`), in first-seen order."""
+    groups: dict[str, list[ScoredRow]] = defaultdict(list)
+    for row in rows:
+        groups[prompt_key(row.prompt)].append(row)
+    return list(groups.values())
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Within-group spread of one reward: of the prompts with at least two scored completions, how
+    many gave every completion the same value (a GRPO group with zero advantage: no learning signal).
+    """
+
+    name: str
+    groups: int
+    flat: int
+    mean_group_std: float | None
+
+    @property
+    def flat_fraction(self) -> float | None:
+        return self.flat / self.groups if self.groups else None
+
+
+def group_spread(groups: list[list[ScoredRow]], name: str) -> Spread:
+    """Spread of ``name`` within prompt groups; a group counts once it has two non-None values."""
+    counted = flat = 0
+    stds: list[float] = []
+    for group in groups:
+        values = [v for row in group if (v := row.value(name)) is not None]
+        if len(values) < 2:
+            continue
+        counted += 1
+        flat += max(values) - min(values) <= _TIE
+        stds.append(statistics.pstdev(values))
+    return Spread(name, counted, flat, statistics.fmean(stds) if stds else None)
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """Pearson correlation of two rewards over rows where both have a value, or None with why not."""
+
+    value: float | None
+    pairs: int
+    note: str = ""
+
+
+def correlation(rows: list[ScoredRow], a: str, b: str) -> Correlation:
+    """Pearson r of ``a`` and ``b``; None when fewer than 3 shared rows or either is constant there."""
+    pairs = [(x, y) for row in rows if (x := row.value(a)) is not None and (y := row.value(b)) is not None]
+    if len(pairs) < 3:
+        return Correlation(None, len(pairs), f"only {len(pairs)} rows scored by both")
+    xs, ys = zip(*pairs, strict=True)
+    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
+    dx = [x - mean_x for x in xs]
+    dy = [y - mean_y for y in ys]
+    sxx, syy = math.fsum(d * d for d in dx), math.fsum(d * d for d in dy)
+    constant = [n for n, s in ((a, sxx), (b, syy)) if s <= _TIE * _TIE * len(pairs)]
+    if constant:
+        return Correlation(None, len(pairs), f"{' and '.join(constant)} constant on shared rows")
+    r = math.fsum(x * y for x, y in zip(dx, dy, strict=True)) / math.sqrt(sxx * syy)
+    return Correlation(max(-1.0, min(1.0, r)), len(pairs))
+
+
+def correlation_matrix(rows: list[ScoredRow], names: list[str]) -> dict[tuple[str, str], Correlation]:
+    """Correlation of every ordered pair of ``names`` (the diagonal is 1 where a reward varies)."""
+    matrix: dict[tuple[str, str], Correlation] = {}
+    for i, a in enumerate(names):
+        for b in names[i:]:
+            matrix[a, b] = matrix[b, a] = correlation(rows, a, b)
+    return matrix
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """One completion two rewards judge differently: each reward's value scaled to its own [0, 1] range."""
+
+    row: ScoredRow
+    gap: float
+    scaled_a: float
+    scaled_b: float
+
+
+@dataclass(frozen=True)
+class PairDisagreements:
+    """The completions where rewards ``a`` and ``b`` disagree most, with their correlation."""
+
+    a: str
+    b: str
+    correlation: Correlation
+    examples: list[Disagreement]
+
+
+def _scaler(rows: list[ScoredRow], name: str):
+    values = [v for row in rows if (v := row.value(name)) is not None]
+    if not values or max(values) - min(values) <= _TIE:
+        return None
+    low, span = min(values), max(values) - min(values)
+    return lambda v: (v - low) / span
+
+
+def disagreements(rows: list[ScoredRow], a: str, b: str, limit: int = 3) -> PairDisagreements:
+    """Rows where ``a`` and ``b`` differ most once each is min-max scaled over the whole file.
+
+    Scaling puts a 0..1 correctness reward and a -1..0 length penalty on the same footing; a reward
+    that is constant over the file cannot disagree in this sense and yields no examples.
+    """
+    scale_a, scale_b = _scaler(rows, a), _scaler(rows, b)
+    examples: list[Disagreement] = []
+    if scale_a and scale_b:
+        for row in rows:
+            x, y = row.value(a), row.value(b)
+            if x is None or y is None:
+                continue
+            sx, sy = scale_a(x), scale_b(y)
+            if abs(sx - sy) > _TIE:
+                examples.append(Disagreement(row, abs(sx - sy), sx, sy))
+        examples.sort(key=lambda d: (-d.gap, d.row.line))
+    return PairDisagreements(a, b, correlation(rows, a, b), examples[:limit])
+
+
+def all_disagreements(rows: list[ScoredRow], aliases: list[str], limit: int = 3) -> list[PairDisagreements]:
+    """Every pair of components, least correlated first (pairs without a correlation last)."""
+    pairs = [disagreements(rows, a, b, limit) for i, a in enumerate(aliases) for b in aliases[i + 1 :]]
+    pairs.sort(key=lambda p: (p.correlation.value is None, p.correlation.value or 0.0))
+    return [p for p in pairs if p.examples]
+
+
+def extremes(rows: list[ScoredRow], k: int = 5) -> tuple[list[ScoredRow], list[ScoredRow]]:
+    """The ``k`` highest and ``k`` lowest rows by weighted total (rows without a total are left out)."""
+    ranked = sorted((r for r in rows if r.total is not None), key=lambda r: (-r.total, r.line))
+    top = ranked[:k]
+    in_top = {r.line for r in top}
+    bottom = [r for r in reversed(ranked) if r.line not in in_top][:k]
+    return top, bottom
+
+
+@dataclass
+class Analysis:
+    """Everything a report shows, computed from scored rows: per-reward summaries and spreads
+    (components first, then ``TOTAL``), prompt groups, correlations, disagreements and extremes.
+    """
+
+    data: ScoredData
+    summaries: list[RewardSummary]
+    spreads: list[Spread]
+    prompts: int
+    group_sizes: Counter[int]
+    matrix: dict[tuple[str, str], Correlation]
+    disagreements: list[PairDisagreements]
+    top: list[ScoredRow]
+    bottom: list[ScoredRow]
+
+    @property
+    def names(self) -> list[str]:
+        """The components and the total, in report order."""
+        return [*self.data.aliases, TOTAL]
+
+
+def analyse(data: ScoredData, *, extremes_count: int = 5, examples_per_pair: int = 3) -> Analysis:
+    """Compute every figure of the report from ``data``."""
+    rows, names = data.rows, [*data.aliases, TOTAL]
+    groups = prompt_groups(rows)
+    top, bottom = extremes(rows, extremes_count)
+    return Analysis(
+        data=data,
+        summaries=[summarise_reward(rows, name) for name in names],
+        spreads=[group_spread(groups, name) for name in names],
+        prompts=len(groups),
+        group_sizes=Counter(len(g) for g in groups),
+        matrix=correlation_matrix(rows, names),
+        disagreements=all_disagreements(rows, data.aliases, examples_per_pair),
+        top=top,
+        bottom=bottom,
+    )
