@@ -25,6 +25,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.builtin_commands",
     "rewardhub.trainers.commands",
     "rewardhub.report_command",
+    "rewardhub.rewards.judge",
 )
 
 pm = pluggy.PluginManager("rewardhub")

@@ -1,0 +1,193 @@
+"""A scriptable OpenAI-compatible chat server on 127.0.0.1 for the judge's tests and benchmark.
+
+It answers ``POST /v1/chat/completions`` from a background thread. By default the answer is the
+text between ``[[`` and ``]]`` in the last message (so a test scripts each row's answer inside the
+completion it scores), else ``"5"``. ``server.script`` holds :class:`Reply` objects served first,
+one per request (429 with Retry-After, 500s, hangs, malformed bodies...); ``server.answer`` may
+be replaced by any ``body -> str | Reply`` function. It records request bodies, headers and the
+maximum number of requests in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+MARKER = re.compile(r"\[\[(.*?)\]\]", re.S)
+
+
+@dataclass
+class Reply:
+    """One scripted response: content with status/headers, or a failure mode."""
+
+    content: str | None = "5"
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float | None = None  # overrides the server's latency for this request
+    hang: bool = False  # never answer (until the server stops)
+    body: str | None = None  # raw body sent as is (e.g. malformed JSON)
+    error: str = "scripted failure"
+    echo_key: bool = False  # put the Authorization header's key in the error message (like some proxies)
+    logprobs: list[tuple[str, dict[str, float]]] | None = None  # (token, {alternative: probability})
+
+
+def marker_answer(body: dict[str, Any]) -> str | Reply:
+    """Default answer: the ``[[...]]`` marker of the last message, else "5"."""
+    found = MARKER.search(str(body["messages"][-1]["content"]))
+    return found.group(1) if found else "5"
+
+
+class JudgeServer:
+    """OpenAI-compatible chat endpoint in a thread; use as a context manager or call start()/stop()."""
+
+    def __init__(self, *, latency: float = 0.0, answer: Callable[[dict[str, Any]], str | Reply] = marker_answer):
+        self.latency = latency
+        self.answer = answer
+        self.script: deque[Reply] = deque()
+        self.bodies: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.arrivals: list[float] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: web.AppRunner | None = None
+        self._release: asyncio.Event | None = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+
+    @property
+    def requests(self) -> int:
+        return len(self.bodies)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> JudgeServer:
+        ready = threading.Event()
+        self._thread = threading.Thread(target=self._serve, args=(ready,), name="judge-server", daemon=True)
+        self._thread.start()
+        if not ready.wait(10):
+            raise RuntimeError("judge test server did not start")
+        return self
+
+    def stop(self) -> None:
+        if self._loop is None:
+            return
+        loop, runner = self._loop, self._runner
+        loop.call_soon_threadsafe(self._release.set)
+        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        self._thread.join(10)
+        self._loop = None
+
+    def reset(self) -> None:
+        """Forget recorded requests (the script and answer function stay)."""
+        with self._lock:
+            self.bodies.clear()
+            self.headers.clear()
+            self.arrivals.clear()
+            self.max_in_flight = 0
+
+    def __enter__(self) -> JudgeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ----- serving ----------------------------------------------------------------------------
+    def _serve(self, ready: threading.Event) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._handle)
+        runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
+        loop.run_until_complete(runner.setup())
+        site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
+        loop.run_until_complete(site.start())
+        self.port = runner.addresses[0][1]
+        self._loop, self._runner, self._release = loop, runner, asyncio.Event()
+        ready.set()
+        loop.run_forever()
+        loop.close()
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        with self._lock:
+            self.bodies.append(body)
+            self.headers.append(dict(request.headers))
+            self.arrivals.append(time.monotonic())
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            scripted = self.script.popleft() if self.script else None
+        try:
+            reply = scripted or self.answer(body)
+            if isinstance(reply, str):
+                reply = Reply(reply)
+            if reply.hang:
+                await self._release.wait()
+                return web.Response(status=503)
+            delay = self.latency if reply.delay is None else reply.delay
+            if delay:
+                await asyncio.sleep(delay)
+            return self._response(body, reply, request)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _response(self, body: dict[str, Any], reply: Reply, request: web.Request) -> web.Response:
+        if reply.body is not None:
+            return web.Response(text=reply.body, status=reply.status, headers=reply.headers, content_type="application/json")
+        if reply.status != 200:
+            message = reply.error
+            if reply.echo_key:
+                message += f" (key used: {request.headers.get('Authorization', '').removeprefix('Bearer ')})"
+            error = {"error": {"message": message, "type": "scripted", "code": reply.status}}
+            return web.json_response(error, status=reply.status, headers=reply.headers)
+        return web.json_response(_completion(body, reply), headers=reply.headers)
+
+
+def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    prompt_chars = sum(len(str(m.get("content", ""))) for m in body["messages"])
+    choice: dict[str, Any] = {
+        "index": 0,
+        "message": {"role": "assistant", "content": reply.content},
+        "finish_reason": "stop",
+        "logprobs": None,
+    }
+    if body.get("logprobs") and reply.logprobs is not None:
+        choice["logprobs"] = {
+            "content": [
+                {
+                    "token": token,
+                    "logprob": math.log(alternatives.get(token, 1.0)),
+                    "bytes": None,
+                    "top_logprobs": [
+                        {"token": alt, "logprob": math.log(p), "bytes": None} for alt, p in alternatives.items()
+                    ],
+                }
+                for token, alternatives in reply.logprobs
+            ]
+        }
+    content_chars = len(reply.content or "")
+    usage = {"prompt_tokens": prompt_chars // 4 + 1, "completion_tokens": content_chars // 4 + 1}
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    return {
+        "id": f"chatcmpl-{len(body['messages'])}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "judge"),
+        "choices": [choice],
+        "usage": usage,
+    }
+
