@@ -26,6 +26,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.trainers.commands",
     "rewardhub.report_command",
     "rewardhub.rewards.judge",
+    "rewardhub.rewards.reward_model",
+    "rewardhub.trainers.rm_commands",
 )
 
 pm = pluggy.PluginManager("rewardhub")
