@@ -23,11 +23,17 @@ BUILTIN_SOURCE = "rewardhub"
 # imports the families (or their heavy dependencies) directly.
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.builtin_commands",
+    "rewardhub.rewards.exact_match",
+    "rewardhub.rewards.format_regex",
+    "rewardhub.rewards.heuristic",
+    "rewardhub.rewards.repetition",
+    "rewardhub.rewards.length",
     "rewardhub.trainers.commands",
     "rewardhub.report_command",
     "rewardhub.rewards.judge",
     "rewardhub.rewards.reward_model",
     "rewardhub.trainers.rm_commands",
+    "rewardhub.preference_commands",
 )
 
 pm = pluggy.PluginManager("rewardhub")
