@@ -1,0 +1,119 @@
+"""Shared helpers for the trainer, server and shim tests: test-local rewards and a threaded server.
+
+Importing this module registers the rewards (source "test"); child processes import it too, so
+pickled rewards and ``rewardhub serve`` subprocesses see the same names. It holds no tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+
+import rewardhub
+from rewardhub import registry
+
+# Set by tests to release `th_gate` rewards that block until then (no timed assertions needed).
+GATE = threading.Event()
+
+
+@rewardhub.sample_reward(name="th_contains")
+def th_contains(text, solution, *, bonus: float = 0.0):
+    """1.0 (+bonus) when the reference solution appears in the completion."""
+    if solution is None:
+        return None, "no reference solution"
+    found = str(solution) in text
+    return (1.0 + bonus if found else 0.0), ("found the solution" if found else f"missing {solution!r}")
+
+
+@rewardhub.sample_reward(name="th_async_len")
+async def th_async_len(text, *, target: int = 20):
+    """Async: length of the completion relative to ``target`` chars, capped at 1."""
+    await asyncio.sleep(0)
+    return min(len(text) / target, 1.0), f"{len(text)} chars"
+
+
+@rewardhub.sample_reward(name="th_sometimes")
+def th_sometimes(text):
+    """Abstains (None) on completions of even length; 0.5 otherwise."""
+    if len(text) % 2 == 0:
+        return None, "even length: not applicable"
+    return 0.5, "odd length"
+
+
+@rewardhub.sample_reward(name="th_gate")
+def th_gate(text, wait="no"):
+    """Blocks rows whose ``wait`` column is "yes" until GATE is set (a slow reward on demand)."""
+    if wait == "yes" and not GATE.wait(timeout=60):
+        return None, "gate never opened"
+    return 1.0, "passed the gate"
+
+
+@rewardhub.sample_reward(name="th_async_gate")
+async def th_async_gate(text, wait="no"):
+    """Async twin of th_gate: waits without holding a thread of the pool."""
+    if wait == "yes":
+        opened = await asyncio.to_thread(GATE.wait, 60)
+        if not opened:
+            return None, "gate never opened"
+    return 1.0, "passed the async gate"
+
+
+@rewardhub.sample_reward(name="th_boom")
+def th_boom(text):
+    """Raises on completions containing "boom" (the error policy turns that into None + reason)."""
+    if "boom" in text:
+        raise RuntimeError("exploded on purpose")
+    return 1.0
+
+
+FACTORIES = (th_contains, th_async_len, th_sometimes, th_gate, th_async_gate, th_boom)
+
+
+def ensure_registered() -> None:
+    """(Re-)register the test rewards: another test's registry snapshot may have dropped them."""
+    for factory in FACTORIES:
+        if factory.name not in registry:
+            registry.add(factory, source="test")
+
+
+ensure_registered()
+
+
+COMPOSED = {
+    "rewards": [
+        {"name": "th_contains", "weight": 1.0},
+        {"name": "th_async_len", "alias": "length", "weight": 0.5},
+        {"name": "th_sometimes", "weight": 0.25},
+    ]
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_server(app):
+    """Serve ``app`` with uvicorn on 127.0.0.1 in a thread; yields the base URL."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            if not thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            threading.Event().wait(0.01)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
