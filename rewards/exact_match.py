@@ -1,0 +1,94 @@
+"""``exact_match``: 1.0 when the completion's extracted answer equals the reference column, else 0.0.
+
+The answer is found by the extractors of :mod:`rewardhub.rewards.extract` (``\\boxed{}``, ``<answer>``,
+``#### 42``, "the answer is ...", in a configurable order) and both sides are normalised (case,
+whitespace, punctuation, numbers such as ``1,000`` = ``1000.0``, LaTeX wrappers) before comparing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rewardhub import ConfigError, Reward, Row, Score
+from rewardhub.hookspecs import hookimpl
+
+from .extract import DEFAULT_EXTRACTORS, MAX_ANSWER_CHARS, Normalizer, check_extractors, extract_answer
+
+
+class ExactMatch(Reward):
+    """Extracted answer == reference column after normalisation (verdict: the answer is correct)."""
+
+    name = "exact_match"
+    description = "1.0 if the extracted answer (\\boxed, <answer>, ####, 'the answer is') equals the reference column"
+
+    def __init__(
+        self,
+        *,
+        column: str = "solution",
+        extractors: list[str] | None = None,
+        extract_reference: bool = True,
+        case_sensitive: bool = False,
+        normalize_whitespace: bool = True,
+        strip_punctuation: bool = True,
+        normalize_numbers: bool = True,
+        strip_latex: bool = True,
+        max_answer_chars: int = MAX_ANSWER_CHARS,
+        on_error: str = "none",
+    ):
+        super().__init__(on_error=on_error)
+        if max_answer_chars < 1:
+            raise ConfigError(f"max_answer_chars must be >= 1, got {max_answer_chars}")
+        self.column = column
+        self.extractors = check_extractors(extractors)
+        self.extract_reference = extract_reference
+        self.max_answer_chars = max_answer_chars
+        self.normalize = Normalizer(
+            case_sensitive=case_sensitive,
+            whitespace=normalize_whitespace,
+            punctuation=strip_punctuation,
+            numbers=normalize_numbers,
+            latex=strip_latex,
+        )
+
+    def score_sample(self, text: str, row: Row) -> Score:
+        references = self._references(row[self.column])
+        if not references:
+            return Score(None, f"no reference answer in column {self.column!r}")
+        found = extract_answer(text, self.extractors, self.max_answer_chars)
+        if found is None:
+            return Score(0.0, f"no answer found (tried {', '.join(self.extractors)})", False)
+        got = self.normalize(found.answer)
+        if got in references:
+            return Score(1.0, f"correct: {_short(found.answer)!r} (from {found.how})", True)
+        expected = " or ".join(repr(_short(r)) for r in references.values())
+        return Score(0.0, f"expected {expected}, got {_short(found.answer)!r} (from {found.how})", False)
+
+    def _references(self, value: Any) -> dict[str, str]:
+        """Normalised reference answer(s) -> their display form; a list column accepts any of its items.
+
+        A reference holding answer markup (GSM8K's ``#### 72``, a ``\\boxed{}`` solution) is reduced to
+        that answer with the default extractors, whatever ``extractors`` the completions use.
+        """
+        items = value if isinstance(value, Sequence) and not isinstance(value, str | bytes) else [value]
+        references = {}
+        for item in items:
+            if item is None or isinstance(item, bool) or not isinstance(item, str | int | float):
+                continue
+            answer = str(item).strip()
+            if self.extract_reference:
+                found = extract_answer(answer, DEFAULT_EXTRACTORS, len(answer) or 1)
+                answer = found.answer if found is not None else answer
+            normalised = self.normalize(answer)
+            if normalised:
+                references[normalised] = answer
+        return references
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@hookimpl
+def register_rewards(register):
+    register(ExactMatch)

@@ -1,0 +1,245 @@
+"""Find and normalise the final answer in a completion: ``\\boxed{}``, ``#### 42``, ``<answer>``, "the answer is".
+
+Shared by the answer-checking families (exact_match, math, majority_vote). Every function here runs
+in linear time on any input (no backtracking regex, brace matching by counting) and never raises
+on text: pathological completions give ``None``. Answers longer than ``max_chars`` are rejected,
+since a 10k-character "answer" is a hedge or garbage, not an answer.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Context, Decimal, InvalidOperation
+from typing import NamedTuple
+
+from rewardhub import ConfigError
+
+MAX_ANSWER_CHARS = 1000
+
+_BOX_COMMANDS = ("\\boxed", "\\fbox")
+_BRACE = re.compile(r"[{}]")
+_TOKEN = re.compile(r"[^\s$}]*")
+_ANSWER_IS = re.compile(r"answer\s{0,5}(?:is\b|:)", re.IGNORECASE)
+_NUMBER_TOKEN = re.compile(r"[+-]?\d[\d,]*(?:\.\d+)?")
+_SENTENCE_END = re.compile(r"\.(?:\s|$)")
+
+
+class Extraction(NamedTuple):
+    """An extracted answer and the extractor that found it (``"boxed"``, ``"gsm8k"``...)."""
+
+    answer: str
+    how: str
+
+
+def last_boxed(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
+    """Content of the last closed ``\\boxed{...}`` (or ``\\fbox{}``, ``\\boxed 5``), or None.
+
+    Braces are matched by counting. When the last box is unclosed (a truncated completion), earlier
+    boxes are tried; each stretch of text is scanned at most once, so the whole call is linear.
+    """
+    end = len(text)  # no box starting before `end` can close after it (see below)
+    found = {command: text.rfind(command) for command in _BOX_COMMANDS}
+    while True:
+        command, start = max(found.items(), key=lambda item: item[1])
+        if start < 0:
+            return None
+        found[command] = text.rfind(command, 0, start)  # the other command's position stays valid
+        command_end = start + len(command)
+        i = command_end
+        while i < end and text[i] in " \t":
+            i += 1
+        if i < end and text[i] == "{":
+            close = _matching_brace(text, i, end)
+            if close is None:
+                # This box never closes before `end`, so any earlier box either closes before it
+                # starts or encloses it and cannot close either: later scans may stop here.
+                end = start
+                continue
+            answer = text[i + 1 : close].strip()
+        elif command_end < i < end:  # "\boxed 5": the token after the space
+            answer = _TOKEN.match(text, i, end).group()
+        else:
+            continue
+        if answer and len(answer) <= max_chars:
+            return answer
+        if answer:
+            return None  # the last box is an over-long hedge: do not fall back to an earlier one
+
+
+def _matching_brace(text: str, open_index: int, end: int) -> int | None:
+    """Index of the ``}`` closing the ``{`` at ``open_index``, searching before ``end``."""
+    depth = 0
+    for match in _BRACE.finditer(text, open_index, end):
+        depth += 1 if match.group() == "{" else -1
+        if depth == 0:
+            return match.start()
+    return None
+
+
+def answer_tag(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
+    """Content of the last ``<answer>...</answer>`` block, or None."""
+    close = text.rfind("</answer>")
+    if close < 0:
+        return None
+    open_ = text.rfind("<answer>", 0, close)
+    if open_ < 0:
+        return None
+    return _bounded(text[open_ + len("<answer>") : close].strip(), max_chars)
+
+
+def gsm8k(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
+    """The answer after the last ``####`` marker (GSM8K's format), up to the end of its line."""
+    marker = text.rfind("####")
+    if marker < 0:
+        return None
+    line_end = text.find("\n", marker)
+    line = text[marker : line_end if line_end >= 0 else len(text)]
+    return _bounded(line.lstrip("#").strip(), max_chars)
+
+
+def answer_is(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
+    """What follows the last "answer is" / "answer:", up to the end of that sentence or line."""
+    last = _last_match(_ANSWER_IS, text)
+    if last is None:
+        return None
+    line_end = text.find("\n", last.end())
+    rest = text[last.end() : line_end if line_end >= 0 else len(text)]
+    sentence_end = _SENTENCE_END.search(rest)
+    if sentence_end is not None:
+        rest = rest[: sentence_end.start()]
+    answer = rest.strip().rstrip(".").strip().strip("*").strip()
+    return _bounded(answer, max_chars)
+
+
+def last_number(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
+    """The last number in the text (``1,234.5``, ``-3``), or None; a fallback extractor."""
+    last = _last_match(_NUMBER_TOKEN, text)
+    return None if last is None else _bounded(last.group().rstrip(","), max_chars)
+
+
+def whole(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
+    """The whole completion, stripped: for short-answer tasks with no answer markup."""
+    return _bounded(text.strip(), max_chars)
+
+
+def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The last non-overlapping match of ``pattern`` (one forward pass, constant memory)."""
+    last = deque(pattern.finditer(text), maxlen=1)
+    return last[0] if last else None
+
+
+def _bounded(answer: str, max_chars: int) -> str | None:
+    return answer if answer and len(answer) <= max_chars else None
+
+
+EXTRACTORS: dict[str, Callable[[str, int], str | None]] = {
+    "boxed": last_boxed,
+    "answer_tag": answer_tag,
+    "gsm8k": gsm8k,
+    "answer_is": answer_is,
+    "last_number": last_number,
+    "whole": whole,
+}
+DEFAULT_EXTRACTORS: tuple[str, ...] = ("boxed", "answer_tag", "gsm8k", "answer_is")
+
+
+def check_extractors(names: Sequence[str] | None) -> tuple[str, ...]:
+    """Validate a list of extractor names (``None`` -> the default order); ConfigError names the bad one."""
+    if names is None:
+        return DEFAULT_EXTRACTORS
+    if isinstance(names, str) or not isinstance(names, Sequence) or not names:
+        raise ConfigError(f"extractors must be a non-empty list of names from {', '.join(EXTRACTORS)}; got {names!r}")
+    for name in names:
+        if name not in EXTRACTORS:
+            raise ConfigError(f"unknown extractor {name!r}; known extractors: {', '.join(EXTRACTORS)}")
+    return tuple(names)
+
+
+def extract_answer(
+    text: str, extractors: Sequence[str] = DEFAULT_EXTRACTORS, max_chars: int = MAX_ANSWER_CHARS
+) -> Extraction | None:
+    """The first answer found by ``extractors`` (tried in order), with the extractor's name, or None."""
+    if not isinstance(text, str):
+        return None
+    for name in extractors:
+        answer = EXTRACTORS[name](text, max_chars)
+        if answer is not None:
+            return Extraction(answer, name)
+    return None
+
+
+# ----- normalisation ---------------------------------------------------------------------------------
+
+_LATEX_WRAPPERS = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}")
+_LATEX_NOISE = re.compile(r"\\left|\\right|\\[,;:! ]|\^\s*\{?\\circ\}?|\\displaystyle")
+_NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_MAX_EXPONENT = 100
+_EXACT = Context(prec=200)  # no rounding: canonical forms of distinct numbers must differ
+_PUNCTUATION = frozenset(string.punctuation)
+_WHITESPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Normalizer:
+    """How answers are made comparable; every option on by default (see ``__call__``)."""
+
+    case_sensitive: bool = False
+    whitespace: bool = True
+    punctuation: bool = True
+    numbers: bool = True
+    latex: bool = True
+
+    def __call__(self, answer: str) -> str:
+        """Strip LaTeX wrappers, canonicalise numbers (``1,000`` = ``1000.0`` = ``1e3`` -> ``1000``),
+        else drop punctuation, fold case and collapse whitespace."""
+        text = unicodedata.normalize("NFKC", answer).strip()
+        if self.latex:
+            text = strip_latex(text)
+        if self.numbers:
+            number = canonical_number(text)
+            if number is not None:
+                return number
+        if self.punctuation:
+            text = "".join(" " if c in _PUNCTUATION or unicodedata.category(c).startswith("P") else c for c in text)
+        if not self.case_sensitive:
+            text = text.casefold()
+        if self.whitespace:
+            text = _WHITESPACE.sub(" ", text).strip()
+        return text
+
+
+def strip_latex(text: str) -> str:
+    """Remove math delimiters (``$``, ``\\(``, ``\\[``), ``\\text{}``-style wrappers and spacing commands."""
+    text = text.strip()
+    for left, right in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
+        if len(text) >= len(left) + len(right) and text.startswith(left) and text.endswith(right):
+            text = text[len(left) : len(text) - len(right)].strip()
+    text = _LATEX_WRAPPERS.sub(r"\1", text)
+    text = _LATEX_NOISE.sub("", text)
+    return text.replace("\\%", "%").replace("\\$", "$").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+
+
+def canonical_number(text: str) -> str | None:
+    """``text`` as a canonical decimal string when it is one number (currency ``$`` and ``%`` ignored).
+
+    ``"1,000"``, ``"1000.0"``, ``"1e3"`` and ``"$1000"`` all give ``"1000"``; ``"0.50"`` gives ``"0.5"``.
+    Numbers with huge exponents or over 100 digits are left alone (None).
+    """
+    text = text.strip().removeprefix("$").removesuffix("%").strip()
+    if not text or len(text) > 120 or _NUMBER.fullmatch(text) is None or not any(c.isdigit() for c in text):
+        return None
+    try:
+        value = Decimal(text.replace(",", ""))
+    except InvalidOperation:
+        return None
+    if not value.is_finite() or abs(value.adjusted()) > _MAX_EXPONENT:
+        return None
+    value = value.normalize(_EXACT)
+    if value == value.to_integral_value():
+        return str(int(value))
+    return format(value, "f")

@@ -1,0 +1,177 @@
+"""``length_penalty``: rewards and penalties by completion length, in four published styles.
+
+- ``overlong`` (default): DAPO's soft overlong punishment. 0 up to ``max_completion_len - cache_len``
+  tokens, then a linear ramp down to -1 at ``max_completion_len``, -1 beyond.
+- ``target``: ``-|len - target_len| / target_len``, floored at -1.
+- ``group``: Kimi 1.5's length reward over the completions of one prompt:
+  ``lambda = 0.5 - (len - min) / (max - min)``; correct answers get ``lambda``, wrong ones ``min(0, lambda)``.
+- ``cosine``: the cosine-scaled reward of "Demystifying Long Chain-of-Thought Reasoning in LLMs": short
+  correct answers earn most, short wrong answers lose most; ``len / max_completion_len`` sets the phase.
+
+Lengths are tokens from the ``completion_ids`` column when the trainer passes it, else whitespace
+words (the reason says which). ``group`` and ``cosine`` reuse another reward's verdicts
+(``correctness``, e.g. ``"math"`` or ``"exact_match"``) instead of verifying again.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sized
+from typing import Any, NamedTuple
+
+from rewardhub import Batch, ConfigError, Reward, Score
+from rewardhub.hookspecs import hookimpl
+
+MODES = ("overlong", "target", "group", "cosine")
+NEEDS_CORRECTNESS = ("group", "cosine")
+
+
+class Length(NamedTuple):
+    """A completion's length and its unit: ``"tokens"`` (from ``completion_ids``) or ``"words"``."""
+
+    count: int
+    unit: str
+
+    def __str__(self) -> str:
+        return f"{self.count} {self.unit}" + (" (no completion_ids)" if self.unit == "words" else "")
+
+
+def completion_length(text: str, ids: Any = None) -> Length:
+    """Token count from ``ids`` (one completion's ``completion_ids``) when given, else a word count."""
+    if isinstance(ids, Sized) and not isinstance(ids, str | bytes):
+        return Length(len(ids), "tokens")
+    return Length(len(text.split()), "words")
+
+
+def batch_lengths(batch: Batch) -> list[Length | None]:
+    """Each completion's :func:`completion_length` (None where the completion holds no text)."""
+    ids = batch.columns.get("completion_ids") or [None] * len(batch)
+    return [None if t is None else completion_length(t, i) for t, i in zip(batch.texts, ids, strict=True)]
+
+
+def is_correct(score: Score) -> bool | None:
+    """A correctness reward's judgement: its verdict, else value >= 1.0; None when it abstained."""
+    if score.verdict is not None:
+        return score.verdict
+    return None if score.value is None else score.value >= 1.0
+
+
+class LengthPenalty(Reward):
+    """Length shaping: DAPO overlong (default), target length, Kimi group-relative, or cosine-scaled."""
+
+    name = "length_penalty"
+    description = "length shaping: DAPO soft overlong (default), target length, Kimi 1.5 group, cosine"
+
+    def __init__(
+        self,
+        *,
+        mode: str = "overlong",
+        max_completion_len: int = 4096,
+        cache_len: int = 1024,
+        target_len: int | None = None,
+        correctness: str | None = None,
+        min_value_correct: float = 0.5,
+        max_value_correct: float = 1.0,
+        min_value_wrong: float = -1.0,
+        max_value_wrong: float = -0.5,
+        on_error: str = "none",
+    ):
+        super().__init__(on_error=on_error)
+        if mode not in MODES:
+            raise ConfigError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+        if max_completion_len < 1 or not 1 <= cache_len <= max_completion_len:
+            raise ConfigError(
+                f"need max_completion_len >= 1 and 1 <= cache_len <= max_completion_len; "
+                f"got max_completion_len={max_completion_len}, cache_len={cache_len}"
+            )
+        if (mode == "target") != (target_len is not None):
+            raise ConfigError("target_len is required by mode 'target' and used by no other mode")
+        if target_len is not None and target_len < 1:
+            raise ConfigError(f"target_len must be >= 1, got {target_len}")
+        if (mode in NEEDS_CORRECTNESS) != (correctness is not None):
+            raise ConfigError(
+                f"correctness (the reward whose verdict says an answer is right, e.g. 'math' or "
+                f"'exact_match') is required by modes {' and '.join(NEEDS_CORRECTNESS)} and used by no other"
+            )
+        if min_value_correct > max_value_correct or min_value_wrong > max_value_wrong:
+            raise ConfigError("cosine values need min_value_correct <= max_value_correct and "
+                              "min_value_wrong <= max_value_wrong")
+        self.mode = mode
+        self.max_completion_len = max_completion_len
+        self.cache_len = cache_len
+        self.target_len = target_len
+        self.correctness = correctness
+        self.correct_range = (min_value_correct, max_value_correct)
+        self.wrong_range = (min_value_wrong, max_value_wrong)
+
+    def dependencies(self) -> dict[str, str]:
+        return {"correctness": self.correctness} if self.correctness else {}
+
+    def score_batch(self, batch: Batch) -> list[Score]:
+        lengths = batch_lengths(batch)
+        if self.mode == "overlong":
+            return [self._overlong(n) if n is not None else Score(None) for n in lengths]
+        if self.mode == "target":
+            return [self._target(n) if n is not None else Score(None) for n in lengths]
+        verdicts = self.dependency_scores("correctness", batch)
+        if self.mode == "cosine":
+            return [self._cosine(n, v) if n is not None else Score(None) for n, v in zip(lengths, verdicts, strict=True)]
+        scores = [Score(None)] * len(batch)
+        for group in batch.groups():
+            for i, score in self._group(group, lengths, verdicts):
+                scores[i] = score
+        return scores
+
+    def _overlong(self, length: Length) -> Score:
+        free = self.max_completion_len - self.cache_len
+        if length.count <= free:
+            return Score(0.0, f"{length} <= {free}: no penalty")
+        if length.count <= self.max_completion_len:
+            value = (free - length.count) / self.cache_len
+            return Score(value, f"{length}: {length.count - free} into the last {self.cache_len} before "
+                                f"{self.max_completion_len}")
+        return Score(-1.0, f"{length} > max_completion_len {self.max_completion_len}")
+
+    def _target(self, length: Length) -> Score:
+        distance = abs(length.count - self.target_len)
+        return Score(-min(1.0, distance / self.target_len) if distance else 0.0,
+                     f"{length}, target {self.target_len}")
+
+    def _cosine(self, length: Length, verdict: Score) -> Score:
+        correct = is_correct(verdict)
+        if correct is None:
+            return _abstained(verdict)
+        progress = min(length.count / self.max_completion_len, 1.0)
+        low, high = self.correct_range if correct else self.wrong_range[::-1]  # wrong: short is worst
+        value = low + 0.5 * (high - low) * (1.0 + math.cos(math.pi * progress))
+        return Score(value, f"{'correct' if correct else 'wrong'}, {length} of {self.max_completion_len}")
+
+    def _group(self, group: list[int], lengths: list[Length | None], verdicts: list[Score]):
+        """(row, score) for one prompt's completions: Kimi 1.5's lambda from the group's length range."""
+        counts = [lengths[i].count for i in group if lengths[i] is not None]
+        if not counts:
+            return
+        shortest, longest = min(counts), max(counts)
+        for i in group:
+            length = lengths[i]
+            if length is None:
+                continue
+            correct = is_correct(verdicts[i])
+            if correct is None:
+                yield i, _abstained(verdicts[i])
+            elif shortest == longest:
+                yield i, Score(0.0, f"all {len(counts)} completions of this prompt have {length}")
+            else:
+                lam = 0.5 - (length.count - shortest) / (longest - shortest)
+                value = lam if correct else min(0.0, lam)
+                yield i, Score(value, f"{'correct' if correct else 'wrong'}, {length} in group range "
+                                      f"{shortest}..{longest}")
+
+
+def _abstained(verdict: Score) -> Score:
+    return Score(None, f"correctness abstained: {verdict.reason}" if verdict.reason else "correctness abstained")
+
+
+@hookimpl
+def register_rewards(register):
+    register(LengthPenalty)
