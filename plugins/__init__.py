@@ -7,8 +7,8 @@
 """
 
 from .batch import Batch, Row, Score
-from .compose import GatedReward, RewardSet, WeightedReward, load
 from .completions import completion_text
+from .compose import GatedReward, RewardSet, WeightedReward, load
 from .errors import (
     ConfigError,
     DuplicateRewardError,

@@ -9,6 +9,8 @@ completions into text, applies the error policy, checks the contract, hands per-
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -312,9 +314,6 @@ def _abstain_where_no_text(batch: Batch, scores: list[Score]) -> list[Score]:
 
 def is_async_reward(reward: Any) -> bool:
     """True when calling ``reward`` returns a coroutine (async functions and async callable objects)."""
-    import functools
-    import inspect
-
     while isinstance(reward, functools.partial):
         reward = reward.func
-    return inspect.iscoroutinefunction(reward) or inspect.iscoroutinefunction(getattr(reward, "__call__", None))
+    return inspect.iscoroutinefunction(reward) or inspect.iscoroutinefunction(type(reward).__call__)

@@ -146,10 +146,14 @@ def _checked_call(reward: Any, prompt: Any, completions: list[Any], columns: dic
     if len(values) != len(completions):
         report.failures.append(f"{label}: {len(values)} values for {len(completions)} completions")
         return None
-    for i, value in enumerate(values):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)):
-            report.failures.append(f"{label}: value #{i} is {value!r}; must be a finite float or None")
-    return values
+    bad = [(i, v) for i, v in enumerate(values) if v is not None and not _is_finite_number(v)]
+    for i, value in bad:
+        report.failures.append(f"{label}: value #{i} is {value!r}; must be a finite float or None")
+    return None if bad else values
+
+
+def _is_finite_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _compare(report: ContractReport, label: str, expected: list[Any], got: list[Any] | None) -> None:

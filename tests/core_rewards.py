@@ -9,6 +9,8 @@ from rewardhub import Reward, Score
 @rewardhub.sample_reward(name="t_contains")
 def t_contains(text, solution, *, ignore_case: bool = False):
     """1.0 when the solution appears in the completion."""
+    if solution is None:
+        return None, "no solution for this row"
     if ignore_case:
         text, solution = text.lower(), str(solution).lower()
     found = str(solution) in text

@@ -5,7 +5,6 @@ import math
 import pickle
 
 import pytest
-
 import rewardhub
 from rewardhub import ConfigError, UnknownRewardError
 

@@ -4,7 +4,6 @@ import asyncio
 import pickle
 
 import pytest
-
 import rewardhub
 from rewardhub import RewardContractError, RewardInputError
 
@@ -147,9 +146,8 @@ def test_rewards_pickle_and_keep_their_name(core_registry, name):
 
 
 def test_trl_sees_async_callables_and_names():
-    from trl.trainer.utils import get_callable_name, is_async_callable
-
     import core_rewards
+    from trl.trainer.utils import get_callable_name, is_async_callable
 
     assert is_async_callable(core_rewards.t_async_len())
     assert not is_async_callable(core_rewards.t_contains())

@@ -1,0 +1,83 @@
+"""The contract kit catches what it promises to catch, and passes a well-behaved reward."""
+
+import random
+import re
+
+import pytest
+import rewardhub
+from rewardhub.testing import ContractViolation, check_contract
+
+
+@rewardhub.sample_reward(name="k_naive")
+def naive(text, solution):
+    """Gameable: credit when the solution appears anywhere."""
+    return float(str(solution) in text)
+
+
+@rewardhub.sample_reward(name="k_strict")
+def strict(text, solution):
+    """Credit only when the last \\boxed{...} is exactly the solution."""
+    boxes = re.findall(r"\\boxed\{([^{}]*)\}", text[-2000:])
+    if not boxes:
+        return 0.0, "no boxed answer"
+    return float(boxes[-1].strip() == str(solution)), f"got {boxes[-1]!r}"
+
+
+@rewardhub.sample_reward(name="k_random")
+def noisy(text):
+    return random.random()
+
+
+@rewardhub.sample_reward(name="k_async")
+async def async_strict(text, solution):
+    return strict.func(text, solution)
+
+
+def test_well_behaved_reward_passes():
+    report = check_contract(strict(), correct_completion="so \\boxed{10}")
+    assert report.ok
+    assert report.probe_values["several_boxed"] == 0.0
+    assert report.probe_values["lookalike_answer"] == 0.0
+
+
+def test_async_reward_passes_parity():
+    assert check_contract(async_strict()).ok
+
+
+def test_naive_reward_is_caught_by_the_gaming_probes():
+    with pytest.raises(ContractViolation) as info:
+        check_contract(naive())
+    message = str(info.value)
+    for probe in ("several_boxed", "several_answer_tags", "hedged_list"):
+        assert f"gaming probe {probe!r} got full credit" in message
+
+
+def test_nondeterminism_is_caught():
+    report = check_contract(noisy(), raise_on_failure=False)
+    assert any("determinism" in f for f in report.failures)
+
+
+def test_closures_are_caught_as_unpicklable():
+    def closure_reward(prompts, completions, **kwargs):
+        return [0.0 for _ in completions]
+
+    closure_reward.__name__ = "closure"
+    local = lambda prompts, completions, **kw: [0.0] * len(completions)  # noqa: E731
+    report = check_contract(local, raise_on_failure=False)
+    assert any("not picklable" in f for f in report.failures)
+
+
+def test_wrong_length_and_bad_values_are_caught():
+    def short(prompts, completions, **kwargs):
+        return [0.0] * (len(completions) - 1)
+
+    def strings(prompts, completions, **kwargs):
+        return ["1"] * len(completions)
+
+    assert any("values for" in f for f in check_contract(short, raise_on_failure=False).failures)
+    assert any("must be a finite float or None" in f for f in check_contract(strings, raise_on_failure=False).failures)
+
+
+def test_correct_completion_must_get_full_credit():
+    report = check_contract(strict(), correct_completion="I think it's 10", raise_on_failure=False)
+    assert report.failures == ["the correct completion got 0.0, not full credit 1.0"]

@@ -1,0 +1,139 @@
+"""Plugin loading: a real pip-installed entry-point plugin, the allow-list, duplicate names, hooks."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import rewardhub
+from rewardhub import DuplicateRewardError
+
+ROOT = Path(__file__).resolve().parents[1]
+RH = str(Path(sys.executable).with_name("rewardhub"))
+
+
+def pip_install_target(source: Path, target: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target", str(target),
+         str(source)],
+        check=True, capture_output=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def plugin_site(tmp_path_factory):
+    """The example plugin distribution, really pip-installed into its own site directory."""
+    target = tmp_path_factory.mktemp("site")
+    pip_install_target(ROOT / "examples" / "plugin-politeness", target)
+    return target
+
+
+def run_cli(*args, site=None, env_extra=None, cwd=None):
+    env = {k: v for k, v in os.environ.items() if k != "REWARDHUB_LOAD_PLUGINS"}
+    if site is not None:
+        env["PYTHONPATH"] = str(site)
+    env.update(env_extra or {})
+    return subprocess.run([RH, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+
+
+def test_installed_plugin_is_listed_with_its_distribution(plugin_site):
+    result = run_cli("list", "--json", site=plugin_site)
+    assert result.returncode == 0, result.stderr
+    rewards = {r["name"]: r for r in json.loads(result.stdout)}
+    assert rewards["politeness"]["source"] == "rewardhub-politeness"
+    assert rewards["politeness"]["params"]["per_phrase"]["default"] == 0.5
+
+
+def test_installed_plugin_is_usable_from_a_config(plugin_site, tmp_path):
+    config = tmp_path / "rewards.yaml"
+    config.write_text("rewards:\n  - name: politeness\n    params: {per_phrase: 1.0}\n")
+    data = tmp_path / "in.jsonl"
+    data.write_text('{"prompt": "hi", "completion": "Thanks, please do"}\n{"prompt": "hi", "completion": "no"}\n')
+    result = run_cli("score", "--config", str(config), str(data), "-q", site=plugin_site)
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["rewards"]["politeness"] for r in rows] == [1.0, 0.0]
+    assert rows[0]["reasons"]["politeness"] == "polite phrases: please, thanks"
+
+
+def test_allow_list_restricts_third_party_plugins(plugin_site):
+    names = lambda env: {r["name"] for r in json.loads(run_cli("list", "--json", site=plugin_site, env_extra=env).stdout)}  # noqa: E731
+    assert "politeness" not in names({"REWARDHUB_LOAD_PLUGINS": ""})
+    assert "politeness" in names({"REWARDHUB_LOAD_PLUGINS": "rewardhub_politeness"})
+    assert "politeness" not in names({"REWARDHUB_LOAD_PLUGINS": "some-other-plugin"})
+
+
+def test_two_distributions_with_one_name_is_an_error_naming_both(plugin_site, tmp_path):
+    clash = tmp_path / "clash"
+    clash.mkdir()
+    (clash / "pyproject.toml").write_text(textwrap.dedent("""
+        [build-system]
+        requires = ["setuptools>=68"]
+        build-backend = "setuptools.build_meta"
+        [project]
+        name = "rewardhub-clash"
+        version = "0.1.0"
+        [project.entry-points.rewardhub]
+        clash = "rewardhub_clash"
+        [tool.setuptools]
+        py-modules = ["rewardhub_clash"]
+    """))
+    (clash / "rewardhub_clash.py").write_text(textwrap.dedent("""
+        import rewardhub
+
+        @rewardhub.sample_reward(name="politeness")
+        def impolite(text):
+            return 0.0
+
+        @rewardhub.hookimpl
+        def register_rewards(register):
+            register(impolite)
+    """))
+    pip_install_target(clash, plugin_site)
+    try:
+        result = run_cli("list", site=plugin_site)
+        assert result.returncode == 2
+        assert "'politeness' is registered twice" in result.stderr
+        assert "rewardhub-politeness" in result.stderr and "rewardhub-clash" in result.stderr
+    finally:
+        for path in plugin_site.glob("rewardhub_clash*"):
+            subprocess.run(["rm", "-rf", str(path)], check=True)
+
+
+def test_duplicate_registration_in_process(clean_registry):
+    @rewardhub.sample_reward(name="dup_name")
+    def first(text):
+        return 1.0
+
+    @rewardhub.sample_reward(name="dup_name")
+    def second(text):
+        return 0.0
+
+    clean_registry.add(first, source="dist-a")
+    with pytest.raises(DuplicateRewardError, match="by 'dist-a' and by 'dist-b'"):
+        clean_registry.add(second, source="dist-b")
+
+
+def test_plugins_listing_shows_hooks(plugin_site):
+    result = run_cli("list", "--plugins", "--json", site=plugin_site)
+    plugins = {p["name"]: p for p in json.loads(result.stdout)}
+    assert plugins["politeness"]["hooks"] == ["register_rewards"]
+    assert plugins["politeness"]["source"] == "rewardhub-politeness"
+    assert "register_commands" in plugins["rewardhub.builtin_commands"]["hooks"]
+
+
+def test_import_rewardhub_is_light():
+    code = "import sys, rewardhub; heavy = {'torch', 'sympy', 'openai', 'transformers', 'docker', 'matplotlib'}; print(sorted(heavy & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_loading_every_builtin_plugin_stays_light():
+    code = ("import sys, rewardhub; rewardhub.list_rewards(); "
+            "heavy = {'torch', 'sympy', 'openai', 'transformers', 'docker', 'matplotlib', 'starlette'}; "
+            "print(sorted(heavy & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
