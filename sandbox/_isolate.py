@@ -1,0 +1,89 @@
+"""Thin ctypes wrappers over the Linux calls the zygote needs (unshare, mount, pivot_root, prctl).
+
+Python 3.11 has no ``os.unshare``/``os.mount``; this module is stdlib-only because the zygote
+imports it with ``python -I -S`` before it hides the host file system.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MNT_DETACH = 2
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_NO_NEW_PRIVS = 38
+
+_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+_libc.unshare.argtypes = [ctypes.c_int]
+_libc.sethostname.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+_libc.syscall.restype = ctypes.c_long
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _b(value: str | None) -> bytes | None:
+    return None if value is None else os.fsencode(value)
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(flags), f"unshare({flags:#x})")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int = 0, data: str | None = None) -> None:
+    _check(_libc.mount(_b(source), _b(target), _b(fstype), flags, _b(data)), f"mount {source} on {target}")
+
+
+def umount(target: str, flags: int = MNT_DETACH) -> None:
+    _check(_libc.umount2(_b(target), flags), f"umount {target}")
+
+
+def bind_readonly(source: str, target: str, *, allow_devices: bool = False) -> None:
+    """Bind ``source`` on ``target`` (non-recursive, so no host submount leaks) read-only and nosuid."""
+    mount(source, target, None, MS_BIND)
+    flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | (0 if allow_devices else MS_NODEV)
+    mount(None, target, None, flags)
+
+
+def pivot_root(new_root: str) -> None:
+    """Make ``new_root`` the root and drop the old one (the ``pivot_root(".", ".")`` idiom)."""
+    number = _PIVOT_ROOT.get(platform.machine())
+    if number is None:
+        raise OSError(f"pivot_root syscall number unknown for {platform.machine()}")
+    os.chdir(new_root)
+    _check(_libc.syscall(number, b".", b"."), "pivot_root")
+    umount(".")
+    os.chdir("/")
+
+
+def sethostname(name: str) -> None:
+    _check(_libc.sethostname(name.encode(), len(name)), "sethostname")
+
+
+def prctl(option: int, arg: int = 0) -> None:
+    _check(_libc.prctl(option, arg, 0, 0, 0), f"prctl({option})")

@@ -1,0 +1,262 @@
+"""The local backend: a pool of warm zygotes (see ``_zygote.py``), one per slot, each with its own uid.
+
+The host side only frames requests and results over two pipes per slot; all isolation happens in
+the zygote. A slot that misbehaves (no answer by the deadline, crashed runner) is killed and
+restarted, and that run comes back with ``error`` set rather than a verdict.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import queue
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from .errors import SandboxUnavailableError
+from .program import Program, SandboxResult
+
+FRAME = struct.Struct("<II")
+READY, RESULT, DONE, FAILED = 0, 1, 2, 3
+ZYGOTE = Path(__file__).with_name("_zygote.py")
+STARTUP_TIMEOUT = 30.0
+GRACE = 5.0  # seconds past a run's own deadline before the host gives up on the slot
+UID_BASE = 1_500_000
+MAX_SLOTS = 64
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")
+DEFAULT_PRELOAD = (
+    "abc", "array", "bisect", "collections", "copy", "dataclasses", "datetime", "decimal", "enum",
+    "fractions", "functools", "heapq", "io", "itertools", "json", "math", "operator", "random", "re",
+    "statistics", "string", "sys", "textwrap", "time", "traceback", "typing", "unittest",
+    "multiprocessing", "threading", "atexit", "types", "builtins",
+)
+
+
+def isolation_problem() -> str | None:
+    """Why the local backend cannot isolate here, or ``None`` when it can (the zygote checks the rest)."""
+    if not sys.platform.startswith("linux"):
+        return f"the local sandbox needs Linux namespaces; this is {sys.platform}"
+    if os.geteuid() != 0:
+        return (
+            f"the local sandbox needs root (to create mount/pid/net namespaces and switch each slot to "
+            f"its own unprivileged uid); running as uid {os.geteuid()}"
+        )
+    return None
+
+
+def filesystem_view(python: str, extra_paths: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """Host paths bound read-only into the sandbox, and top-level symlinks recreated there."""
+    readonly: list[str] = []
+    symlinks: dict[str, str] = {}
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            symlinks[path] = os.readlink(path)
+        elif os.path.isdir(path):
+            readonly.append(path)
+    readonly += [path for path in SYSTEM_FILES if os.path.exists(path)]
+    prefix = os.path.realpath(sys.base_prefix)
+    for path in (prefix, os.path.dirname(python), *map(os.path.realpath, extra_paths)):
+        if not any(path == seen or path.startswith(seen + "/") for seen in readonly):
+            readonly.append(path)
+    return readonly, symlinks
+
+
+class Slot:
+    """One zygote process and its two pipes; used by one thread at a time."""
+
+    def __init__(self, config: dict):
+        self.config = config
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        req_r, self.req_w = os.pipe()
+        self.resp_r, resp_w = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                [self.config["python"], "-I", "-S", "-B", str(ZYGOTE), json.dumps(self.config), str(req_r), str(resp_w)],
+                pass_fds=(req_r, resp_w), env={"LANG": "C.UTF-8"}, start_new_session=True,
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            )
+        finally:
+            os.close(req_r)
+            os.close(resp_w)
+        try:
+            kind, body = self._frame(time.monotonic() + STARTUP_TIMEOUT)
+        except (TimeoutError, EOFError) as exc:
+            stderr = self._stop()
+            raise SandboxUnavailableError(f"local sandbox: the zygote did not start ({exc}): {stderr}") from None
+        if kind != READY:
+            self._stop()
+            raise SandboxUnavailableError(
+                f"local sandbox: isolation could not be set up here: {body.decode(errors='replace')} "
+                "(needs mount, pid, net, uts and ipc namespaces and tmpfs/bind/proc mounts)"
+            )
+
+    def run(self, program: Program) -> SandboxResult:
+        if self.process is None or self.process.poll() is not None:
+            self.start()
+        payload = json.dumps(program.request()).encode()
+        budget = program.timeout + (program.compile_timeout if program.language != "python" else 0)
+        deadline = time.monotonic() + budget + GRACE
+        result: SandboxResult | None = None
+        try:
+            self._write(struct.pack("<Q", len(payload)) + payload)
+            while True:
+                kind, body = self._frame(deadline)
+                if kind == RESULT:
+                    result = _decode_result(body)
+                elif kind == DONE:
+                    (status,) = struct.unpack("<i", body)
+                    if result is None:
+                        self._stop()
+                        return SandboxResult.failed(f"the sandbox runner died (wait status {status})")
+                    return result
+        except (TimeoutError, EOFError, OSError) as exc:
+            self._stop()
+            return SandboxResult.failed(f"the sandbox slot stopped answering ({type(exc).__name__}); restarted it")
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.req_w, view):]
+
+    def _frame(self, deadline: float) -> tuple[int, bytes]:
+        kind, length = FRAME.unpack(self._read(FRAME.size, deadline))
+        return kind, self._read(length, deadline)
+
+    def _read(self, n: int, deadline: float) -> bytes:
+        chunks, left = [], n
+        while left:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self.resp_r], [], [], remaining)[0]:
+                raise TimeoutError("no answer before the deadline")
+            chunk = os.read(self.resp_r, min(left, 1 << 20))
+            if not chunk:
+                raise EOFError("the zygote exited")
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def _stop(self) -> str:
+        """Kill the zygote's whole process group (runner included; pid 1 of the run dies with it)."""
+        stderr = ""
+        if self.process is not None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.process.wait()
+            if self.process.stderr is not None:
+                stderr = self.process.stderr.read().decode(errors="replace")[-2000:]
+                self.process.stderr.close()
+            self.process = None
+            for fd in (self.req_w, self.resp_r):
+                os.close(fd)
+        return stderr
+
+    def close(self) -> None:
+        self._stop()
+
+
+class LocalBackend:
+    """Runs programs in warm, isolated zygotes on this machine (one slot per worker)."""
+
+    name = "local"
+
+    def __init__(self, *, workers: int | None = None, preload: Sequence[str] = DEFAULT_PRELOAD,
+                 extra_paths: Sequence[str] = ()):
+        problem = isolation_problem()
+        if problem:
+            raise SandboxUnavailableError(f"{problem}. Use the docker backend, or backend='unsafe' to run without isolation.")
+        self.workers = min(workers or os.cpu_count() or 1, MAX_SLOTS)
+        self.preload = tuple(preload)
+        self.extra_paths = tuple(extra_paths)
+        self._lock = threading.Lock()
+        self._owner_pid = -1
+        self._idle: queue.SimpleQueue[Slot] = queue.SimpleQueue()
+        self._slots: list[Slot] = []
+        self._root = ""
+        self._executor: ThreadPoolExecutor | None = None
+        atexit.register(self.close)
+
+    def _ensure_started(self) -> None:
+        with self._lock:
+            if self._owner_pid == os.getpid():
+                return
+            # First use, or we are a forked copy: the parent's zygotes are not ours to drive.
+            self._slots, self._idle, self._executor = [], queue.SimpleQueue(), None
+            self._root = tempfile.mkdtemp(prefix="rewardhub-sandbox-")
+            python = os.path.realpath(sys.executable)
+            readonly, symlinks = filesystem_view(python, self.extra_paths)
+            uid_base = UID_BASE + (os.getpid() % 40_000) * MAX_SLOTS
+            configs = [
+                {"root": self._root, "python": python, "readonly": readonly, "symlinks": symlinks,
+                 "uid": uid_base + i, "gid": uid_base + i, "preload": list(self.preload),
+                 "sys_path": [os.path.realpath(p) for p in self.extra_paths]}
+                for i in range(self.workers)
+            ]
+            slots = [Slot(config) for config in configs]
+            with ThreadPoolExecutor(len(slots)) as pool:
+                errors = [f.exception() for f in [pool.submit(slot.start) for slot in slots]]
+            if any(errors):
+                for slot, error in zip(slots, errors, strict=True):
+                    if error is None:
+                        slot.close()
+                shutil.rmtree(self._root, ignore_errors=True)
+                raise next(e for e in errors if e is not None)
+            for slot in slots:
+                self._idle.put(slot)
+            self._slots = slots
+            self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="rewardhub-sandbox")
+            self._owner_pid = os.getpid()
+
+    def run(self, program: Program) -> SandboxResult:
+        self._ensure_started()
+        slot = self._idle.get()
+        try:
+            return slot.run(program)
+        finally:
+            self._idle.put(slot)
+
+    def run_many(self, programs: Sequence[Program]) -> list[SandboxResult]:
+        """Run programs concurrently, one per free slot; results in input order."""
+        self._ensure_started()
+        if len(programs) <= 1:
+            return [self.run(p) for p in programs]
+        assert self._executor is not None
+        return list(self._executor.map(self.run, programs))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._owner_pid != os.getpid():
+                return
+            if self._executor is not None:
+                self._executor.shutdown(wait=True)
+            for slot in self._slots:
+                slot.close()
+            shutil.rmtree(self._root, ignore_errors=True)
+            self._slots, self._owner_pid = [], -1
+
+
+def _decode_result(body: bytes) -> SandboxResult:
+    (header_len,) = struct.unpack_from("<I", body)
+    meta = json.loads(body[4:4 + header_len])
+    rest = body[4 + header_len:]
+    stdout_len = len(rest) - meta.pop("stderr_len")
+    return SandboxResult(
+        stdout=rest[:stdout_len].decode(errors="replace"),
+        stderr=rest[stdout_len:].decode(errors="replace"),
+        **meta,
+    )

@@ -1,0 +1,80 @@
+"""What to run (:class:`Program`) and what came of it (:class:`SandboxResult`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from .errors import ProgramError
+
+LANGUAGES = ("python", "c", "cpp")
+_FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
+_RESERVED = {"main.py", "main.c", "main.cpp", "main"}
+
+
+@dataclass(frozen=True)
+class Program:
+    """One untrusted program with its input and limits (defaults suit short test programs)."""
+
+    code: str
+    stdin: str = ""
+    files: dict[str, str] = field(default_factory=dict)
+    language: str = "python"
+    timeout: float = 5.0  # wall-clock seconds of running (compilation has its own budget)
+    memory_mb: int = 512  # address space the program may add on top of the interpreter
+    output_limit: int = 1_000_000  # bytes kept per stream; more kills the run
+    disk_mb: int = 64  # work dir, /tmp and /dev/shm together
+    max_files: int = 4096
+    max_processes: int = 64
+    max_open_files: int = 256
+    compile_timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.code, str) or not isinstance(self.stdin, str):
+            raise ProgramError("code and stdin must be strings")
+        if self.language not in LANGUAGES:
+            raise ProgramError(f"unknown language {self.language!r}; supported: {', '.join(LANGUAGES)}")
+        for name in self.files:
+            if not _FILE_NAME.match(name) or name in _RESERVED:
+                raise ProgramError(
+                    f"bad file name {name!r}: use a plain name (letters, digits, '_', '-', '.'), "
+                    f"not a path and not one of {sorted(_RESERVED)}"
+                )
+        for name in ("timeout", "memory_mb", "output_limit", "disk_mb", "max_files", "max_processes",
+                     "max_open_files", "compile_timeout"):
+            if not getattr(self, name) > 0:
+                raise ProgramError(f"{name} must be positive; got {getattr(self, name)!r}")
+
+    def request(self) -> dict:
+        """The program as a JSON-able dict (what backends send to their workers)."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """What a run produced. ``exit_code`` is ``None`` on timeout, ``-N`` when killed by signal N.
+
+    ``reason`` says why a run did not end cleanly ("timeout after 2 s", "memory limit exceeded",
+    "exit code 1", "compile error"); ``error`` is set instead when the sandbox itself failed,
+    in which case the program's behaviour is unknown and must not be scored.
+    """
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int | None = None
+    timed_out: bool = False
+    duration: float = 0.0
+    reason: str = ""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """The program ran to completion within its limits and exited 0."""
+        return self.error is None and not self.timed_out and self.exit_code == 0 and not self.stdout_truncated
+
+    @classmethod
+    def failed(cls, error: str) -> SandboxResult:
+        """A result for a run the sandbox could not carry out."""
+        return cls(error=error, reason=f"sandbox error: {error}")
