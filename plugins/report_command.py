@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .errors import RewardhubError
 from .hookspecs import hookimpl
 
 
@@ -29,13 +28,9 @@ def register_commands(subparsers):
 
 
 def run_report(args: argparse.Namespace) -> int:
-    """Write the report; on bad input print what is wrong and return 1."""
+    """Write the report (a ``ReportError`` on bad input reaches the CLI, which prints it and exits 2)."""
     from .report import write_report
 
-    try:
-        path = write_report(args.scored, args.output, trainer_state=args.trainer_state, title=args.title)
-    except RewardhubError as exc:
-        print(f"rewardhub report: error: {exc}", file=sys.stderr)
-        return 1
+    path = write_report(args.scored, args.output, trainer_state=args.trainer_state, title=args.title)
     print(f"wrote {path}", file=sys.stderr)
     return 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -20,6 +20,7 @@ MAX_COMPLETION_CHARS = 2000
 MAX_PROMPT_CHARS = 600
 MAX_REASON_KINDS = 8
 MAX_SKIPPED_SHOWN = 10
+MAX_PAIRS = 8
 
 
 @dataclass
@@ -40,7 +41,7 @@ main{max-width:1120px;margin:0 auto;padding:20px 24px 40px}
 header h1{font-size:24px;margin:0 0 4px}
 section{background:#fff;border:1px solid #dde1e6;border-radius:8px;padding:14px 20px;margin:16px 0}
 h2{font-size:18px;margin:0 0 10px}h3{font-size:15px;margin:14px 0 6px}
-nav{margin:8px 0}nav a{margin-right:14px;color:#3b6fb6;text-decoration:none}
+nav{margin:8px 0}nav a{margin-right:14px;color:#2a5599;text-decoration:none}
 table{border-collapse:collapse;width:100%;table-layout:fixed;margin:6px 0}
 th,td{padding:4px 8px;border-bottom:1px solid #eceef1;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#f7f8fa;font-weight:600}
@@ -48,6 +49,7 @@ th{background:#f7f8fa;font-weight:600}
 img{max-width:100%;height:auto;display:block;margin:4px 0}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(500px,1fr));gap:14px}
 .card{border:1px solid #e3e6ea;border-radius:6px;padding:10px 12px;min-width:0}
+.detail{display:grid;grid-template-columns:3fr 2fr;gap:12px}.detail table{margin:4px 0}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:12px}
 .side{background:#f7f8fa;border-radius:4px;padding:6px 10px;min-width:0;overflow-wrap:anywhere}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f8fa;padding:8px;border-radius:4px;font-size:12px;
@@ -66,6 +68,16 @@ def fmt(value: float | None) -> str:
     if value is None:
         return "—"
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3f}"
+
+
+def value_text(value: float | None) -> str:
+    """A reward value in a row: ``None`` spelled out (the reward abstained)."""
+    return "None" if value is None else fmt(value)
+
+
+def corr_text(value: float) -> str:
+    """A correlation with 2 decimals (never "-0.00")."""
+    return f"{value:.2f}".replace("-0.00", "0.00")
 
 
 def pct(fraction: float | None) -> str:
@@ -101,13 +113,21 @@ def _image(uri: str | None, alt: str) -> str:
     return f'<img src="{esc(uri)}" alt="{esc(alt)}">'
 
 
-def _table(headers: Iterable[str], rows: Iterable[Iterable[str]], numeric: Container[int] = ()) -> str:
-    """A table from pre-escaped cells; columns in ``numeric`` are right-aligned."""
-    def cls(i: int) -> str:
-        return ' class="num"' if i in numeric else ""
+def _table(
+    headers: list[str],
+    rows: Iterable[Iterable[str]],
+    numeric: Container[int] = (),
+    widths: Sequence[str] = (),
+) -> str:
+    """A table from pre-escaped cells; columns in ``numeric`` are right-aligned; ``widths``: CSS widths
+    of the first columns (the table layout is fixed, so long text wraps instead of widening the page).
+    """
+    def attrs(i: int, header: bool = False) -> str:
+        width = f' style="width:{widths[i]}"' if header and i < len(widths) else ""
+        return (' class="num"' if i in numeric else "") + width
 
-    head = "".join(f"<th{cls(i)}>{h}</th>" for i, h in enumerate(headers))
-    body = "".join("<tr>" + "".join(f"<td{cls(i)}>{c}</td>" for i, c in enumerate(r)) + "</tr>" for r in rows)
+    head = "".join(f"<th{attrs(i, True)}>{h}</th>" for i, h in enumerate(headers))
+    body = "".join("<tr>" + "".join(f"<td{attrs(i)}>{c}</td>" for i, c in enumerate(r)) + "</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -179,7 +199,8 @@ def _reasons_table(groups: list[ReasonGroup], what: str) -> str:
     rows = [[str(g.count), esc(g.pattern), esc(g.example)] for g in groups[:MAX_REASON_KINDS]]
     more = len(groups) - MAX_REASON_KINDS
     note = f'<p class="muted">… and {more} more kinds.</p>' if more > 0 else ""
-    return f"<h3>{what}</h3>{_table(['rows', 'reason (numbers masked)', 'example'], rows, numeric={0})}{note}"
+    table = _table(["rows", "reason (numbers masked)", "example"], rows, numeric={0}, widths=["14%"])
+    return f"<h3>{what}</h3>{table}{note}"
 
 
 def _reward_card(summary: RewardSummary, chart: str | None) -> str:
@@ -226,7 +247,7 @@ def _spread(analysis: Analysis, charts: Charts) -> str:
 def _value_side(row: ScoredRow, name: str, scaled: float) -> str:
     reason = row.reasons.get(name, "")
     return (
-        f'<div class="side"><b>{esc(name)}</b> = {fmt(row.value(name))} '
+        f'<div class="side"><b>{esc(name)}</b> = {value_text(row.value(name))} '
         f'<span class="muted">({100 * scaled:.0f}% of its range)</span>'
         f"<br>{esc(reason) if reason else '<span class=muted>no reason given</span>'}</div>"
     )
@@ -234,7 +255,7 @@ def _value_side(row: ScoredRow, name: str, scaled: float) -> str:
 
 def _pair(pair: PairDisagreements) -> str:
     r = pair.correlation
-    corr = f"r = {r.value:.2f}" if r.value is not None else f"no correlation ({esc(r.note)})"
+    corr = f"r = {corr_text(r.value)}" if r.value is not None else f"no correlation ({esc(r.note)})"
     examples = "".join(
         f'<div class="example"><p class="muted">line {d.row.line} · gap {d.gap:.2f} · prompt: '
         f"{esc(display_text(d.row.prompt, 160))}</p>"
@@ -246,9 +267,12 @@ def _pair(pair: PairDisagreements) -> str:
 
 
 def _agreement(analysis: Analysis, charts: Charts) -> str:
-    pairs = "".join(_pair(p) for p in analysis.disagreements)
+    pairs = "".join(_pair(p) for p in analysis.disagreements[:MAX_PAIRS])
     if not pairs:
         pairs = '<p class="muted">No two rewards disagree on any completion (or fewer than two rewards vary).</p>'
+    hidden = len(analysis.disagreements) - MAX_PAIRS
+    if hidden > 0:
+        pairs += f'<p class="muted">{hidden} more pairs, better correlated, are not shown.</p>'
     return (
         '<section id="agreement"><h2>Agreement between rewards</h2>'
         "<p>Pearson correlation over the rows both rewards scored (n/a: too few shared rows or a constant reward). "
@@ -260,13 +284,14 @@ def _agreement(analysis: Analysis, charts: Charts) -> str:
 
 def _row_detail(row: ScoredRow, aliases: list[str]) -> str:
     components = [
-        [esc(alias), fmt(row.rewards.get(alias)), esc(row.reasons.get(alias, ""))] for alias in aliases
+        [esc(alias), value_text(row.rewards.get(alias)), esc(row.reasons.get(alias, ""))] for alias in aliases
     ]
+    table = _table(["reward", "value", "reason"], components, numeric={1}, widths=["30%", "20%"])
     return (
-        f'<div class="example"><p><b>total {fmt(row.total)}</b> <span class="muted">· line {row.line} · prompt: '
-        f"{esc(display_text(row.prompt, MAX_PROMPT_CHARS))}</span></p>"
-        f"<pre>{esc(display_text(row.completion, MAX_COMPLETION_CHARS))}</pre>"
-        f"{_table(['reward', 'value', 'reason'], components, numeric={1})}</div>"
+        f'<div class="example"><p><b>total {value_text(row.total)}</b> <span class="muted">· line {row.line} · '
+        f"prompt: {esc(display_text(row.prompt, MAX_PROMPT_CHARS))}</span></p>"
+        f'<div class="detail"><pre>{esc(display_text(row.completion, MAX_COMPLETION_CHARS))}</pre>'
+        f"<div>{table}</div></div></div>"
     )
 
 

@@ -122,7 +122,7 @@ def correlation_chart(names: list[str], matrix: dict[tuple[str, str], Correlatio
     image = axes.imshow(np.ma.masked_invalid(grid), cmap="RdBu_r", vmin=-1, vmax=1)
     for i in range(size):
         for j in range(size):
-            text = "n/a" if math.isnan(grid[i, j]) else f"{grid[i, j]:.2f}"
+            text = "n/a" if math.isnan(grid[i, j]) else f"{grid[i, j]:.2f}".replace("-0.00", "0.00")
             axes.text(j, i, text, ha="center", va="center", fontsize=8)
     axes.set_xticks(range(size), names, rotation=40, ha="right", fontsize=8)
     axes.set_yticks(range(size), names, fontsize=8)

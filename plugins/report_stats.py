@@ -344,7 +344,7 @@ def disagreements(rows: list[ScoredRow], a: str, b: str, limit: int = 3) -> Pair
     that is constant over the file cannot disagree in this sense and yields no examples.
     """
     scale_a, scale_b = _scaler(rows, a), _scaler(rows, b)
-    examples: list[Disagreement] = []
+    found: list[Disagreement] = []
     if scale_a and scale_b:
         for row in rows:
             x, y = row.value(a), row.value(b)
@@ -352,9 +352,24 @@ def disagreements(rows: list[ScoredRow], a: str, b: str, limit: int = 3) -> Pair
                 continue
             sx, sy = scale_a(x), scale_b(y)
             if abs(sx - sy) > _TIE:
-                examples.append(Disagreement(row, abs(sx - sy), sx, sy))
-        examples.sort(key=lambda d: (-d.gap, d.row.line))
-    return PairDisagreements(a, b, correlation(rows, a, b), examples[:limit])
+                found.append(Disagreement(row, abs(sx - sy), sx, sy))
+        found.sort(key=lambda d: (-d.gap, d.row.line))
+    return PairDisagreements(a, b, correlation(rows, a, b), _spread_over_prompts(found, limit))
+
+
+def _spread_over_prompts(ranked: list[Disagreement], limit: int) -> list[Disagreement]:
+    """The first ``limit`` of ``ranked``, preferring one example per prompt so that examples differ."""
+    chosen: list[Disagreement] = []
+    seen: set[str] = set()
+    for item in ranked:
+        key = prompt_key(item.row.prompt)
+        if key not in seen:
+            seen.add(key)
+            chosen.append(item)
+            if len(chosen) == limit:
+                return chosen
+    rest = [item for item in ranked if item not in chosen]
+    return sorted(chosen + rest[: limit - len(chosen)], key=lambda d: (-d.gap, d.row.line))
 
 
 def all_disagreements(rows: list[ScoredRow], aliases: list[str], limit: int = 3) -> list[PairDisagreements]:
