@@ -34,6 +34,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.reward_model",
     "rewardhub.trainers.rm_commands",
     "rewardhub.preference_commands",
+    "rewardhub.rewards.mathematics",
+    "rewardhub.rewards.majority_vote",
 )
 
 pm = pluggy.PluginManager("rewardhub")

@@ -1,0 +1,148 @@
+"""The ``majority_vote`` reward (self-consistency, test-time RL): agree with your siblings, no gold needed.
+
+Completions of the same prompt form a group; their final answers are clustered by math
+equivalence (``0.5`` and ``\\frac{1}{2}`` vote together; checked through the same worker path as
+``math``) or by normalised string, and members of the largest cluster get 1.0, the others 0.0.
+"""
+
+from __future__ import annotations
+
+from rewardhub import Batch, ConfigError, Score, hookimpl
+
+from .math_extract import find_answer, normalize
+from .mathematics import MathChecker, UsesMathWorkers
+
+TIES = ("none", "all", "first")
+ANSWERLESS = ("zero", "abstain")
+EQUIVALENCE = ("math", "string")
+
+
+class MajorityVote(UsesMathWorkers):
+    """1.0 for completions whose answer is the group's majority answer, 0.0 for the rest."""
+
+    name = "majority_vote"
+    description = (
+        "Self-consistency: reward completions that agree with the majority answer of their prompt's group"
+    )
+
+    def __init__(
+        self,
+        *,
+        group_size: int | None = None,
+        min_votes: int = 1,
+        ties: str = "none",
+        answerless: str = "zero",
+        equivalence: str = "math",
+        timeout: float = 5.0,
+        last_number: bool = True,
+        max_answer_chars: int = 1000,
+        workers: int | None = None,
+        on_error: str = "none",
+    ):
+        super().__init__(on_error=on_error)
+        for param, value, allowed in (
+            ("ties", ties, TIES),
+            ("answerless", answerless, ANSWERLESS),
+            ("equivalence", equivalence, EQUIVALENCE),
+        ):
+            if value not in allowed:
+                raise ConfigError(
+                    f"majority_vote: {param} must be one of {', '.join(allowed)}; got {value!r}"
+                )
+        if group_size is not None and group_size < 1:
+            raise ConfigError(
+                f"majority_vote: group_size must be a positive number of completions; got {group_size}"
+            )
+        self.group_size = group_size
+        self.min_votes = min_votes
+        self.ties = ties
+        self.answerless = answerless
+        self.equivalence = equivalence
+        self.last_number = last_number
+        self.max_answer_chars = max_answer_chars
+        self.checker = MathChecker(timeout, workers) if equivalence == "math" else None
+
+    def score_batch(self, batch: Batch) -> list[Score]:
+        scores: list[Score | None] = [None] * len(batch)
+        answers = [self._answer(text) for text in batch.texts]
+        votes: list[list[int]] = []
+        for group in batch.groups():
+            if self.group_size is not None and len(group) % self.group_size:
+                reason = (
+                    f"incomplete group: {len(group)} completions of this prompt in the batch, "
+                    f"group_size is {self.group_size}"
+                )
+                for i in group:
+                    scores[i] = Score(None, reason)
+                continue
+            for i in group:
+                if answers[i] is None:
+                    scores[i] = Score(0.0 if self.answerless == "zero" else None, "no answer found", False)
+            votes.append([i for i in group if answers[i] is not None])
+        labels = self._clusters(votes, answers)
+        for voters in votes:
+            self._score_group(voters, answers, labels, scores)
+        return scores  # type: ignore[return-value]
+
+    def _answer(self, text: str | None) -> str | None:
+        found = find_answer(text, last_number=self.last_number) if text is not None else None
+        if found is None or len(found[0]) > self.max_answer_chars:
+            return None
+        return normalize(found[0]) or None
+
+    def _clusters(self, votes: list[list[int]], answers: list[str | None]) -> dict[int, int]:
+        """Cluster label per voting row: rows with equivalent answers share the label of the first."""
+        groups = [list(dict.fromkeys(answers[i] for i in voters)) for voters in votes]
+        pairs = [(a, b) for distinct in groups for k, a in enumerate(distinct) for b in distinct[k + 1 :]]
+        same = {pair for pair in pairs if self._equivalent_strings(*pair)}
+        if self.checker is not None:
+            undecided = [pair for pair in pairs if pair not in same]
+            checks = self.checker.compare(undecided)
+            same |= {pair for pair, check in zip(undecided, checks, strict=True) if check.verdict}
+        labels: dict[int, int] = {}
+        for voters, distinct in zip(votes, groups, strict=True):
+            root = {a: k for k, a in enumerate(distinct)}  # cluster = index of its first-seen answer
+            for k, a in enumerate(distinct):
+                for b in distinct[k + 1 :]:
+                    if (a, b) in same and root[b] != root[a]:
+                        low, high = sorted((root[a], root[b]))
+                        root = {x: low if r == high else r for x, r in root.items()}
+            for i in voters:
+                labels[i] = root[answers[i]]  # type: ignore[index]
+        return labels
+
+    @staticmethod
+    def _equivalent_strings(a: str, b: str) -> bool:
+        return "".join(a.split()).lower() == "".join(b.split()).lower()
+
+    def _score_group(
+        self, voters: list[int], answers: list[str | None], labels: dict[int, int], scores: list[Score | None]
+    ) -> None:
+        counts: dict[int, int] = {}
+        for i in voters:
+            counts[labels[i]] = counts.get(labels[i], 0) + 1
+        top = max(counts.values(), default=0)
+        leaders = [label for label, count in counts.items() if count == top]
+        if top < self.min_votes:
+            winners: list[int] = []
+            why = f"no majority: top answer has {top} vote(s) < min_votes {self.min_votes}"
+        elif len(leaders) > 1 and self.ties == "none":
+            winners, why = [], f"tie: {len(leaders)} answers with {top} votes each"
+        else:
+            winners = leaders if self.ties == "all" else [min(leaders)]
+            why = ""
+        total = len(voters)
+        for i in voters:
+            won = labels[i] in winners
+            votes = f"{counts[labels[i]]}/{total} votes"
+            if why:
+                scores[i] = Score(0.0, f"{why}; this answer {answers[i]} has {votes}", False)
+            elif won:
+                scores[i] = Score(1.0, f"majority answer {answers[i]} ({votes})", True)
+            else:
+                scores[i] = Score(0.0, f"minority answer {answers[i]} ({votes}; majority has {top})", False)
+
+
+@hookimpl
+def register_rewards(register):
+    register(MajorityVote)

@@ -1,0 +1,252 @@
+"""Math answers in the caller: find the final answer in a completion, normalise it, decide plain literals.
+
+Everything here is linear-time string work (``str.rfind``, brace counting, regexes without nested
+quantifiers) plus exact rational arithmetic on short literals, so it is safe to run in the trainer's
+process. Anything that needs a real parser goes to the worker processes (``rewards/mathematics.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass
+from fractions import Fraction
+
+_BOX_COMMANDS = ("\\boxed", "\\fbox")
+_BRACES = re.compile(r"[{}]")
+_PHRASES = ("final answer is", "answer is", "final answer:", "answer:")
+_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?")
+_MATH_SPAN = re.compile(r"\$\$?([^$]+)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
+_MAX_CANDIDATES = 3  # boxes tried from the end when the last one is unclosed (truncated output)
+
+
+def find_answer(text: str, *, last_number: bool = True) -> tuple[str, str] | None:
+    """The completion's final answer and where it came from, or ``None`` when there is none.
+
+    Order: the last ``\\boxed{}``/``\\fbox{}`` (inside ``<answer>`` tags if present), the ``<answer>``
+    content, "the (final) answer is ...", GSM8K's ``#### ...``, then (optionally) the last number.
+    """
+    tagged = answer_tag(text)
+    if tagged is not None:
+        boxed = last_boxed(tagged)
+        return (boxed, "boxed") if boxed is not None else (tagged, "answer tag")
+    boxed = last_boxed(text)
+    if boxed is not None:
+        return boxed, "boxed"
+    phrase = after_phrase(text)
+    if phrase:
+        return phrase, "answer phrase"
+    hashes = text.rfind("####")
+    if hashes >= 0:
+        line = text[hashes + 4 :].strip().split("\n", 1)[0].strip()
+        if line:
+            return line, "####"
+    if last_number:
+        last = deque(_NUMBER.finditer(text), maxlen=1)
+        if last:
+            return last[0].group(0), "last number"
+    return None
+
+
+def last_boxed(text: str) -> str | None:
+    """Content of the last closed ``\\boxed{...}`` / ``\\fbox{...}`` (or ``\\boxed 5``), by brace counting."""
+    end = len(text)
+    for _ in range(_MAX_CANDIDATES):
+        start, command = max((text.rfind(c, 0, end), c) for c in _BOX_COMMANDS)
+        if start < 0:
+            return None
+        content = _box_content(text, start + len(command))
+        if content is not None:
+            return content.strip()
+        end = start
+    return None
+
+
+def _box_content(text: str, pos: int) -> str | None:
+    rest = text[pos : pos + 1]
+    if rest == " ":  # "\boxed 5": the argument runs to the next space or dollar sign
+        match = re.match(r" +([^\s$]+)", text[pos : pos + 200])
+        return match.group(1) if match else None
+    if rest != "{":
+        return None
+    depth = 0
+    for brace in _BRACES.finditer(text, pos):
+        depth += 1 if brace.group() == "{" else -1
+        if depth == 0:
+            return text[pos + 1 : brace.start()]
+    return None
+
+
+def answer_tag(text: str) -> str | None:
+    """Content of the last ``<answer>...</answer>`` (to the end of the text if the tag is unclosed)."""
+    start = text.rfind("<answer>")
+    if start < 0:
+        return None
+    end = text.find("</answer>", start)
+    content = text[start + 8 : end if end >= 0 else len(text)].strip()
+    return content or None
+
+
+def after_phrase(text: str) -> str | None:
+    """What follows the last "answer is" / "answer:" on its line, trimmed to the math it states."""
+    lowered = text.lower()
+    position, phrase = max((lowered.rfind(p), p) for p in _PHRASES)
+    if position < 0:
+        return None
+    line = text[position + len(phrase) : position + len(phrase) + 300].split("\n", 1)[0]
+    span = _MATH_SPAN.search(line)
+    if span:
+        return next(g for g in span.groups() if g is not None).strip()
+    line = line.strip().strip("*").strip()
+    line = re.split(r"\.(?:\s|$)", line, maxsplit=1)[0]  # the sentence, not what follows it
+    return line.strip(" :*").strip() or None
+
+
+# ----- normalisation ----------------------------------------------------------------------------------
+_DROP = (
+    "\\left",
+    "\\right",
+    "\\displaystyle",
+    "\\!",
+    "\\,",
+    "\\;",
+    "\\:",
+    "\\$",
+    "$",
+    "^\\circ",
+    "^{\\circ}",
+    "°",
+)
+_WRAPPER = re.compile(r"\\(?:text|textbf|mathrm|mbox|mathbf)\{([^{}]*)\}")
+_FRAC_SHORT = re.compile(r"\\frac(\d)(\d)")
+_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
+_TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)\s+([A-Za-z]{2,}\.?\s*)+")
+_MATH_WORDS = {"pi", "sqrt", "infty", "and", "or", "to", "frac", "cdot", "times"}
+
+
+def normalize(answer: str, *, decimal_comma: bool = False) -> str:
+    """A canonical spelling of an extracted answer (wrappers, spacing, units, separators removed).
+
+    ``decimal_comma``: read ``3,5`` as 3.5 (only when the reference is a single number; otherwise
+    it is a list of two values).
+    """
+    s = answer.strip()
+    s = s.replace("{,}", ",").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    for token in _DROP:
+        s = s.replace(token, "")
+    s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
+    s = s.replace("\\%", "%").replace("%", "\\%")
+    s = " ".join(s.split())
+    whole = _WRAPPER.fullmatch(s)
+    if whole:
+        s = whole.group(1).strip()
+    s = s.removeprefix("\\(").removesuffix("\\)").removeprefix("\\[").removesuffix("\\]").strip()
+    s = s.rstrip(".").strip() if not re.search(r"\d\.$", s) else s.rstrip(".")
+    if _THOUSANDS.fullmatch(s):
+        s = s.replace(",", "")
+    elif decimal_comma and _DECIMAL_COMMA.fullmatch(s):
+        s = s.replace(",", ".")
+    words = _TRAILING_WORDS.fullmatch(s)
+    if words and not (set(re.findall(r"[A-Za-z]+", s[words.end(1) :].lower())) & _MATH_WORDS):
+        s = words.group(1)
+    return s
+
+
+# ----- the exact fast path ---------------------------------------------------------------------------
+_SCALAR = re.compile(r"(-?)(?:(\d+)/(\d+)|\\frac\{(-?\d+)\}\{(-?\d+)\}|(\d+\.?\d*|\.\d+))(\\%)?")
+_TUPLE = re.compile(r"([(\[])([^()\[\]]*,[^()\[\]]*)([)\]])")
+_MAX_LITERAL = 60  # longer literals go to the full path (and Python's int-from-string limits)
+_MAX_FLOAT_DIGITS = 15  # the full path holds decimals as 15-digit floats: longer ones are its call
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A number literal: its exact value, whether it was written with a decimal point, and ``\\%``."""
+
+    value: Fraction
+    decimal: bool
+    percent: bool
+
+    def readings(self) -> tuple[Fraction, ...]:
+        """Values the full path accepts for it: ``50\\%`` counts as 50 and as 0.5."""
+        return (self.value, self.value / 100) if self.percent else (self.value,)
+
+
+@dataclass(frozen=True)
+class Bracketed:
+    """A bracketed list of number literals: a tuple, point or interval such as ``(1, 2]``."""
+
+    opening: str
+    items: tuple[Scalar, ...]
+    closing: str
+
+
+Literal = Scalar | Bracketed
+
+
+def parse_literal(text: str) -> Literal | None:
+    """``text`` as a plain number or bracketed list of numbers, or ``None`` for anything else."""
+    if len(text) > _MAX_LITERAL:
+        return None
+    scalar = _scalar(text)
+    if scalar is not None:
+        return scalar
+    match = _TUPLE.fullmatch(text)
+    if not match:
+        return None
+    items = [_scalar(part.strip()) for part in match.group(2).split(",")]
+    if any(item is None or item.percent for item in items):
+        return None
+    return Bracketed(match.group(1), tuple(items), match.group(3))  # type: ignore[arg-type]
+
+
+def _scalar(text: str) -> Scalar | None:
+    match = _SCALAR.fullmatch(text)
+    if not match:
+        return None
+    sign, num, den, frac_num, frac_den, plain, percent = match.groups()
+    if plain is not None:
+        digits = plain.replace(".", "").lstrip("0")
+        if "." in plain and len(digits) > _MAX_FLOAT_DIGITS:
+            return None
+        value = Fraction(plain)
+    else:
+        numerator, denominator = (num, den) if num is not None else (frac_num, frac_den)
+        if int(denominator) == 0:
+            return None
+        value = Fraction(int(numerator), int(denominator))
+    return Scalar(-value if sign else value, plain is not None and "." in plain, percent is not None)
+
+
+def literal_verdict(gold: Literal, answer: Literal) -> bool | None:
+    """Exact verdict for two literals, or ``None`` when only the full path can say.
+
+    Decides only clear cases: equal values (any reading of a percentage), or values far apart
+    compared to the full path's float tolerance. Near misses and shape changes are deferred.
+    """
+    if isinstance(gold, Scalar) and isinstance(answer, Scalar):
+        return _scalar_verdict(gold, answer)
+    if isinstance(gold, Bracketed) and isinstance(answer, Bracketed):
+        if (gold.opening, gold.closing, len(gold.items)) != (
+            answer.opening,
+            answer.closing,
+            len(answer.items),
+        ):
+            return None
+        verdicts = [_scalar_verdict(g, a) for g, a in zip(gold.items, answer.items, strict=True)]
+        if all(verdicts):
+            return True
+        if False in verdicts and None not in verdicts and gold.opening == "(" and gold.closing == ")":
+            return False
+        return None
+    return None
+
+
+def _scalar_verdict(gold: Scalar, answer: Scalar) -> bool | None:
+    pairs = [(g, a) for g in gold.readings() for a in answer.readings()]
+    if any(g == a for g, a in pairs):
+        return True
+    if any(abs(g - a) <= Fraction(1, 10**5) * max(1, abs(g), abs(a)) for g, a in pairs):
+        return None
+    return False
