@@ -255,7 +255,7 @@ class _Candidate(NamedTuple):
     """A scored completion of one prompt: its position in the group, row and ranking score."""
 
     index: int
-    row: dict[str, Any]
+    row: Mapping[str, Any]
     score: float
 
 
@@ -409,7 +409,7 @@ def _candidates(rows: list[Mapping[str, Any]], by: str, dropped: Counter) -> lis
         if score is None:
             dropped["no_score"] += 1
         else:
-            candidates.append(_Candidate(index, dict(row), score))
+            candidates.append(_Candidate(index, row, score))
     return candidates
 
 
