@@ -23,6 +23,7 @@ BUILTIN_SOURCE = "rewardhub"
 # imports the families (or their heavy dependencies) directly.
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.builtin_commands",
+    "rewardhub.sandbox.backends",
     "rewardhub.rewards.exact_match",
     "rewardhub.rewards.format_regex",
     "rewardhub.rewards.heuristic",

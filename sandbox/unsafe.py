@@ -1,0 +1,106 @@
+"""The ``unsafe`` backend: a plain subprocess per program with rlimits and a deadline, NO isolation.
+
+The program can read the host's files, reach the network and see other processes. It exists for
+machines where no isolation is possible and must be chosen by name (``backend="unsafe"``);
+``auto`` never picks it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from .program import Program, SandboxResult
+
+COMPILERS = {"c": ("gcc", "main.c", ["-O2", "-std=gnu17"]), "cpp": ("g++", "main.cpp", ["-O2", "-std=gnu++17"])}
+
+
+class UnsafeBackend:
+    """Runs each program as a child process of this one, limited by rlimits only."""
+
+    name = "unsafe"
+
+    def __init__(self, *, workers: int | None = None):
+        self._executor = ThreadPoolExecutor(workers or os.cpu_count() or 1, thread_name_prefix="rewardhub-unsafe")
+
+    def run_many(self, programs: Sequence[Program]) -> list[SandboxResult]:
+        return list(self._executor.map(self.run, programs))
+
+    def run(self, program: Program) -> SandboxResult:
+        workdir = tempfile.mkdtemp(prefix="rewardhub-unsafe-")
+        try:
+            for name, content in program.files.items():
+                with open(os.path.join(workdir, name), "w") as f:
+                    f.write(content)
+            command = self._prepare(program, workdir)
+            if isinstance(command, SandboxResult):
+                return command
+            return self._execute(program, command, workdir)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _prepare(self, program: Program, workdir: str) -> list[str] | SandboxResult:
+        if program.language == "python":
+            with open(os.path.join(workdir, "main.py"), "w") as f:
+                f.write(program.code)
+            return [sys.executable, "-I", "main.py"]
+        compiler, source, flags = COMPILERS[program.language]
+        with open(os.path.join(workdir, source), "w") as f:
+            f.write(program.code)
+        try:
+            done = subprocess.run([compiler, *flags, "-o", "main", source, "-lm"], cwd=workdir, capture_output=True,
+                                  timeout=program.compile_timeout, env=_env(workdir))
+        except subprocess.TimeoutExpired:
+            return SandboxResult(exit_code=None, timed_out=True, reason="compile timeout")
+        if done.returncode != 0:
+            return SandboxResult(stderr=done.stderr.decode(errors="replace"), exit_code=1, reason="compile error")
+        return [os.path.join(workdir, "main")]
+
+    def _execute(self, program: Program, command: list[str], workdir: str) -> SandboxResult:
+        start = time.monotonic()
+        process = subprocess.Popen(command, cwd=workdir, env=_env(workdir), stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                   preexec_fn=lambda: _limit(program))
+        timed_out = False
+        try:
+            out, err = process.communicate(program.stdin.encode(), timeout=program.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(process.pid, signal.SIGKILL)
+            out, err = process.communicate()
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # whatever it left behind in its session
+        except ProcessLookupError:
+            pass
+        limit = program.output_limit
+        code = process.returncode
+        reason = f"timeout after {program.timeout:g} s" if timed_out else (f"exit code {code}" if code else "")
+        return SandboxResult(
+            stdout=out[:limit].decode(errors="replace"), stderr=err[:limit].decode(errors="replace"),
+            exit_code=None if timed_out else code, timed_out=timed_out, duration=time.monotonic() - start,
+            reason=reason, stdout_truncated=len(out) > limit, stderr_truncated=len(err) > limit,
+        )
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True)
+
+
+def _env(workdir: str) -> dict[str, str]:
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "LANG": "C.UTF-8", "TMPDIR": workdir}
+
+
+def _limit(program: Program) -> None:
+    for which, value in ((resource.RLIMIT_CPU, math.ceil(program.timeout) + 1),
+                         (resource.RLIMIT_AS, (program.memory_mb + 256) * 1024 * 1024),
+                         (resource.RLIMIT_FSIZE, program.disk_mb * 1024 * 1024),
+                         (resource.RLIMIT_CORE, 0)):
+        resource.setrlimit(which, (value, value))
