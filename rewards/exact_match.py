@@ -60,9 +60,9 @@ class ExactMatch(Reward):
             return Score(0.0, f"no answer found (tried {', '.join(self.extractors)})", False)
         got = self.normalize(found.answer)
         if got in references:
-            return Score(1.0, f"correct: {_short(found.answer)!r} (from {found.how})", True)
-        expected = " or ".join(repr(_short(r)) for r in references.values())
-        return Score(0.0, f"expected {expected}, got {_short(found.answer)!r} (from {found.how})", False)
+            return Score(1.0, f"correct: {_quote(found.answer)} (from {found.how})", True)
+        expected = " or ".join(_quote(r) for r in references.values())
+        return Score(0.0, f"expected {expected}, got {_quote(found.answer)} (from {found.how})", False)
 
     def _references(self, value: Any) -> dict[str, str]:
         """Normalised reference answer(s) -> their display form; a list column accepts any of its items.
@@ -85,8 +85,10 @@ class ExactMatch(Reward):
         return references
 
 
-def _short(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def _quote(text: str, limit: int = 80) -> str:
+    """``text`` quoted on one line for a reason (LaTeX backslashes kept as written), cut at ``limit``."""
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    return "'" + text.replace("\n", "\\n") + "'"
 
 
 @hookimpl

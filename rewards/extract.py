@@ -24,7 +24,7 @@ MAX_ANSWER_CHARS = 1000
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
 _BRACE = re.compile(r"[{}]")
 _TOKEN = re.compile(r"[^\s$}]*")
-_ANSWER_IS = re.compile(r"answer\s{0,5}(?:is\b|:)", re.IGNORECASE)
+_ANSWER_IS = re.compile(r"answer\s{0,5}(?:is\b:?|:)", re.IGNORECASE)
 _NUMBER_TOKEN = re.compile(r"[+-]?\d[\d,]*(?:\.\d+)?")
 _SENTENCE_END = re.compile(r"\.(?:\s|$)")
 

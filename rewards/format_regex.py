@@ -24,11 +24,12 @@ FLAGS = {"ASCII": re.ASCII, "DOTALL": re.DOTALL, "IGNORECASE": re.IGNORECASE, "M
          "X": re.VERBOSE}
 DEFAULT_PRESET = "think_answer"
 MAX_CHARS = 100_000
+_NON_BLANK = re.compile(r"\S")
 
 
 def _block(tag: str, pad: str = "") -> str:
-    """``<tag>body</tag>`` whose body cannot contain ``</tag>``: one way to match, so linear time."""
-    return rf"<{tag}>{pad}(?:(?!{pad}</{tag}>).)*{pad}</{tag}>"
+    """``<tag>body</tag>`` with a non-blank body that cannot contain ``</tag>``: one way to match, linear time."""
+    return rf"<{tag}>{pad}(?!\s*+</{tag}>)(?:(?!{pad}</{tag}>).)*{pad}</{tag}>"
 
 
 @dataclass(frozen=True)
@@ -115,10 +116,11 @@ class FormatRegex(Reward):
 
 
 class TagCount(Reward):
-    """Partial format credit: per tag, 1/2 share for ``<tag>`` exactly once, 1/2 for ``</tag>`` once after it."""
+    """Partial format credit per tag: half for ``<tag>`` exactly once, half for ``</tag>`` exactly once after
+    it with non-blank content between (an empty ``<think></think>`` earns only the first half)."""
 
     name = "tag_count"
-    description = "partial format credit per tag: <tag> exactly once, </tag> exactly once after it"
+    description = "partial format credit per tag: <tag> exactly once, then </tag> exactly once after non-blank content"
 
     def __init__(self, *, tags: list[str] | None = None, on_error: str = "none"):
         super().__init__(on_error=on_error)
@@ -140,10 +142,12 @@ class TagCount(Reward):
                 credit += 1
             else:
                 problems.append(f"{opening} {_times(opened)}")
-            if closed == 1 and text.find(closing) > text.find(opening) >= 0:
+            start, end = text.find(opening), text.find(closing)
+            if closed == 1 and end > start >= 0 and _NON_BLANK.search(text, start + len(opening), end):
                 credit += 1
             elif closed == 1:
-                problems.append(f"{closing} not after {opening}")
+                problems.append(f"no content between {opening} and {closing}" if end > start >= 0
+                                else f"{closing} not after {opening}")
             else:
                 problems.append(f"{closing} {_times(closed)}")
         reason = "all tags once, in order" if not problems else "; ".join(problems)

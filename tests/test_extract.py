@@ -1,0 +1,220 @@
+"""Answer extraction and normalisation (rewards/extract.py): values, edge cases, and linear time on huge input."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rewardhub import ConfigError
+from rewardhub.rewards.extract import (
+    DEFAULT_EXTRACTORS,
+    EXTRACTORS,
+    Extraction,
+    Normalizer,
+    answer_is,
+    answer_tag,
+    canonical_number,
+    check_extractors,
+    extract_answer,
+    gsm8k,
+    last_boxed,
+    last_number,
+    strip_latex,
+)
+
+MB = 1_000_000
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"so \boxed{42}", "42"),
+        (r"\boxed{\frac{1}{2}}", r"\frac{1}{2}"),
+        (r"\boxed{1} then \boxed{2}", "2"),  # the last box wins
+        (r"\boxed{a} and a truncated \boxed{b", "a"),  # an unclosed last box falls back
+        (r"\boxed{ 7 }", "7"),
+        (r"\boxed {7}", "7"),
+        (r"$\boxed 5$", "5"),
+        (r"\fbox{x}", "x"),
+        (r"\fbox{x} \boxed{y}", "y"),
+        (r"\boxed{\{1, 2\}}", r"\{1, 2\}"),
+        (r"\boxed{}", None),
+        (r"\boxed{", None),
+        (r"\boxed", None),
+        ("no box at all", None),
+        ("", None),
+    ],
+)
+def test_last_boxed(text, expected):
+    assert last_boxed(text) == expected
+
+
+def test_last_boxed_rejects_overlong_answer_without_falling_back():
+    hedge = r"\boxed{7} " + "\\boxed{" + "1, " * 600 + "}"
+    assert last_boxed(hedge) is None
+    assert last_boxed(hedge, max_chars=10_000) is not None
+
+
+@pytest.mark.parametrize(
+    ("func", "text", "expected"),
+    [
+        (answer_tag, "<answer> 7 </answer>", "7"),
+        (answer_tag, "<answer>1</answer> <answer>2</answer>", "2"),
+        (answer_tag, "<answer></answer>", None),
+        (answer_tag, "</answer> <answer>", None),
+        (answer_tag, "<answer>open", None),
+        (gsm8k, "reasoning\n#### 1,000\nmore text", "1,000"),
+        (gsm8k, "#### 3\n#### 4", "4"),
+        (gsm8k, "####", None),
+        (gsm8k, "## 5", None),
+        (answer_is, "So the answer is 3.5. Done", "3.5"),
+        (answer_is, "The final answer is: **B**", "B"),
+        (answer_is, "Answer: 12", "12"),
+        (answer_is, "the answer is 1.\nThe answer is 2.", "2"),
+        (answer_is, "the answer is", None),
+        (answer_is, "my answers are long", None),
+        (last_number, "x = 3, then 4,500.25 units.", "4,500.25"),
+        (last_number, "minus -7", "-7"),
+        (last_number, "none", None),
+    ],
+)
+def test_extractors(func, text, expected):
+    assert func(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "extractors", "expected"),
+    [
+        (r"<answer>5</answer> \boxed{6}", DEFAULT_EXTRACTORS, Extraction("6", "boxed")),
+        (r"<answer>5</answer> \boxed{6}", ["answer_tag", "boxed"], Extraction("5", "answer_tag")),
+        ("#### 8", DEFAULT_EXTRACTORS, Extraction("8", "gsm8k")),
+        ("The answer is 9.", DEFAULT_EXTRACTORS, Extraction("9", "answer_is")),
+        ("it is 10 or 11", DEFAULT_EXTRACTORS, None),
+        ("it is 10 or 11", ["boxed", "last_number"], Extraction("11", "last_number")),
+        ("  Paris ", ["whole"], Extraction("Paris", "whole")),
+        (None, DEFAULT_EXTRACTORS, None),
+        (123, DEFAULT_EXTRACTORS, None),
+    ],
+)
+def test_extract_answer_order_and_fallbacks(text, extractors, expected):
+    assert extract_answer(text, extractors) == expected
+
+
+def test_check_extractors():
+    assert check_extractors(None) == DEFAULT_EXTRACTORS
+    assert check_extractors(["gsm8k", "boxed"]) == ("gsm8k", "boxed")
+    with pytest.raises(ConfigError, match="unknown extractor 'boxd'.*boxed"):
+        check_extractors(["boxd"])
+    for bad in ("boxed", [], 3):
+        with pytest.raises(ConfigError, match="extractors must be"):
+            check_extractors(bad)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1,000", "1000"),
+        ("1000.0", "1000"),
+        ("1e3", "1000"),
+        ("1E+3", "1000"),
+        ("$1,000", "1000"),
+        ("50%", "50"),
+        ("0.50", "0.5"),
+        (".5", "0.5"),
+        ("-0", "0"),
+        ("-3.10", "-3.1"),
+        ("12345678901234567890123456789012", "12345678901234567890123456789012"),
+        ("12345678901234567890123456789013", "12345678901234567890123456789013"),
+        ("1,00", None),
+        ("1e999999", None),  # would expand to a million digits
+        ("e3", None),
+        ("12 apples", None),
+        ("", None),
+    ],
+)
+def test_canonical_number(text, expected):
+    assert canonical_number(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"$\frac{1}{2}$", r"\frac{1}{2}"),
+        (r"\(x+1\)", "x+1"),
+        (r"\text{(A)}", "(A)"),
+        (r"10\,\text{cm}", "10cm"),
+        (r"90^\circ", "90"),
+        (r"\left( 1, 2 \right)", "( 1, 2 )"),
+        (r"50\%", "50%"),
+        (r"\dfrac{3}{4}", r"\frac{3}{4}"),
+    ],
+)
+def test_strip_latex(text, expected):
+    assert strip_latex(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("options", "a", "b", "equal"),
+    [
+        ({}, "New  York!", "new york", True),
+        ({}, r"\text{(B)}", "B", True),
+        ({}, "$1,000", "1000.0", True),
+        ({}, "1e3", "1000", True),
+        ({}, "41", "42", False),
+        ({}, "3.5", "35", False),  # the decimal point is not dropped as punctuation
+        ({"case_sensitive": True}, "Paris", "paris", False),
+        ({"punctuation": False}, "U.S.", "US", False),
+        ({"numbers": False}, "1,000", "1000", False),
+        ({"whitespace": False}, "a  b", "a b", False),
+        ({"latex": False}, r"\text{B}", "B", False),
+        ({}, "ｆｕｌｌ", "full", True),  # NFKC folds full-width letters
+    ],
+)
+def test_normalizer(options, a, b, equal):
+    normalize = Normalizer(**options)
+    assert (normalize(a) == normalize(b)) is equal
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{" * MB,
+        "}" * MB,
+        "\\boxed{" * (MB // 7),
+        "\\boxed" * (MB // 6),
+        "\\boxed{" + "{" * MB,
+        "a" * MB + r"\boxed{1}",
+        "answer is " * (MB // 10),
+        "1 " * (MB // 2),
+        "#" * MB,
+        "<answer>" * (MB // 8),
+        "</answer>" * (MB // 9),
+    ],
+    ids=["open", "close", "open_boxes", "bare_boxes", "deep_unclosed", "long_prefix", "answer_is", "numbers",
+         "hashes", "answer_tags", "closing_tags"],
+)
+def test_one_megabyte_inputs_finish(text):
+    for name in EXTRACTORS:
+        extract_answer(text, [name])  # must return (quickly): no quadratic scans
+
+
+def test_deeply_nested_box_is_matched_exactly():
+    depth = 200_000
+    inner = "{" * depth + "x" + "}" * depth
+    assert last_boxed("\\boxed{" + inner + "} tail", max_chars=len(inner)) == inner
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("\\boxed{}fb <>/answer#1,.$ \n")), max_size=300))
+def test_extraction_never_raises(text):
+    for name in EXTRACTORS:
+        found = extract_answer(text, [name])
+        assert found is None or (found.answer and found.answer in text and found.how == name)
+    Normalizer()(text)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=1, max_value=50_000), st.integers(min_value=0, max_value=3))
+def test_nested_braces_balance(depth, unclosed):
+    """Nested boxes of any depth: balanced ones are found whole, unbalanced ones are never matched."""
+    inner = "{" * depth + "7" + "}" * depth
+    assert last_boxed(r"\boxed{" + inner + "}", max_chars=len(inner)) == inner
+    assert last_boxed(r"\boxed{" + "{" * (depth + unclosed) + "7" + "}" * depth, max_chars=10 * depth) is None
