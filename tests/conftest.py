@@ -1,5 +1,6 @@
-"""Shared test setup: one torch/BLAS thread (2-core machines), and a registry snapshot per test."""
+"""Shared test setup: one torch/BLAS thread (2-core machines), and registry snapshots for tests."""
 
+import contextlib
 import os
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -9,23 +10,42 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 import pytest  # noqa: E402
+
 import rewardhub  # noqa: E402
 
 
-@pytest.fixture
-def core_registry(clean_registry):
-    """The registry with the core tests' own rewards (tests/core_rewards.py) added."""
-    import core_rewards
+@contextlib.contextmanager
+def restored_registry(with_core_rewards: bool):
+    """The filled registry, optionally with tests/core_rewards.py added; restored on exit."""
+    rewardhub.registry.names()  # fill from plugins first
+    saved = dict(rewardhub.registry._specs)
+    if with_core_rewards:
+        import core_rewards
 
-    core_rewards.register_all(clean_registry)
-    return clean_registry
+        core_rewards.register_all(rewardhub.registry)
+    try:
+        yield rewardhub.registry
+    finally:
+        rewardhub.registry._specs.clear()
+        rewardhub.registry._specs.update(saved)
 
 
 @pytest.fixture
 def clean_registry():
     """Let a test register its own rewards; the registry is restored afterwards."""
-    rewardhub.registry.names()  # fill from plugins first
-    saved = dict(rewardhub.registry._specs)
-    yield rewardhub.registry
-    rewardhub.registry._specs.clear()
-    rewardhub.registry._specs.update(saved)
+    with restored_registry(with_core_rewards=False) as registry:
+        yield registry
+
+
+@pytest.fixture
+def core_registry():
+    """The registry with the core tests' own rewards (tests/core_rewards.py) added."""
+    with restored_registry(with_core_rewards=True) as registry:
+        yield registry
+
+
+@pytest.fixture(scope="module")
+def core_registry_module():
+    """Module-scoped ``core_registry`` for hypothesis tests (function fixtures are not reset per example)."""
+    with restored_registry(with_core_rewards=True) as registry:
+        yield registry
