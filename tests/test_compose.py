@@ -5,6 +5,7 @@ import math
 import pickle
 
 import pytest
+
 import rewardhub
 from rewardhub import ConfigError, UnknownRewardError
 

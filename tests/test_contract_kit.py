@@ -4,6 +4,7 @@ import random
 import re
 
 import pytest
+
 import rewardhub
 from rewardhub.testing import ContractViolation, check_contract
 

@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 import rewardhub
 from rewardhub import DuplicateRewardError
 

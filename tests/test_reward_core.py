@@ -4,6 +4,7 @@ import asyncio
 import pickle
 
 import pytest
+
 import rewardhub
 from rewardhub import RewardContractError, RewardInputError
 
