@@ -212,3 +212,14 @@ def test_pytest_collects_case_files(env, tmp_path):
     assert "1 failed, 3 passed" in result.stdout, result.stdout
     assert "case 'found' failed" in result.stdout
     assert "expected 0.5, got 1.0" in result.stdout
+
+
+def test_score_with_report(env, config, tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", [
+        {"prompt": f"q{i // 2}", "completion": "42" if i % 2 else "no", "solution": "42"} for i in range(8)
+    ])
+    report = tmp_path / "report.html"
+    result = rh(env, "score", "-c", str(config), str(data), "-o", str(tmp_path / "out.jsonl"), "--report", str(report))
+    assert result.returncode == 0, result.stderr
+    html = report.read_text()
+    assert "t_contains" in html and "t_flaky" in html and "<img" in html
