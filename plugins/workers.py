@@ -155,7 +155,10 @@ class WorkerPool:
     def _spawn(self, modules: set[str]) -> _Worker:
         parent, child = self.context.Pipe(duplex=True)
         process = self.context.Process(
-            target=_serve, args=(child, sorted(modules)), name="rewardhub-worker", daemon=True
+            target=_serve,
+            args=(child, sorted(modules), self.context.get_start_method() == "forkserver"),
+            name="rewardhub-worker",
+            daemon=True,
         )
         try:
             process.start()
@@ -348,11 +351,11 @@ def _on_deadline(signum: int, frame: object) -> None:
     raise _Deadline
 
 
-def _serve(conn: Connection, modules: list[str]) -> None:
+def _serve(conn: Connection, modules: list[str], from_forkserver: bool) -> None:
     """Worker main loop: import, say ready, then run chunks and answer item by item."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the trainer; the pool stops us
     signal.signal(signal.SIGALRM, _on_deadline)
-    _die_with_parent()
+    _die_with_parent(from_forkserver)
     if not _import(conn, modules):
         return
     conn.send(("ready",))
@@ -395,16 +398,26 @@ def _call(func: Callable[[Any], Any], item: Any, timeout: float) -> tuple[str, A
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this worker when its parent dies, so no worker outlives a killed trainer."""
+def _die_with_parent(from_forkserver: bool) -> None:
+    """Ask Linux to SIGKILL this worker when its parent dies, so no worker outlives a killed trainer.
+
+    Under ``forkserver`` the parent is the fork server, which exits once no client holds its "alive"
+    pipe; a worker inherits a copy of that pipe, so it closes it (workers never start processes).
+    """
     if not sys.platform.startswith("linux"):
         return
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
-        pass
+        return
+    from multiprocessing import forkserver
+
+    alive_fd = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_alive_fd", None)
+    if from_forkserver and alive_fd is not None:
+        os.close(alive_fd)
+        forkserver._forkserver._forkserver_alive_fd = None
 
 
 _shared: dict[int | None, WorkerPool] = {}

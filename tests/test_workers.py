@@ -1,0 +1,247 @@
+"""The deadline worker pool: real worker processes, real kills, real start-up failures, no orphans."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from rewardhub import WorkerStartupError
+from rewardhub.workers import Outcome, WorkerPool, shared_pool, usable_cores
+
+# ----- work functions (module level: the workers import them by name) ----------------------------------
+
+
+def square(x: int) -> int:
+    return x * x
+
+
+def fail_on_three(x: int) -> int:
+    if x == 3:
+        raise ValueError("three is not allowed")
+    return x
+
+
+def spin(x: int) -> int:
+    """Pure-Python loop: interrupted by the worker's own timer, the worker survives."""
+    if x < 0:
+        while True:
+            pass
+    return x
+
+
+def stuck(x: int) -> int:
+    """Ignores the timer (as a GIL-holding C call would): only a SIGKILL stops it."""
+    if x < 0:
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGALRM])
+        while True:
+            pass
+    return x
+
+
+def crash(x: int) -> int:
+    if x < 0:
+        os._exit(3)
+    return x
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (zombies count as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+
+
+def wait_gone(pids: list[int], seconds: float = 15.0) -> list[int]:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and any(alive(p) for p in pids):
+        time.sleep(0.05)
+    return [p for p in pids if alive(p)]
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with WorkerPool(2) as p:
+        p.start()
+        yield p
+
+
+# ----- results -----------------------------------------------------------------------------------------
+def test_map_returns_values_in_order_across_chunks(pool):
+    assert pool.map(square, range(50), timeout=5, chunksize=3) == [Outcome("ok", i * i) for i in range(50)]
+    assert pool.map(square, [], timeout=5) == []
+
+
+def test_exception_is_an_error_outcome_and_others_still_run(pool):
+    outcomes = pool.map(fail_on_three, [1, 2, 3, 4], timeout=5, chunksize=4)
+    assert [o.status for o in outcomes] == ["ok", "ok", "error", "ok"]
+    assert outcomes[2].value == "ValueError: three is not allowed"
+    assert outcomes[3].value == 4
+
+
+def test_python_loop_times_out_in_place_and_worker_survives(pool):
+    before = set(pool.pids)
+    outcomes = pool.map(spin, [1, -1, 2], timeout=0.5, chunksize=3)
+    assert outcomes == [Outcome("ok", 1), Outcome("timeout", "timeout after 0.5 s"), Outcome("ok", 2)]
+    assert set(pool.pids) == before
+
+
+def test_worker_ignoring_its_timer_is_killed_replaced_and_the_chunk_finishes(pool):
+    before = set(pool.pids)
+    outcomes = pool.map(stuck, [1, -1, 2, 3], timeout=0.5, chunksize=4)
+    assert outcomes == [Outcome("ok", 1), Outcome("timeout", "timeout after 0.5 s"), Outcome("ok", 2), Outcome("ok", 3)]
+    killed = before - set(pool.pids)
+    assert len(killed) == 1 and wait_gone(list(killed)) == []
+    assert len(pool.pids) == 2
+
+
+def test_crashing_worker_gives_an_error_outcome(pool):
+    outcomes = pool.map(crash, [5, -1, 6], timeout=5, chunksize=3)
+    assert outcomes[0] == Outcome("ok", 5) and outcomes[2] == Outcome("ok", 6)
+    assert outcomes[1].status == "error" and "exit code 3" in outcomes[1].value
+
+
+def test_caller_thread_and_main_thread_stay_responsive(pool):
+    """A stuck item in a worker thread's call: the main thread keeps running, the call ends near the deadline."""
+    result: dict[str, object] = {}
+
+    def call() -> None:
+        start = time.monotonic()
+        result["outcomes"] = pool.map(stuck, [-1], timeout=1.0)
+        result["seconds"] = time.monotonic() - start
+
+    thread = threading.Thread(target=call)
+    heartbeat = 0
+    thread.start()
+    while thread.is_alive():
+        heartbeat += 1
+        time.sleep(0.01)
+    assert result["outcomes"] == [Outcome("timeout", "timeout after 1 s")]
+    assert result["seconds"] < 2.0  # the issue's contract: back within twice the deadline
+    assert heartbeat > 20
+
+
+def test_functions_must_be_importable_by_name(pool):
+    with pytest.raises(TypeError, match="module-level"):
+        pool.map(lambda x: x, [1], timeout=1)
+
+    def local(x):
+        return x
+
+    with pytest.raises(TypeError, match="module-level"):
+        pool.map(local, [1], timeout=1)
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="context"):
+        WorkerPool(1, context="fork")
+    with pytest.raises(ValueError, match="at least one"):
+        WorkerPool(0)
+    with pytest.raises(ValueError, match="timeout"):
+        WorkerPool(1).map(square, [1], timeout=0)
+
+
+def test_default_size_is_usable_cores_and_shared_pool_is_shared():
+    assert WorkerPool().size == usable_cores() == len(os.sched_getaffinity(0))
+    assert shared_pool(1) is shared_pool(1)
+
+
+def test_module_that_cannot_be_imported_raises_startup_error_after_retries():
+    with WorkerPool(1, start_retries=1) as p:
+        with pytest.raises(WorkerStartupError, match="no_such_module_for_rewardhub") as info:
+            p.map(square, [1], timeout=5, requires=["no_such_module_for_rewardhub"])
+        assert "2 attempts" in str(info.value)
+        assert p.pids == []
+
+
+def test_close_stops_workers_and_the_pool_restarts_lazily():
+    p = WorkerPool(1)
+    assert p.map(square, [3], timeout=5) == [Outcome("ok", 9)]
+    pids = p.pids
+    p.close()
+    assert p.pids == [] and wait_gone(pids) == []
+    assert p.map(square, [4], timeout=5) == [Outcome("ok", 16)]
+    p.close()
+
+
+# ----- whole programs: start-up failures and orphans --------------------------------------------------------
+def run_script(tmp_path, body: str, timeout: float = 90) -> subprocess.CompletedProcess:
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(body))
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(__file__)}
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def test_script_without_main_guard_gets_a_clear_startup_error(tmp_path):
+    done = run_script(
+        tmp_path,
+        """
+        from rewardhub.workers import WorkerPool
+        import test_workers
+        WorkerPool(1, context="spawn", start_retries=1).map(test_workers.square, [2], timeout=5)
+        print("finished")
+        """,
+    )
+    assert done.returncode != 0
+    assert "WorkerStartupError" in done.stderr
+    assert 'if __name__ == "__main__":' in done.stderr
+    assert "finished" not in done.stdout
+
+
+def test_workers_stop_when_the_program_exits(tmp_path):
+    done = run_script(
+        tmp_path,
+        """
+        from rewardhub.workers import shared_pool
+        import test_workers
+        if __name__ == "__main__":
+            pool = shared_pool(2)
+            assert pool.map(test_workers.square, range(10), timeout=5)[-1].value == 81
+            print(*pool.pids)
+        """,
+    )
+    assert done.returncode == 0, done.stderr
+    pids = [int(p) for p in done.stdout.split()]
+    assert len(pids) == 2
+    assert wait_gone(pids) == []
+
+
+def test_busy_workers_die_with_a_killed_program(tmp_path):
+    """SIGKILL of the trainer (no atexit runs) while a worker is stuck: the worker must not survive."""
+    script = tmp_path / "victim.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys, threading
+            from rewardhub.workers import WorkerPool
+            import test_workers
+            if __name__ == "__main__":
+                pool = WorkerPool(1)
+                pool.start()
+                print(*pool.pids, flush=True)
+                pool.map(test_workers.stuck, [-1], timeout=600)
+            """
+        )
+    )
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(__file__)}
+    victim = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        pids = [int(p) for p in victim.stdout.readline().split()]
+        assert len(pids) == 1
+        time.sleep(0.5)  # let the worker enter its endless item
+        assert alive(pids[0])
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(10)
+        assert wait_gone(pids) == []
+    finally:
+        if victim.poll() is None:
+            victim.kill()
+        victim.stdout.close()
