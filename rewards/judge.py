@@ -184,6 +184,18 @@ class JudgeReward(AsyncReward):
             return Score(None, f"unparsable judge answer ({exc}): {said!r}")
         return Score(parsed.value, f"judge ({parsed.how}): {said}", parsed.verdict)
 
+    async def aclose(self) -> None:
+        """Release the HTTP client of the running event loop and the cache connection."""
+        await self.client.aclose()
+        if self.cache is not None:
+            self.cache.close()
+
+    def close(self) -> None:
+        """Release HTTP clients and the cache connection (from synchronous code; the reward stays usable)."""
+        self.client.close()
+        if self.cache is not None:
+            self.cache.close()
+
     def __repr__(self) -> str:
         endpoint = self.client.endpoint
         return f"<JudgeReward {self.__name__!r} model={endpoint.model!r} base_url={endpoint.base_url!r}>"

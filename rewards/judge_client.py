@@ -229,7 +229,9 @@ class JudgeClient:
         return _Attempt(self._reason("invalid response", exc), retryable=False)
 
     def _reason(self, what: str, exc: Exception) -> str:
-        detail = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        body = getattr(exc, "body", None)  # an API error's own message reads better than the SDK's wrapper
+        detail = body.get("message") if isinstance(body, dict) else None
+        detail = detail if isinstance(detail, str) and detail else str(exc) or type(exc).__name__
         return self.endpoint.redact(f"{what}: {shorten(detail)}")
 
     async def aclose(self) -> None:
@@ -237,6 +239,15 @@ class JudgeClient:
         state = self._per_loop.pop(asyncio.get_running_loop(), None)
         if state is not None:
             await state[0].close()
+
+    def close(self) -> None:
+        """Close the HTTP clients of every loop still alive (from synchronous code, outside those loops)."""
+        for loop, (client, _) in list(self._per_loop.items()):
+            if loop.is_running():
+                asyncio.run_coroutine_threadsafe(client.close(), loop).result(10)
+            elif not loop.is_closed():
+                loop.run_until_complete(client.close())
+        self._per_loop.clear()
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
