@@ -1,0 +1,306 @@
+"""``code``: run the completion's program in the sandbox against the row's tests; score = cases passed.
+
+The program is the last fenced block of the requested language (else the last unlabelled block,
+else the whole text). Tests (column ``tests``) come in two forms:
+
+- Python test code run after the solution in one program (HumanEval / MBPP): a string, with
+  ``check(<entry_point>)`` appended when it defines ``check`` and the row has an ``entry_point``;
+  or a list of assert strings, each one case.
+- stdin/stdout cases (APPS / CodeContests): ``[{"input": ..., "output": ...}]``,
+  ``{"inputs": [...], "outputs": [...]}`` or the same as a JSON string; each case is its own run
+  with its own timeout, and the output must match line for line (whitespace-tolerant, optional
+  float tolerance) -- truncated or extra output fails.
+
+A program that exits non-zero, exits early, or raises before the tests run passes nothing. When
+the sandbox cannot run, the sample abstains (``None``), it is never scored 0.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rewardhub import Batch, ConfigError, Reward, Score
+from rewardhub.hookspecs import hookimpl
+
+FENCE_LANGUAGES = {
+    "python": ("python", "py", "python3"),
+    "c": ("c",),
+    "cpp": ("cpp", "c++", "cc", "cxx"),
+}
+MODES = ("fraction", "all")
+_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.S | re.M)
+_CHECK_CALL = re.compile(r"^check\s*\(", re.M)
+_HARNESS = '''\
+import sys, traceback
+NONCE = {nonce!r}
+namespace = {{"__name__": "__main__", "__builtins__": __builtins__}}
+try:
+    with open("solution.py") as f:
+        solution = compile(f.read(), "solution.py", "exec")
+except (SyntaxError, ValueError) as exc:
+    print(NONCE, "syntax", type(exc).__name__, flush=True)
+    raise SystemExit(3)
+exec(solution, namespace)
+print(NONCE, "ready", flush=True)
+for i in range({cases}):
+    try:
+        with open(f"test_{{i}}.py") as f:
+            exec(compile(f.read(), f"test_{{i}}.py", "exec"), namespace)
+    except Exception as exc:
+        traceback.print_exc()
+        print(NONCE, "fail", i, type(exc).__name__, flush=True)
+    else:
+        print(NONCE, "pass", i, flush=True)
+print(NONCE, "done", flush=True)
+'''
+
+
+@dataclass(frozen=True)
+class Cases:
+    """A row's tests: Python test scripts (``scripts``) or stdin/stdout pairs (``io``)."""
+
+    scripts: list[str] | None = None
+    io: list[tuple[str, str]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.scripts if self.scripts is not None else self.io or [])
+
+
+class TestsFormatError(ValueError):
+    """A row's tests column is in no form the code reward understands."""
+
+
+def extract_program(text: str, language: str) -> str:
+    """The last fenced block labelled ``language``, else the last unlabelled block, else the text."""
+    labelled, unlabelled = None, None
+    for match in _FENCE.finditer(text):
+        tag = match.group(1).lower()
+        if tag in FENCE_LANGUAGES[language]:
+            labelled = match.group(2)
+        elif not tag:
+            unlabelled = match.group(2)
+    found = labelled if labelled is not None else unlabelled
+    return (found if found is not None else text).strip("\n")
+
+
+def parse_tests(value: Any, entry_point: Any = None) -> Cases:
+    """Normalise a tests column value; raises ``TestsFormatError`` saying what was wrong."""
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped[:1] in ("{", "["):
+            try:
+                return parse_tests(json.loads(stripped), entry_point)
+            except json.JSONDecodeError:
+                pass
+        if not stripped:
+            raise TestsFormatError("the tests column is empty")
+        if "def check" in value and entry_point and not _CHECK_CALL.search(value):
+            value = f"{value}\n\ncheck({entry_point})\n"
+        return Cases(scripts=[value])
+    if isinstance(value, dict):
+        if "fn_name" in value:
+            raise TestsFormatError("call-based tests (fn_name) are not supported; give stdin/stdout cases")
+        inputs, outputs = value.get("inputs", value.get("input")), value.get("outputs", value.get("output"))
+        if not isinstance(inputs, list) or not isinstance(outputs, list) or len(inputs) != len(outputs):
+            raise TestsFormatError("a tests dict needs equally long 'inputs' and 'outputs' lists")
+        return _io_cases(list(zip(inputs, outputs, strict=True)))
+    if isinstance(value, Sequence) and value:
+        if all(isinstance(item, str) for item in value):
+            return Cases(scripts=list(value))
+        if all(isinstance(item, dict) and "input" in item and "output" in item for item in value):
+            return _io_cases([(item["input"], item["output"]) for item in value])
+    raise TestsFormatError(
+        "tests must be Python test code, a list of asserts, or stdin/stdout cases "
+        f"([{{'input': ..., 'output': ...}}] or {{'inputs': [...], 'outputs': [...]}}); got {type(value).__name__}"
+    )
+
+
+def _io_cases(pairs: list[tuple[Any, Any]]) -> Cases:
+    if not pairs:
+        raise TestsFormatError("no test cases")
+    return Cases(io=[(_text(i), _text(o)) for i, o in pairs])
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, list):
+        return "\n".join(map(str, value)) + "\n"
+    return str(value)
+
+
+def outputs_match(got: str, expected: str, float_tolerance: float | None = None) -> bool:
+    """Line-for-line equality of whitespace-separated tokens; blank lines at either end are ignored.
+
+    Truncated or extra lines fail. With ``float_tolerance``, numeric tokens may differ by that much
+    (absolute or relative).
+    """
+    got_lines, expected_lines = _token_lines(got), _token_lines(expected)
+    if len(got_lines) != len(expected_lines):
+        return False
+    for got_tokens, expected_tokens in zip(got_lines, expected_lines, strict=True):
+        if len(got_tokens) != len(expected_tokens):
+            return False
+        for a, b in zip(got_tokens, expected_tokens, strict=True):
+            if a != b and not _close(a, b, float_tolerance):
+                return False
+    return True
+
+
+def _token_lines(text: str) -> list[list[str]]:
+    return [line.split() for line in text.strip().splitlines()]
+
+
+def _close(a: str, b: str, tolerance: float | None) -> bool:
+    if tolerance is None:
+        return False
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return False
+    return math.isfinite(x) and math.isfinite(y) and math.isclose(x, y, rel_tol=tolerance, abs_tol=tolerance)
+
+
+class CodeReward(Reward):
+    """Fraction (or all-or-nothing) of the row's tests the completion's program passes in the sandbox."""
+
+    name = "code"
+    description = "run the completion's code in the sandbox against the tests column (asserts or stdin/stdout cases)"
+
+    def __init__(
+        self,
+        *,
+        tests_column: str = "tests",
+        entry_point_column: str = "entry_point",
+        language: str = "python",
+        mode: str = "fraction",
+        timeout: float = 5.0,
+        memory_mb: int = 512,
+        float_tolerance: float | None = None,
+        backend: str = "auto",
+        on_error: str = "none",
+    ):
+        super().__init__(on_error=on_error)
+        if language not in FENCE_LANGUAGES:
+            raise ConfigError(f"code: language must be one of {', '.join(FENCE_LANGUAGES)}; got {language!r}")
+        if mode not in MODES:
+            raise ConfigError(f"code: mode must be one of {', '.join(MODES)}; got {mode!r}")
+        if not timeout > 0 or not memory_mb > 0:
+            raise ConfigError("code: timeout and memory_mb must be positive")
+        self.tests_column, self.entry_point_column = tests_column, entry_point_column
+        self.language, self.mode, self.timeout, self.memory_mb = language, mode, timeout, memory_mb
+        self.float_tolerance, self.backend = float_tolerance, backend
+
+    def score_batch(self, batch: Batch) -> list[Score]:
+        from rewardhub import sandbox
+
+        tests = batch.column(self.tests_column)
+        entry_points = batch.columns.get(self.entry_point_column, [None] * len(batch))
+        scores: list[Score | None] = [None] * len(batch)
+        plans: list[tuple[int, Cases, str, list[sandbox.Program]]] = []
+        for i, text in enumerate(batch.texts):
+            if text is None:
+                scores[i] = Score(None, batch.text_errors[i])
+                continue
+            try:
+                cases = parse_tests(tests[i], entry_points[i])
+            except TestsFormatError as exc:
+                scores[i] = Score(None, f"unusable tests: {exc}")
+                continue
+            code = extract_program(text, self.language)
+            if not code.strip():
+                scores[i] = Score(0.0, "no code block", False)
+            elif cases.scripts is not None and self.language != "python":
+                scores[i] = Score(None, "Python test code needs language='python'; give stdin/stdout cases")
+            else:
+                nonce = secrets.token_hex(12)
+                plans.append((i, cases, nonce, self._programs(code, cases, nonce)))
+        programs = [p for *_, batch_programs in plans for p in batch_programs]
+        try:
+            results = sandbox.run_many(programs, backend=self.backend) if programs else []
+        except sandbox.SandboxUnavailableError as exc:
+            return [s if s is not None else Score(None, f"sandbox unavailable: {exc}") for s in scores]
+        offset = 0
+        for i, cases, nonce, batch_programs in plans:
+            row_results = results[offset:offset + len(batch_programs)]
+            offset += len(batch_programs)
+            scores[i] = self._score(cases, nonce, row_results)
+        return scores  # type: ignore[return-value]
+
+    def _programs(self, code: str, cases: Cases, nonce: str) -> list[Any]:
+        from rewardhub.sandbox import Program
+
+        limits = {"timeout": self.timeout, "memory_mb": self.memory_mb, "language": self.language}
+        if cases.io is not None:
+            return [Program(code, stdin=stdin, **limits) for stdin, _ in cases.io]
+        files = {"solution.py": code, **{f"test_{i}.py": script for i, script in enumerate(cases.scripts or [])}}
+        harness = _HARNESS.format(nonce=nonce, cases=len(cases))
+        return [Program(harness, files=files, **limits)]
+
+    def _score(self, cases: Cases, nonce: str, results: list[Any]) -> Score:
+        broken = next((r for r in results if r.error is not None), None)
+        if broken is not None:
+            return Score(None, f"sandbox failed: {broken.error}")
+        if cases.io is not None:
+            verdicts = [self._io_verdict(r, expected) for r, (_, expected) in zip(results, cases.io, strict=True)]
+        else:
+            verdicts, early = _script_verdicts(results[0], nonce, len(cases))
+            if early:
+                return Score(0.0, early, False)
+        passed = sum(1 for v in verdicts if v is None)
+        total = len(verdicts)
+        value = passed / total if self.mode == "fraction" else float(passed == total)
+        reason = f"{passed}/{total} {'cases' if cases.io is not None else 'tests'} passed"
+        failure = next(((n, why) for n, why in enumerate(verdicts, 1) if why is not None), None)
+        if failure:
+            reason += f"; {failure[1]} on case {failure[0]}"
+        return Score(value, reason, passed == total)
+
+    def _io_verdict(self, result: Any, expected: str) -> str | None:
+        """``None`` when the case passed, else why it failed."""
+        if result.reason == "compile error":
+            return "compile error"
+        if result.timed_out or result.exit_code != 0 or result.stdout_truncated:
+            return result.reason or "output limit exceeded"
+        if not outputs_match(result.stdout, expected, self.float_tolerance):
+            return "wrong output"
+        return None
+
+
+def _script_verdicts(result: Any, nonce: str, cases: int) -> tuple[list[str | None], str]:
+    """Per-test verdicts from the harness markers, or a reason why the run passes nothing."""
+    events = [line.split()[1:] for line in result.stdout.splitlines() if line.startswith(nonce + " ")]
+    kinds = [e[0] for e in events if e]
+    if "syntax" in kinds:
+        return [], "syntax error"
+    if result.timed_out:
+        return [], result.reason
+    if "ready" not in kinds and result.exit_code == 0:
+        return [], "the solution exited before the tests ran"
+    if "ready" not in kinds:
+        return [], f"the solution failed before the tests ran ({_last_error(result)})"
+    if "done" not in kinds or result.exit_code != 0:
+        return [], f"the program exited before the tests finished ({result.reason or 'exit code 0'})"
+    verdicts: list[str | None] = ["not run"] * cases
+    for event in events:
+        if event[0] == "pass":
+            verdicts[int(event[1])] = None
+        elif event[0] == "fail":
+            verdicts[int(event[1])] = event[2] if len(event) > 2 else "failed"
+    return verdicts, ""
+
+
+def _last_error(result: Any) -> str:
+    if result.reason and result.reason.startswith(("timeout", "memory", "output")):
+        return result.reason
+    lines = [line for line in result.stderr.strip().splitlines() if line.strip()]
+    return lines[-1][:200] if lines else (result.reason or "no output")
+
+
+@hookimpl
+def register_rewards(register):
+    register(CodeReward)
