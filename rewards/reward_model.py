@@ -62,7 +62,8 @@ def check_model_folder(model: str) -> None:
         config = json.loads(config_file.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise RewardModelLoadError(f"cannot read {str(config_file)!r}: {exc}") from exc
-    labels = len(config["id2label"]) if isinstance(config.get("id2label"), dict) else config.get("num_labels", 1)
+    # transformers' default when config.json records no labels is two, as AutoConfig would report.
+    labels = len(config["id2label"]) if isinstance(config.get("id2label"), dict) else config.get("num_labels", 2)
     check_sequence_classifier(config.get("architectures"), config.get("auto_map"), labels, str(path))
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rewardhub import InputFileError
-from rewardhub.rewards.reward_model import load_tokenizer
+from rewardhub import ConfigError, InputFileError
+from rewardhub.rewards.reward_model import is_local_reference, load_tokenizer
 
 REQUIRED_COLUMNS = ("chosen", "rejected")
 
@@ -104,6 +104,7 @@ def train_reward_model(
     gradient_accumulation_steps: int = 1,
     max_length: int | None = 1024,
     lora: LoraOptions | None = None,
+    gradient_checkpointing: bool = False,
     seed: int = 0,
     logging_steps: int = 10,
     trainer_args: dict[str, Any] | None = None,
@@ -112,7 +113,8 @@ def train_reward_model(
 
     ``eval_fraction`` holds out that share of ``train_data`` when no ``eval_data`` is given.
     ``max_length``: RewardTrainer *drops* pairs longer than this. ``trainer_args`` are extra
-    ``RewardConfig`` fields (e.g. ``{"bf16": True, "gradient_checkpointing": True}``).
+    ``RewardConfig`` fields (e.g. ``{"bf16": True}``). Gradient checkpointing is off unless asked for
+    (TRL turns it on by default; it saves memory on large models and only slows small ones).
     Returns the output folder (model + tokenizer, loadable by ``reward_model``) and metrics.
     """
     from transformers import AutoModelForSequenceClassification
@@ -122,10 +124,12 @@ def train_reward_model(
     evaluation = load_preferences(eval_data, name="eval data") if eval_data is not None else None
     if evaluation is None and eval_fraction > 0:
         if not 0 < eval_fraction < 1:
-            raise ValueError(f"eval_fraction must be between 0 and 1; got {eval_fraction}")
+            raise ConfigError(f"eval_fraction must be between 0 and 1; got {eval_fraction}")
         split = train.train_test_split(test_size=eval_fraction, seed=seed)
         train, evaluation = split["train"], split["test"]
 
+    if is_local_reference(base_model) and not Path(base_model).expanduser().is_dir():
+        raise ConfigError(f"base model folder {base_model!r} does not exist (give a model folder or a hub id)")
     tok = load_tokenizer(tokenizer or base_model)
     model = AutoModelForSequenceClassification.from_pretrained(base_model, num_labels=1)
     model.config.pad_token_id = tok.pad_token_id
@@ -144,8 +148,8 @@ def train_reward_model(
         save_strategy="no",
         report_to="none",
         bf16=False,
-        gradient_checkpointing=False,
     )
+    settings[checkpointing_field(RewardConfig)] = gradient_checkpointing
     settings.update(trainer_args or {})
     trainer = RewardTrainer(
         model=model,
@@ -162,6 +166,12 @@ def train_reward_model(
         metrics.update(trainer.evaluate())
     save_merged(trainer.model, tok, output_dir)
     return TrainedRewardModel(output_dir, {k: float(v) for k, v in metrics.items() if isinstance(v, int | float)})
+
+
+def checkpointing_field(config_class: Any) -> str:
+    """transformers 5 renamed ``gradient_checkpointing`` to ``activation_checkpointing`` (old name deprecated)."""
+    fields = getattr(config_class, "__dataclass_fields__", {})
+    return "activation_checkpointing" if "activation_checkpointing" in fields else "gradient_checkpointing"
 
 
 def _lora_config(options: LoraOptions) -> Any:

@@ -9,10 +9,10 @@ Training code (torch, TRL) is imported only when the command runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
-from rewardhub import RewardhubError
 from rewardhub.hookspecs import hookimpl
 
 
@@ -49,11 +49,11 @@ def register_commands(subparsers):
 
 
 def run_train_rm(args: argparse.Namespace) -> int:
-    """Train, save, print metrics; data and model errors exit with status 2 and a one-line message."""
+    """Train, save, print metrics as JSON (rewardhub errors, e.g. bad data, exit with status 2 via the CLI)."""
     from .reward_model_training import LoraOptions, train_reward_model
 
     lora = LoraOptions(r=args.lora_r, alpha=args.lora_alpha, dropout=args.lora_dropout) if args.lora else None
-    try:
+    with contextlib.redirect_stdout(sys.stderr):  # the trainer prints its logs; stdout holds only the JSON
         result = train_reward_model(
             args.model,
             args.data,
@@ -70,11 +70,9 @@ def run_train_rm(args: argparse.Namespace) -> int:
             lora=lora,
             seed=args.seed,
             logging_steps=args.logging_steps,
-            trainer_args={"bf16": args.bf16, "gradient_checkpointing": args.gradient_checkpointing},
+            gradient_checkpointing=args.gradient_checkpointing,
+            trainer_args={"bf16": args.bf16},
         )
-    except (RewardhubError, ValueError) as exc:
-        print(f"rewardhub train-rm: error: {exc}", file=sys.stderr)
-        return 2
     print(json.dumps({"output": str(result.output_dir), "metrics": result.metrics}, indent=2))
     print(f"saved reward model to {result.output_dir}", file=sys.stderr)
     return 0
