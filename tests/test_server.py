@@ -13,9 +13,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from test_trainers_support import COMPOSED, GATE, ensure_registered, free_port, running_server
+
 import rewardhub
 from rewardhub.trainers.server import create_app
-from test_trainers_support import COMPOSED, GATE, ensure_registered, free_port, running_server
 
 TOKEN = "s3cret-token"
 

@@ -8,12 +8,13 @@ import pickle
 from pathlib import Path
 
 import pytest
+from test_trainers_support import COMPOSED, ensure_registered
+from tiny_models import make_causal_lm
+
 import rewardhub
 from rewardhub.trainers import by_name
 from rewardhub.trainers.errors import TrainerIntegrationError
 from rewardhub.trainers.grpo import CompositeReward, trainer_rewards
-from test_trainers_support import COMPOSED, ensure_registered
-from tiny_models import make_causal_lm
 
 pytestmark = pytest.mark.slow
 ALIASES = ("th_contains", "length", "th_sometimes")

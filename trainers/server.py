@@ -168,8 +168,9 @@ def serve(
     config: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info", **options: Any
 ) -> None:
     """Load ``config`` and serve it with uvicorn until interrupted (``options`` go to :func:`create_app`)."""
-    import rewardhub
     import uvicorn
+
+    import rewardhub
 
     app = create_app(rewardhub.load(config), **options)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
