@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .completions import NotText, completion_text, message_text
-from .report_stats import TOTAL, Analysis, PairDisagreements, ReasonGroup, RewardSummary, ScoredRow
+from .report_stats import TOTAL, Analysis, PairDisagreements, ReasonGroup, RewardSummary, ScoredRow, time_unit
 from .report_training import TrainingCurves
 
 MAX_COMPLETION_CHARS = 2000
@@ -84,8 +84,12 @@ def pct(fraction: float | None) -> str:
     return "—" if fraction is None else f"{100 * fraction:.1f}%"
 
 
-def millis(seconds: float | None) -> str:
-    return "—" if seconds is None else f"{1000 * seconds:.3g} ms"
+def duration(seconds: float | None) -> str:
+    """A time per completion in s, ms or µs."""
+    if seconds is None:
+        return "—"
+    scale, unit = time_unit(seconds)
+    return f"{scale * seconds:.3g} {unit}"
 
 
 def display_text(value: Any, limit: int) -> str:
@@ -177,7 +181,7 @@ def _overview(analysis: Analysis, charts: Charts) -> str:
         rows.append([
             label, fmt(summary.mean), fmt(summary.std), fmt(summary.minimum), fmt(summary.maximum),
             f"{pct(summary.none_fraction)} ({summary.none_count})", *failures,
-            millis(summary.seconds_per_completion), pct(spread.flat_fraction),
+            duration(summary.seconds_per_completion), pct(spread.flat_fraction),
         ])
     headers = ["reward", "mean", "std", "min", "max", "None", "errors", "timeouts", "time / completion",
                "flat groups"]
@@ -208,7 +212,7 @@ def _reward_card(summary: RewardSummary, chart: str | None) -> str:
         f"<p>mean <b>{fmt(summary.mean)}</b> · std {fmt(summary.std)} · range {fmt(summary.minimum)}"
         f" … {fmt(summary.maximum)} · None <b>{pct(summary.none_fraction)}</b> ({summary.none_count}) · "
         f"errors <b>{summary.errors}</b> · timeouts <b>{summary.timeouts}</b> · "
-        f"{millis(summary.seconds_per_completion)} per completion</p>"
+        f"{duration(summary.seconds_per_completion)} per completion</p>"
     )
     return (
         f'<div class="card" id="reward-{esc(summary.name)}"><h3>{esc(summary.name)}</h3>'

@@ -11,7 +11,7 @@ import io
 import math
 from typing import TYPE_CHECKING
 
-from .report_stats import Correlation, RewardSummary, Spread
+from .report_stats import Correlation, RewardSummary, Spread, time_unit
 from .report_training import TrainingCurves
 
 if TYPE_CHECKING:
@@ -51,9 +51,14 @@ def distribution_chart(summary: RewardSummary) -> str | None:
     axes = figure.add_subplot()
     distinct = sorted(set(summary.values))
     if len(distinct) <= _DISCRETE:
+        # bars at the values themselves (not evenly spaced categories), so distances stay truthful
         counts = [summary.values.count(v) for v in distinct]
-        axes.bar(range(len(distinct)), counts, color=PRIMARY, width=0.7)
-        axes.set_xticks(range(len(distinct)), [f"{v:g}" for v in distinct])
+        span = distinct[-1] - distinct[0]
+        gaps = [b - a for a, b in zip(distinct, distinct[1:], strict=False)]
+        width = max(0.8 * min(gaps), span / 50) if gaps else 0.8
+        axes.bar(distinct, counts, color=PRIMARY, width=width)
+        if len(distinct) <= 6:
+            axes.set_xticks(distinct, [f"{v:.3g}" for v in distinct])
     else:
         axes.hist(summary.values, bins=30, color=PRIMARY)
     axes.set_ylabel("completions", fontsize=8)
@@ -84,20 +89,22 @@ def spread_chart(spreads: list[Spread]) -> str | None:
 
 
 def speed_chart(summaries: list[RewardSummary]) -> str | None:
-    """Horizontal bars: milliseconds per completion for each reward (log scale when they differ a lot)."""
+    """Horizontal bars: time per completion for each reward (log scale when they differ a lot)."""
     timed = [s for s in summaries if s.seconds_per_completion is not None]
     if not timed:
         return None
     figure = _figure(7.0, 0.45 * len(timed) + 1.0)
     axes = figure.add_subplot()
-    millis = [1000 * s.seconds_per_completion for s in timed]
-    axes.barh(range(len(timed)), millis, color=PRIMARY)
+    seconds = [s.seconds_per_completion for s in timed]
+    scale, unit = time_unit(max(seconds))
+    times = [scale * t for t in seconds]
+    axes.barh(range(len(timed)), times, color=PRIMARY)
     axes.set_yticks(range(len(timed)), [s.name for s in timed])
     axes.invert_yaxis()
-    positive = [m for m in millis if m > 0]
+    positive = [t for t in times if t > 0]
     if positive and max(positive) / min(positive) > 100:
         axes.set_xscale("log")
-    axes.set_xlabel("ms per completion", fontsize=8)
+    axes.set_xlabel(f"{unit} per completion", fontsize=8)
     _tidy(axes)
     return _data_uri(figure)
 
@@ -122,8 +129,10 @@ def correlation_chart(names: list[str], matrix: dict[tuple[str, str], Correlatio
     image = axes.imshow(np.ma.masked_invalid(grid), cmap="RdBu_r", vmin=-1, vmax=1)
     for i in range(size):
         for j in range(size):
-            text = "n/a" if math.isnan(grid[i, j]) else f"{grid[i, j]:.2f}".replace("-0.00", "0.00")
-            axes.text(j, i, text, ha="center", va="center", fontsize=8)
+            value = grid[i, j]
+            text = "n/a" if math.isnan(value) else f"{value:.2f}".replace("-0.00", "0.00")
+            colour = "white" if not math.isnan(value) and abs(value) > 0.6 else "black"
+            axes.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)
     axes.set_xticks(range(size), names, rotation=40, ha="right", fontsize=8)
     axes.set_yticks(range(size), names, fontsize=8)
     figure.colorbar(image, ax=axes, shrink=0.8)

@@ -236,6 +236,13 @@ def summarise_reward(rows: list[ScoredRow], name: str) -> RewardSummary:
     )
 
 
+def time_unit(seconds: float) -> tuple[float, str]:
+    """The factor and unit (s, ms or µs) that show ``seconds`` as a number from 1 to 1000."""
+    if seconds >= 1:
+        return 1.0, "s"
+    return (1e3, "ms") if seconds >= 1e-3 else (1e6, "µs")
+
+
 def prompt_groups(rows: list[ScoredRow]) -> list[list[ScoredRow]]:
     """Rows grouped by prompt (see :func:`rewardhub.completions.prompt_key`), in first-seen order."""
     groups: dict[str, list[ScoredRow]] = defaultdict(list)

@@ -16,6 +16,7 @@ from rewardhub.report_stats import (
     prompt_groups,
     reason_pattern,
     summarise_reward,
+    time_unit,
 )
 from rewardhub.report_training import load_trainer_state
 
@@ -226,3 +227,10 @@ def test_trainer_state_errors(tmp_path, content, message):
         path.write_text(content)
     with pytest.raises(ReportError, match=message):
         load_trainer_state(path)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "expected"), [(2.5, (1.0, "s")), (0.25, (1e3, "ms")), (0.001, (1e3, "ms")), (3e-6, (1e6, "µs"))]
+)
+def test_time_unit(seconds, expected):
+    assert time_unit(seconds) == expected
