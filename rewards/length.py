@@ -79,7 +79,7 @@ class LengthPenalty(Reward):
         super().__init__(on_error=on_error)
         if mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
-        if max_completion_len < 1 or not 1 <= cache_len <= max_completion_len:
+        if max_completion_len < 1 or (mode == "overlong" and not 1 <= cache_len <= max_completion_len):
             raise ConfigError(
                 f"need max_completion_len >= 1 and 1 <= cache_len <= max_completion_len; "
                 f"got max_completion_len={max_completion_len}, cache_len={cache_len}"
