@@ -33,7 +33,8 @@ class Length(NamedTuple):
     unit: str
 
     def __str__(self) -> str:
-        return f"{self.count} {self.unit}" + (" (no completion_ids)" if self.unit == "words" else "")
+        unit = self.unit[:-1] if self.count == 1 else self.unit
+        return f"{self.count} {unit}" + (" (no completion_ids)" if self.unit == "words" else "")
 
 
 def completion_length(text: str, ids: Any = None) -> Length:

@@ -1,6 +1,7 @@
 """exact_match: extracted answer vs the reference column, through get() and load(), plain and chat."""
 
 import pytest
+
 import rewardhub
 from rewardhub import ConfigError
 from rewardhub.testing import check_contract

@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from rewardhub import ConfigError
 from rewardhub.rewards.extract import (
     DEFAULT_EXTRACTORS,

@@ -31,7 +31,7 @@ ONLY = {"ending_weight": 0.0, "repetition_weight": 0.0}  # switch the default ch
         ({"ending_punctuation": None}, "no ending", 1.0, "all checks passed"),
         # length window (words here: no completion_ids)
         ({**ONLY, "min_len": 4, "max_len": 6}, "one two three four five", 1.0, "all checks passed"),
-        ({**ONLY, "min_len": 4}, "one", 0.25, "failed: length 1 words (no completion_ids) < min_len 4"),
+        ({**ONLY, "min_len": 4}, "one", 0.25, "failed: length 1 word (no completion_ids) < min_len 4"),
         ({**ONLY, "max_len": 2}, "a b c d", 0.5, "failed: length 4 words (no completion_ids) > max_len 2"),
         ({**ONLY, "min_len": 1}, "", 0.0, "failed: length 0 words (no completion_ids) < min_len 1"),
         # keywords: whole words, case-insensitive by default
@@ -46,7 +46,7 @@ ONLY = {"ending_weight": 0.0, "repetition_weight": 0.0}  # switch the default ch
         ({**ONLY, "required_keywords": ["Cat"], "case_sensitive": True}, "cat", 0.0, "failed: missing keyword(s) 'Cat'"),
         # weights: the mean is weighted
         ({"min_len": 10, "length_weight": 3.0, "repetition_weight": 0.0}, "short.", (3 * 0.1 + 1.0) / 4,
-         "failed: length 1 words (no completion_ids) < min_len 10"),
+         "failed: length 1 word (no completion_ids) < min_len 10"),
     ],
 )
 def test_checks(params, text, value, reason):
