@@ -222,6 +222,16 @@ class LocalBackend:
             self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="rewardhub-sandbox")
             self._owner_pid = os.getpid()
 
+    @property
+    def uids(self) -> list[int]:
+        """The unprivileged uid of each running slot (what its programs run as on the host)."""
+        return [slot.config["uid"] for slot in self._slots]
+
+    @property
+    def pids(self) -> list[int]:
+        """Process ids of the running zygotes."""
+        return [slot.process.pid for slot in self._slots if slot.process is not None]
+
     def run(self, program: Program) -> SandboxResult:
         self._ensure_started()
         slot = self._idle.get()

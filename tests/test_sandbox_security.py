@@ -1,0 +1,342 @@
+"""Hostile programs against the local sandbox: each is contained, the host is unharmed, nothing lingers.
+
+After every test, no process of the sandbox's uids is left on the host, the zygotes that served the
+test are the same processes as before (nothing killed them), and a fresh run still works.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import threading
+
+import pytest
+
+from rewardhub.sandbox import Program
+from rewardhub.sandbox.local import LocalBackend, isolation_problem
+
+pytestmark = pytest.mark.skipif(isolation_problem() is not None, reason=f"no local isolation: {isolation_problem()}")
+
+
+def host_processes_of(uids: list[int]) -> list[int]:
+    """Host pids whose real uid is one of ``uids``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as f:
+                uid = next(int(line.split()[1]) for line in f if line.startswith("Uid:"))
+        except (OSError, StopIteration):
+            continue
+        if uid in uids:
+            found.append(int(entry))
+    return found
+
+
+def assert_contained(backend: LocalBackend, zygotes: list[int]) -> None:
+    assert host_processes_of(backend.uids) == []
+    assert backend.pids == zygotes, "a zygote was killed or restarted"
+    after = backend.run(Program("print(6 * 7)"))
+    assert (after.stdout, after.exit_code) == ("42\n", 0)
+
+
+@pytest.fixture(scope="module")
+def pool():
+    backend = LocalBackend(workers=2)
+    backend.run(Program("pass"))
+    yield backend
+    backend.close()
+
+
+@pytest.fixture
+def sandbox(pool):
+    zygotes = list(pool.pids)
+    yield pool
+    assert_contained(pool, zygotes)
+
+
+def run(backend: LocalBackend, code: str, **limits) -> tuple[str, object]:
+    result = backend.run(Program(code, **limits))
+    assert result.error is None, result.error
+    return result.stdout, result
+
+
+def test_no_network_at_all(sandbox):
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    accepted = []
+    server.settimeout(0.2)
+
+    def accept():
+        try:
+            accepted.append(server.accept())
+        except OSError:
+            pass
+
+    watcher = threading.Thread(target=accept)
+    watcher.start()
+    stdout, _ = run(sandbox, f"""
+import socket
+for target in [("127.0.0.1", {port}), ("1.1.1.1", 53), ("10.0.0.1", 80)]:
+    try:
+        socket.create_connection(target, timeout=2)
+        print("CONNECTED", target)
+    except OSError as exc:
+        print("blocked", exc.errno)
+try:
+    socket.getaddrinfo("pypi.org", 443)
+    print("RESOLVED")
+except OSError:
+    print("blocked dns")
+""")
+    watcher.join()
+    server.close()
+    assert accepted == []
+    assert "CONNECTED" not in stdout and "RESOLVED" not in stdout
+    assert stdout.count("blocked") == 4
+
+
+def test_cannot_write_outside_its_work_dir(sandbox, tmp_path):
+    targets = ["/usr/pwned", "/etc/pwned", "/pwned", "/root/pwned", "/proc/sys/kernel/hostname",
+               str(tmp_path / "pwned"), "/dev/pwned"]
+    stdout, _ = run(sandbox, f"""
+for path in {targets!r}:
+    try:
+        with open(path, "w") as f:
+            f.write("x")
+        print("WROTE", path)
+    except OSError as exc:
+        print("denied", path)
+with open("/work/mine.txt", "w") as f:
+    f.write("ok")
+print(open("/work/mine.txt").read())
+""")
+    assert "WROTE" not in stdout
+    assert stdout.count("denied") == len(targets)
+    assert stdout.endswith("ok\n")
+    assert not (tmp_path / "pwned").exists() and not os.path.exists("/pwned") and not os.path.exists("/usr/pwned")
+
+
+def test_cannot_read_host_files(sandbox, tmp_path):
+    secret = secrets.token_hex(16)
+    (tmp_path / "secret.txt").write_text(secret)
+    stdout, result = run(sandbox, f"""
+import os
+for path in ["/etc/shadow", "/etc/hostname", {str(tmp_path / "secret.txt")!r}, "/proc/1/environ",
+             "/work/main/pyproject.toml", os.path.expanduser("~/.bash_history")]:
+    try:
+        print(open(path).read())
+    except OSError as exc:
+        print("unreadable", path)
+print(sorted(os.listdir("/")))
+print(sorted(os.listdir("/root")) if os.path.isdir("/root") else [])
+print(os.getuid(), os.geteuid())
+""")
+    lines = stdout.splitlines()
+    assert secret not in stdout
+    assert not any(line.startswith("root:") for line in lines)
+    assert sum(line.startswith("unreadable") for line in lines) >= 5
+    top = eval(lines[-3])
+    assert "home" not in top and "var" not in top and "sys" not in top
+    # /root shows at most the directories leading to the interpreter, nothing else of the host's
+    for entry in eval(lines[-2]):
+        assert os.path.realpath(os.sys.base_prefix).startswith(f"/root/{entry}")
+    uid = int(lines[-1].split()[0])
+    assert uid in sandbox.uids and uid != 0
+
+
+def test_environment_does_not_leak(monkeypatch):
+    secret = secrets.token_hex(16)
+    monkeypatch.setenv("REWARDHUB_TEST_API_KEY", secret)
+    backend = LocalBackend(workers=1)
+    try:
+        result = backend.run(Program("""
+import os
+print(dict(os.environ))
+for path in ["/proc/self/environ", "/proc/1/environ"]:
+    print(open(path, "rb").read())
+"""))
+        assert result.exit_code == 0
+        assert secret not in result.stdout and "REWARDHUB_TEST_API_KEY" not in result.stdout
+        assert eval(result.stdout.splitlines()[0]).keys() == {"PATH", "HOME", "LANG", "TMPDIR"}
+        assert host_processes_of(backend.uids) == []
+    finally:
+        backend.close()
+
+
+def test_fork_bomb_is_capped_and_reaped(sandbox):
+    stdout, result = run(sandbox, """
+import os, time
+children = 0
+try:
+    while True:
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+        children += 1
+except OSError as exc:
+    print("fork refused after", children)
+""", max_processes=20)
+    assert "fork refused after" in stdout
+    assert int(stdout.split()[-1]) < 20
+    _, result = run(sandbox, "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
+                    timeout=1.5, max_processes=20)
+    assert result.timed_out
+
+
+def test_memory_bomb_hits_the_limit(sandbox):
+    _, result = run(sandbox, "x = bytearray(8 * 1024**3)", memory_mb=128)
+    assert result.exit_code == 1 and result.reason == "memory limit exceeded"
+    _, result = run(sandbox, "chunks = []\nwhile True:\n    chunks.append(bytearray(10**7))", memory_mb=128)
+    assert result.reason == "memory limit exceeded"
+    stdout, result = run(sandbox, "print(len(bytearray(64 * 1024**2)))", memory_mb=128)
+    assert stdout == f"{64 * 1024**2}\n"
+
+
+def test_filling_the_disk_stops_at_the_quota(sandbox):
+    stdout, _ = run(sandbox, """
+written = 0
+for path in ["/work/big", "/tmp/big", "/dev/shm/big"]:
+    try:
+        with open(path, "wb") as f:
+            while True:
+                f.write(b"x" * 2**20)
+                f.flush()
+                written += 1
+    except OSError as exc:
+        print("stopped", path, exc.errno)
+print(written)
+""", disk_mb=16)
+    lines = stdout.splitlines()
+    assert [line.split()[1] for line in lines[:-1]] == ["/work/big", "/tmp/big", "/dev/shm/big"]
+    assert int(lines[-1]) <= 16
+
+
+def test_unbounded_output_is_cut_and_killed(sandbox):
+    _, result = run(sandbox, "while True:\n    print('x' * 1000)", output_limit=100_000, timeout=60)
+    assert not result.timed_out
+    assert result.stdout_truncated and len(result.stdout) == 100_000
+    assert result.reason == "output limit exceeded (100000 bytes)"
+
+
+def test_infinite_loop_is_killed_at_the_deadline(sandbox):
+    _, result = run(sandbox, "while True:\n    pass", timeout=1)
+    assert result.timed_out and result.exit_code is None and result.reason == "timeout after 1 s"
+
+
+def test_sleeping_tree_is_killed_at_the_deadline(sandbox):
+    _, result = run(sandbox, """
+import subprocess, time, multiprocessing
+subprocess.Popen(["sleep", "60"])
+multiprocessing.Process(target=time.sleep, args=(60,)).start()
+print("started", flush=True)
+time.sleep(60)
+""", timeout=1.5)
+    assert result.timed_out and result.stdout == "started\n"
+
+
+def test_daemon_does_not_outlive_its_run(sandbox, tmp_path):
+    stdout, result = run(sandbox, """
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(30)
+        os._exit(0)
+    os._exit(0)
+print("parent done")
+""")
+    assert (stdout, result.exit_code) == ("parent done\n", 0)
+
+
+def test_cannot_kill_the_host_the_zygote_or_other_runs(sandbox):
+    killer = Program("""
+import os, signal
+try:
+    os.kill(-1, signal.SIGKILL)  # everything it may signal: nothing but itself, which kill(-1) skips
+except ProcessLookupError:
+    pass
+killed = []
+for pid in range(2, 40000):
+    try:
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+    except OSError:
+        pass
+print("killed", killed)
+""")
+    sleeper = Program("import time\ntime.sleep(1)\nprint('alive')")
+    results = sandbox.run_many([killer, sleeper, sleeper])
+    assert results[0].stdout == "killed []\n"
+    assert [r.stdout for r in results[1:]] == ["alive\n", "alive\n"]
+    assert os.getpid() > 0  # still here to assert
+
+
+def test_cannot_raise_its_limits_or_privileges(sandbox):
+    stdout, _ = run(sandbox, """
+import os, resource
+for which in (resource.RLIMIT_AS, resource.RLIMIT_NPROC, resource.RLIMIT_CPU, resource.RLIMIT_FSIZE):
+    soft, hard = resource.getrlimit(which)
+    try:
+        resource.setrlimit(which, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        print("RAISED", which)
+    except (ValueError, OSError):
+        print("kept", which)
+for attempt in (lambda: os.setuid(0), lambda: os.setgid(0), lambda: os.chroot("/tmp")):
+    try:
+        attempt()
+        print("ESCALATED")
+    except PermissionError:
+        print("refused")
+""")
+    assert "RAISED" not in stdout and "ESCALATED" not in stdout
+    assert stdout.count("kept") == 4 and stdout.count("refused") == 3
+
+
+def test_no_trace_of_an_earlier_run():
+    """One slot, so both runs come from the same zygote: files, /proc and memory hold nothing of A."""
+    secret = secrets.token_hex(16)
+    backend = LocalBackend(workers=1)
+    try:
+        first = backend.run(Program(f"""
+from multiprocessing import shared_memory
+token = "LEAKMARK" + {secret!r}
+for path in ["/work/a.txt", "/tmp/a.txt", "/dev/shm/a.txt"]:
+    open(path, "w").write(token)
+block = shared_memory.SharedMemory(name="leak", create=True, size=64)
+block.buf[:len(token)] = token.encode()
+print(token)
+""", stdin=f"LEAKMARK{secret}\n"))
+        assert secret in first.stdout
+        second = backend.run(Program("""
+import os, re
+prefix = ("LEAK" + "MARK").encode()
+mine = prefix + b"selfcheck" + os.urandom(4).hex().encode()
+print("files", sorted(os.listdir("/work")), os.listdir("/tmp"), os.listdir("/dev/shm"))
+print("pids", [p for p in os.listdir("/proc") if p.isdigit()])
+found = set()
+with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", 0) as mem:
+    for line in maps:
+        span, perms = line.split()[:2]
+        if "r" not in perms:
+            continue
+        start, end = (int(x, 16) for x in span.split("-"))
+        try:
+            mem.seek(start)
+            data = mem.read(end - start)
+        except (OSError, OverflowError, ValueError):
+            continue
+        found.update(m.group(1) for m in re.finditer(re.escape(prefix) + rb"([0-9a-z]{16,32})", data))
+print("found", sorted(x.decode() for x in found))
+print("mine", mine[len(prefix):].decode())
+"""))
+        lines = second.stdout.splitlines()
+        assert lines[0] == "files ['main.py'] [] []"
+        assert lines[1] == "pids ['1']"
+        assert lines[-1].split()[1] in lines[2], "the memory scan must at least find the run's own marker"
+        assert secret not in second.stdout and secret[:16] not in second.stdout
+        assert host_processes_of(backend.uids) == []
+    finally:
+        backend.close()
