@@ -197,7 +197,7 @@ class Normalizer:
     def __call__(self, answer: str) -> str:
         """Strip LaTeX wrappers, canonicalise numbers (``1,000`` = ``1000.0`` = ``1e3`` -> ``1000``),
         else drop punctuation, fold case and collapse whitespace."""
-        text = unicodedata.normalize("NFKC", answer).strip()
+        text = unicodedata.normalize("NFKC", answer).replace("\u2212", "-").strip()  # U+2212 minus sign
         if self.latex:
             text = strip_latex(text)
         if self.numbers:
@@ -228,7 +228,7 @@ def canonical_number(text: str) -> str | None:
     """``text`` as a canonical decimal string when it is one number (currency ``$`` and ``%`` ignored).
 
     ``"1,000"``, ``"1000.0"``, ``"1e3"`` and ``"$1000"`` all give ``"1000"``; ``"0.50"`` gives ``"0.5"``.
-    Numbers with huge exponents or over 100 digits are left alone (None).
+    Texts over 120 characters and numbers with exponents beyond +-100 are left alone (None).
     """
     text = text.strip().removeprefix("$").removesuffix("%").strip()
     if not text or len(text) > 120 or _NUMBER.fullmatch(text) is None or not any(c.isdigit() for c in text):
