@@ -46,8 +46,8 @@ PAIR_DROPS = {
     "no_score": "rows without a ranking score (the reward abstained)",
     "too_few": "prompts with fewer than two scored completions",
     "no_signal": "prompts whose completions all scored the same",
-    "gate": "prompts where no completion that could be chosen meets --require",
-    "tie": "candidate pairs whose chosen and rejected scored the same",
+    "gate": "prompts where no completion that meets --require scores above another",
+    "tie": "pairs of equal score (--mode all)",
     "below_margin": "candidate pairs with a margin below --min-margin",
     "max_pairs": "candidate pairs beyond --max-pairs for their prompt",
 }
@@ -291,17 +291,17 @@ def pairs_for_prompt(rows: list[Mapping[str, Any]], options: PairOptions, droppe
     if len(candidates) < 2:
         dropped["too_few"] += 1
         return []
-    scores = [c.score for c in candidates]
-    if _close(max(scores), min(scores)):
+    lowest = min(c.score for c in candidates)
+    if all(_close(c.score, lowest) for c in candidates):
         dropped["no_signal"] += 1
+        return []
+    if not any(options.meets(c.row) and not _close(c.score, lowest) for c in candidates):
+        dropped["gate"] += 1  # nothing that may be chosen scores above anything
         return []
     if options.mode == "best-worst":
         found = _best_worst(candidates, options, dropped)
     else:
         found = _all_pairs(candidates, options, dropped)
-    if found is None:
-        dropped["gate"] += 1
-        return []
     if options.max_pairs is not None and len(found) > options.max_pairs:
         dropped["max_pairs"] += len(found) - options.max_pairs
         found = found[: options.max_pairs]
@@ -309,39 +309,32 @@ def pairs_for_prompt(rows: list[Mapping[str, Any]], options: PairOptions, droppe
 
 
 def _best_worst(candidates: list[_Candidate], options: PairOptions,
-                dropped: Counter) -> list[tuple[_Candidate, _Candidate]] | None:
-    """The worst completion against the best other one that meets the requirements; None: none does."""
+                dropped: Counter) -> list[tuple[_Candidate, _Candidate]]:
+    """The best completion meeting the requirements against the worst one (earliest on equal scores)."""
     rejected = min(candidates, key=lambda c: (c.score, c.index))
-    eligible = [c for c in candidates if c is not rejected and options.meets(c.row)]
-    if not eligible:
-        return None
+    eligible = [c for c in candidates if options.meets(c.row) and not _close(c.score, rejected.score)]
     chosen = max(eligible, key=lambda c: (c.score, -c.index))
-    return [(chosen, rejected)] if _keep_pair(chosen, rejected, options.min_margin, dropped) else []
+    return [(chosen, rejected)] if _above_margin(chosen, rejected, options.min_margin, dropped) else []
 
 
 def _all_pairs(candidates: list[_Candidate], options: PairOptions,
-               dropped: Counter) -> list[tuple[_Candidate, _Candidate]] | None:
-    """Every pair whose better side meets the requirements, largest margin first; None: none does."""
+               dropped: Counter) -> list[tuple[_Candidate, _Candidate]]:
+    """Every pair whose better side meets the requirements, largest margin first (ties counted, not paired)."""
     meets = {c.index: options.meets(c.row) for c in candidates}
-    if not any(meets.values()):
-        return None
     ranked = sorted(candidates, key=lambda c: (-c.score, c.index))
     found = []
     for better, worse in itertools.combinations(ranked, 2):
-        tied = _close(better.score, worse.score)
-        if tied and (meets[better.index] or meets[worse.index]):
-            dropped["tie"] += 1
-        elif not tied and meets[better.index] and _keep_pair(better, worse, options.min_margin, dropped):
+        if _close(better.score, worse.score):
+            if meets[better.index] or meets[worse.index]:
+                dropped["tie"] += 1
+        elif meets[better.index] and _above_margin(better, worse, options.min_margin, dropped):
             found.append((better, worse))
     found.sort(key=lambda pair: pair[1].score - pair[0].score)  # stable: equal margins keep rank order
     return found
 
 
-def _keep_pair(chosen: _Candidate, rejected: _Candidate, min_margin: float, dropped: Counter) -> bool:
+def _above_margin(chosen: _Candidate, rejected: _Candidate, min_margin: float, dropped: Counter) -> bool:
     margin = chosen.score - rejected.score
-    if _close(chosen.score, rejected.score):
-        dropped["tie"] += 1
-        return False
     if margin < min_margin and not _close(margin, min_margin):
         dropped["below_margin"] += 1
         return False
@@ -470,7 +463,7 @@ def _progress_bar(records: Iterator[Any], path: str | Path) -> Iterable[Any]:
         from tqdm import tqdm
     except ImportError:  # the bar is a convenience: without tqdm, run without one
         return records
-    return tqdm(records, total=count_rows(path), unit="row", desc="reading", file=sys.stderr, dynamic_ncols=True)
+    return tqdm(records, total=count_rows(path), unit="row", desc="reading", file=sys.stderr)
 
 
 def _valid(items: Iterator[_Item | tuple[str, str]], stats: Stats) -> Iterator[_Item]:
@@ -545,40 +538,39 @@ def _per_prompt(items: Iterator[_Item], options: Any, stats: Stats, unsorted: st
             yield from out
 
 
-def _digest(item: _Item) -> bytes:
-    return hashlib.blake2b(prompt_key(item.row["prompt"]).encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
 def _contiguous_groups(items: Iterator[_Item]) -> Iterator[list[_Item]]:
     """Runs of rows with the same prompt; a prompt seen again after another one is an error.
 
-    Memory: the current group, plus a 16-byte digest per prompt seen to notice a reappearance.
+    Memory: the current group, plus a 64-bit hash per prompt seen to notice a reappearance.
     """
-    seen: dict[bytes, str] = {}
+    seen: set[int] = set()
     group: list[_Item] = []
-    current = b""
+    current = ""
     for item in items:
-        digest = _digest(item)
-        if group and digest != current:
+        key = prompt_key(item.row["prompt"])
+        if group and key != current:
             yield group
             group = []
         if not group:
-            if digest in seen:
+            if hash(key) in seen:
                 raise UnsortedInputError(
-                    f"{item.where}: prompt {_snippet(item.row['prompt'])} already appeared at {seen[digest]}, "
-                    f"with other prompts in between. A prompt's completions must be on consecutive rows "
-                    f"(as `rewardhub score` writes them): sort the input by prompt, or pass --spill "
-                    f"(API: unsorted='spill') to group rows through a temporary on-disk index"
+                    f"{item.where}: prompt {_snippet(key)} appeared earlier in the input, with other prompts "
+                    f"in between. A prompt's completions must be on consecutive rows (as `rewardhub score` "
+                    f"writes them): sort the input by prompt, or pass --spill (API: unsorted='spill') to group "
+                    f"rows through a temporary on-disk index"
                 )
-            seen[digest] = item.where
-            current = digest
+            seen.add(hash(key))
+            current = key
         group.append(item)
     if group:
         yield group
 
 
 def _spilled_groups(items: Iterator[_Item]) -> Iterator[list[_Item]]:
-    """Groups in order of each prompt's first row, whatever the input order, via a temporary SQLite file."""
+    """Groups in order of each prompt's first row, whatever the input order, via a temporary SQLite file.
+
+    Rows and the grouping index live on disk; memory holds one group at a time.
+    """
     import pickle
     import sqlite3
     import tempfile
@@ -588,23 +580,29 @@ def _spilled_groups(items: Iterator[_Item]) -> Iterator[list[_Item]]:
         try:
             db.execute("PRAGMA journal_mode = OFF")
             db.execute("PRAGMA synchronous = OFF")
-            db.execute("CREATE TABLE rows (seq INTEGER PRIMARY KEY, prompt INTEGER NOT NULL, item BLOB NOT NULL)")
-            ordinals: dict[bytes, int] = {}
-            db.executemany(
-                "INSERT INTO rows (prompt, item) VALUES (?, ?)",
-                ((ordinals.setdefault(_digest(item), len(ordinals)), pickle.dumps(tuple(item))) for item in items),
-            )
+            db.execute("CREATE TABLE rows (seq INTEGER PRIMARY KEY, prompt BLOB NOT NULL, item BLOB NOT NULL)")
+            db.executemany("INSERT INTO rows (prompt, item) VALUES (?, ?)",
+                           ((_digest(item), pickle.dumps(tuple(item))) for item in items))
             db.execute("CREATE INDEX rows_by_prompt ON rows (prompt, seq)")
             db.commit()
-            cursor = db.execute("SELECT prompt, item FROM rows ORDER BY prompt, seq")
+            cursor = db.execute(
+                "SELECT first.seq, rows.item FROM rows JOIN "
+                "(SELECT prompt, MIN(seq) AS seq FROM rows GROUP BY prompt) AS first ON rows.prompt = first.prompt "
+                "ORDER BY first.seq, rows.seq"
+            )
             for _, records in itertools.groupby(cursor, key=operator.itemgetter(0)):
                 yield [_Item(*pickle.loads(blob)) for _, blob in records]
         finally:
             db.close()
 
 
-def _snippet(prompt: Any, width: int = 60) -> str:
-    text = prompt_key(prompt).replace("\x1e", " | ").replace("\x1f", ": ")
+def _digest(item: _Item) -> bytes:
+    """A collision-safe identity of the row's prompt (spilled groups must never merge two prompts)."""
+    return hashlib.blake2b(prompt_key(item.row["prompt"]).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _snippet(key: str, width: int = 60) -> str:
+    text = key.replace("\x1e", " | ").replace("\x1f", ": ")
     return repr(text if len(text) <= width else text[: width - 3] + "...")
 
 

@@ -5,6 +5,7 @@ import json
 from collections import Counter
 
 import pytest
+
 from rewardhub.preference import (
     PairOptions,
     PreferenceError,
@@ -96,14 +97,16 @@ def test_require_picks_the_best_completion_that_passes_the_gate():
     assert brief(pairs) == [("formatted", "right but unformatted", 1.0)]
 
 
-def test_gate_and_tie_after_gate_are_counted():
+@pytest.mark.parametrize("mode", ["best-worst", "all"])
+def test_prompts_where_nothing_that_passes_the_gate_beats_anything_are_counted(mode):
     no_pass = [scored("q", "x", 1.0, fmt=0.0), scored("q", "y", 0.0, fmt=0.0)]
     only_worst_passes = [scored("r", "x", 1.0, fmt=0.0), scored("r", "y", 0.0, fmt=1.0)]
-    tie = [scored("s", "x", 1.0, fmt=0.0), scored("s", "y", 0.5, fmt=1.0), scored("s", "z", 0.5, fmt=1.0)]
+    passing_tie_for_worst = [scored("s", "x", 1.0, fmt=0.0), scored("s", "y", 0.5, fmt=1.0),
+                             scored("s", "z", 0.5, fmt=1.0)]
     stats = Stats()
-    pairs = list(iter_pairs(no_pass + only_worst_passes + tie, PairOptions(require=["fmt==1"]), stats=stats))
-    assert pairs == []
-    assert dict(stats.dropped) == {"gate": 2, "tie": 1}
+    rows = no_pass + only_worst_passes + passing_tie_for_worst
+    assert list(iter_pairs(rows, PairOptions(require=["fmt==1"], mode=mode), stats=stats)) == []
+    assert dict(stats.dropped) == {"gate": 3}
 
 
 def test_abstaining_gate_component_does_not_pass():
@@ -175,9 +178,9 @@ def test_invalid_rows_are_counted_with_their_position_and_the_rest_is_used():
     assert stats.problems == ["row 3: no 'completion' (fields: prompt)", "row 4: a row must be a mapping, got str"]
 
 
-def test_a_prompt_reappearing_later_is_an_error_naming_both_rows():
+def test_a_prompt_reappearing_later_is_an_error_naming_the_row():
     rows = [*group("a", 0.0, 1.0), *group("b", 0.0, 1.0), *group("a", 0.5)]
-    with pytest.raises(UnsortedInputError, match=r"row 5: prompt 'a' already appeared at row 1.*--spill"):
+    with pytest.raises(UnsortedInputError, match=r"row 5: prompt 'a' appeared earlier in the input.*--spill"):
         list(iter_pairs(rows))
 
 

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+
 from rewardhub import ConfigError
 from rewardhub.preference import (
     PairOptions,
@@ -100,7 +101,7 @@ def test_unsorted_file_fails_without_leaving_output_and_spill_handles_it(tmp_pat
     rows = [{"prompt": p, "completion": f"{p}{i}", "reward": float(i)} for i, p in enumerate("abab")]
     src = write_jsonl(tmp_path / "in.jsonl", rows)
     out = tmp_path / "pairs.jsonl"
-    with pytest.raises(UnsortedInputError, match="line 3: prompt 'a' already appeared at line 1"):
+    with pytest.raises(UnsortedInputError, match="line 3: prompt 'a' appeared earlier in the input"):
         write_pairs(src, out)
     assert list(tmp_path.iterdir()) == [src]  # neither the output nor a partial file
     stats = write_pairs(src, out, unsorted="spill")
@@ -154,3 +155,25 @@ def test_empty_result_still_writes_a_valid_file(tmp_path):
     src = write_jsonl(tmp_path / "in.jsonl", [{"prompt": "p", "completion": "x", "reward": 1.0}])
     stats = write_pairs(src, tmp_path / "out.jsonl")
     assert (tmp_path / "out.jsonl").read_text() == "" and stats.dropped["too_few"] == 1
+
+
+@pytest.mark.parametrize("unsorted", ["error", "spill"])
+def test_jsonl_input_streams_in_bounded_memory(tmp_path, unsorted):
+    """Peak Python memory stays a small fraction of the file: rows are never all loaded at once."""
+    import tracemalloc
+
+    src = tmp_path / "big.jsonl"
+    with src.open("w", encoding="utf-8") as handle:
+        for i in range(10_000):  # 625 prompts x 16 completions, ~5 MB
+            row = {"prompt": f"prompt {i // 16} " + "x" * 100, "completion": f"c{i} " + "y" * 300,
+                   "reward": (i * 7919 % 13) / 13, "rewards": {"a": 1.0, "b": (i % 3) / 2}}
+            handle.write(json.dumps(row) + "\n")
+    size = src.stat().st_size
+    tracemalloc.start()
+    try:
+        stats = write_pairs(src, tmp_path / "pairs.jsonl", unsorted=unsorted)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert stats.written == 625 and stats.rows == 10_000
+    assert peak < size / 20, f"peak {peak} bytes for a {size}-byte file"
