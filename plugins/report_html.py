@@ -176,7 +176,7 @@ def _overview(analysis: Analysis, charts: Charts) -> str:
         facts += f'<p class="warn">{len(data.skipped)} input rows skipped:</p><ul class="warn">{items}</ul>'
     rows = []
     for summary, spread in zip(analysis.summaries, analysis.spreads, strict=True):
-        label = "<b>total</b> (weighted)" if summary.name == TOTAL else esc(summary.name)
+        label = f"<b>{TOTAL}</b>" if summary.name == TOTAL else esc(summary.name)
         failures = ["—", "—"] if summary.name == TOTAL else [str(summary.errors), str(summary.timeouts)]
         rows.append([
             label, fmt(summary.mean), fmt(summary.std), fmt(summary.minimum), fmt(summary.maximum),

@@ -17,7 +17,7 @@ from typing import Any
 from .completions import prompt_key
 from .errors import RewardhubError
 
-TOTAL = "total"
+TOTAL = "weighted total"  # the name the report gives the row's `reward`; no alias may take it
 ERROR_PREFIX = "error: "
 _TIMEOUT = re.compile(r"time[d ]?out", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -90,6 +90,8 @@ def load_scored(scored: str | Path | Iterable[Mapping[str, Any]]) -> ScoredData:
             continue
         aliases.update(dict.fromkeys(parsed.rewards))
         rows.append(parsed)
+    if TOTAL in aliases:
+        raise ReportError(f"a reward is aliased {TOTAL!r}, the name the report gives the weighted sum: rename it")
     if not rows:
         where = f" in {source}" if source else ""
         detail = "; ".join(f"line {n}: {msg}" for n, msg in skipped[:3]) or "the input is empty"
@@ -192,7 +194,7 @@ class RewardSummary:
     @property
     def std(self) -> float | None:
         """Population standard deviation of the non-None values."""
-        return statistics.pstdev(self.values) if self.values else None
+        return population_std(self.values) if self.values else None
 
     @property
     def minimum(self) -> float | None:
@@ -267,6 +269,17 @@ class Spread:
         return self.flat / self.groups if self.groups else None
 
 
+def population_std(values: list[float]) -> float:
+    """Population standard deviation (floats, fast; ``statistics.pstdev`` is exact but slow)."""
+    mean = math.fsum(values) / len(values)
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
+
+
+def column(rows: list[ScoredRow], name: str) -> list[float | None]:
+    """The values of ``name`` (a component or ``TOTAL``) row by row."""
+    return [row.value(name) for row in rows]
+
+
 def group_spread(groups: list[list[ScoredRow]], name: str) -> Spread:
     """Spread of ``name`` within prompt groups; a group counts once it has two non-None values."""
     counted = flat = 0
@@ -277,7 +290,7 @@ def group_spread(groups: list[list[ScoredRow]], name: str) -> Spread:
             continue
         counted += 1
         flat += max(values) - min(values) <= _TIE
-        stds.append(statistics.pstdev(values))
+        stds.append(population_std(values))
     return Spread(name, counted, flat, statistics.fmean(stds) if stds else None)
 
 
@@ -290,29 +303,36 @@ class Correlation:
     note: str = ""
 
 
-def correlation(rows: list[ScoredRow], a: str, b: str) -> Correlation:
-    """Pearson r of ``a`` and ``b``; None when fewer than 3 shared rows or either is constant there."""
-    pairs = [(x, y) for row in rows if (x := row.value(a)) is not None and (y := row.value(b)) is not None]
+def pearson(xs: list[float | None], ys: list[float | None], a: str = "a", b: str = "b") -> Correlation:
+    """Pearson r of two columns over rows where both have a value; None when fewer than 3 such rows or
+    either column is constant on them (``a`` and ``b`` name the columns in that explanation).
+    """
+    pairs = [(x, y) for x, y in zip(xs, ys, strict=True) if x is not None and y is not None]
     if len(pairs) < 3:
         return Correlation(None, len(pairs), f"only {len(pairs)} rows scored by both")
-    xs, ys = zip(*pairs, strict=True)
-    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
-    dx = [x - mean_x for x in xs]
-    dy = [y - mean_y for y in ys]
-    sxx, syy = math.fsum(d * d for d in dx), math.fsum(d * d for d in dy)
-    constant = [n for n, s in ((a, sxx), (b, syy)) if s <= _TIE * _TIE * len(pairs)]
+    mean_x = math.fsum(x for x, _ in pairs) / len(pairs)
+    mean_y = math.fsum(y for _, y in pairs) / len(pairs)
+    sxx = math.fsum((x - mean_x) ** 2 for x, _ in pairs)
+    syy = math.fsum((y - mean_y) ** 2 for _, y in pairs)
+    constant = [n for n, ss in ((a, sxx), (b, syy)) if ss <= _TIE * _TIE * len(pairs)]
     if constant:
         return Correlation(None, len(pairs), f"{' and '.join(constant)} constant on shared rows")
-    r = math.fsum(x * y for x, y in zip(dx, dy, strict=True)) / math.sqrt(sxx * syy)
+    r = math.fsum((x - mean_x) * (y - mean_y) for x, y in pairs) / math.sqrt(sxx * syy)
     return Correlation(max(-1.0, min(1.0, r)), len(pairs))
+
+
+def correlation(rows: list[ScoredRow], a: str, b: str) -> Correlation:
+    """Pearson r of rewards ``a`` and ``b`` over ``rows`` (see :func:`pearson`)."""
+    return pearson(column(rows, a), column(rows, b), a, b)
 
 
 def correlation_matrix(rows: list[ScoredRow], names: list[str]) -> dict[tuple[str, str], Correlation]:
     """Correlation of every ordered pair of ``names`` (the diagonal is 1 where a reward varies)."""
+    columns = {name: column(rows, name) for name in names}
     matrix: dict[tuple[str, str], Correlation] = {}
     for i, a in enumerate(names):
         for b in names[i:]:
-            matrix[a, b] = matrix[b, a] = correlation(rows, a, b)
+            matrix[a, b] = matrix[b, a] = pearson(columns[a], columns[b], a, b)
     return matrix
 
 
@@ -336,54 +356,63 @@ class PairDisagreements:
     examples: list[Disagreement]
 
 
-def _scaler(rows: list[ScoredRow], name: str):
-    values = [v for row in rows if (v := row.value(name)) is not None]
-    if not values or max(values) - min(values) <= _TIE:
+def _scaled(values: list[float | None]) -> list[float | None] | None:
+    """Values min-max scaled to [0, 1]; None when the column has no spread."""
+    present = [v for v in values if v is not None]
+    if not present or max(present) - min(present) <= _TIE:
         return None
-    low, span = min(values), max(values) - min(values)
-    return lambda v: (v - low) / span
+    low, span = min(present), max(present) - min(present)
+    return [None if v is None else (v - low) / span for v in values]
 
 
-def disagreements(rows: list[ScoredRow], a: str, b: str, limit: int = 3) -> PairDisagreements:
-    """Rows where ``a`` and ``b`` differ most once each is min-max scaled over the whole file.
+def disagreements(rows: list[ScoredRow], a: str, b: str, limit: int = 3) -> list[Disagreement]:
+    """The rows where ``a`` and ``b`` differ most once each is min-max scaled over the whole file,
+    largest gap first, one per prompt while there are enough prompts.
 
     Scaling puts a 0..1 correctness reward and a -1..0 length penalty on the same footing; a reward
     that is constant over the file cannot disagree in this sense and yields no examples.
     """
-    scale_a, scale_b = _scaler(rows, a), _scaler(rows, b)
-    found: list[Disagreement] = []
-    if scale_a and scale_b:
-        for row in rows:
-            x, y = row.value(a), row.value(b)
-            if x is None or y is None:
-                continue
-            sx, sy = scale_a(x), scale_b(y)
-            if abs(sx - sy) > _TIE:
-                found.append(Disagreement(row, abs(sx - sy), sx, sy))
-        found.sort(key=lambda d: (-d.gap, d.row.line))
-    return PairDisagreements(a, b, correlation(rows, a, b), _spread_over_prompts(found, limit))
-
-
-def _spread_over_prompts(ranked: list[Disagreement], limit: int) -> list[Disagreement]:
-    """The first ``limit`` of ``ranked``, preferring one example per prompt so that examples differ."""
-    chosen: list[Disagreement] = []
+    scaled_a, scaled_b = _scaled(column(rows, a)), _scaled(column(rows, b))
+    if scaled_a is None or scaled_b is None:
+        return []
+    gaps = [
+        (-abs(x - y), i)
+        for i, (x, y) in enumerate(zip(scaled_a, scaled_b, strict=True))
+        if x is not None and y is not None and abs(x - y) > _TIE
+    ]
+    gaps.sort()  # largest gap first, then input order
+    chosen: list[int] = []
     seen: set[str] = set()
-    for item in ranked:
-        key = prompt_key(item.row.prompt)
+    for _, i in gaps:
+        key = prompt_key(rows[i].prompt)
         if key not in seen:
             seen.add(key)
-            chosen.append(item)
+            chosen.append(i)
             if len(chosen) == limit:
-                return chosen
-    rest = [item for item in ranked if item not in chosen]
-    return sorted(chosen + rest[: limit - len(chosen)], key=lambda d: (-d.gap, d.row.line))
+                break
+    if len(chosen) < limit:
+        taken = set(chosen)
+        chosen += [i for _, i in gaps if i not in taken][: limit - len(chosen)]
+    order = {i: rank for rank, (_, i) in enumerate(gaps)}
+    chosen.sort(key=order.__getitem__)
+    return [Disagreement(rows[i], abs(scaled_a[i] - scaled_b[i]), scaled_a[i], scaled_b[i]) for i in chosen]
 
 
-def all_disagreements(rows: list[ScoredRow], aliases: list[str], limit: int = 3) -> list[PairDisagreements]:
-    """Every pair of components, least correlated first (pairs without a correlation last)."""
-    pairs = [disagreements(rows, a, b, limit) for i, a in enumerate(aliases) for b in aliases[i + 1 :]]
+def all_disagreements(
+    rows: list[ScoredRow],
+    aliases: list[str],
+    matrix: dict[tuple[str, str], Correlation],
+    limit: int = 3,
+) -> list[PairDisagreements]:
+    """Every pair of components that disagrees somewhere, least correlated first (uncorrelatable last)."""
+    pairs = [
+        PairDisagreements(a, b, matrix[a, b], examples)
+        for i, a in enumerate(aliases)
+        for b in aliases[i + 1 :]
+        if (examples := disagreements(rows, a, b, limit))
+    ]
     pairs.sort(key=lambda p: (p.correlation.value is None, p.correlation.value or 0.0))
-    return [p for p in pairs if p.examples]
+    return pairs
 
 
 def extremes(rows: list[ScoredRow], k: int = 5) -> tuple[list[ScoredRow], list[ScoredRow]]:
@@ -421,6 +450,7 @@ def analyse(data: ScoredData, *, extremes_count: int = 5, examples_per_pair: int
     """Compute every figure of the report from ``data``."""
     rows, names = data.rows, [*data.aliases, TOTAL]
     groups = prompt_groups(rows)
+    matrix = correlation_matrix(rows, names)
     top, bottom = extremes(rows, extremes_count)
     return Analysis(
         data=data,
@@ -428,8 +458,8 @@ def analyse(data: ScoredData, *, extremes_count: int = 5, examples_per_pair: int
         spreads=[group_spread(groups, name) for name in names],
         prompts=len(groups),
         group_sizes=Counter(len(g) for g in groups),
-        matrix=correlation_matrix(rows, names),
-        disagreements=all_disagreements(rows, data.aliases, examples_per_pair),
+        matrix=matrix,
+        disagreements=all_disagreements(rows, data.aliases, matrix, examples_per_pair),
         top=top,
         bottom=bottom,
     )

@@ -172,7 +172,7 @@ def test_overview_numbers_match_the_data(report):
     assert page.row("overview", "math")[6:9] == ["0", "0", "2 ms"]
     # flat groups: math is constant on P0 and P2, format on P0 and P2, judge and the total nowhere
     assert [page.row("overview", n)[9] for n in ("math", "format", "judge")] == ["66.7%", "66.7%", "0.0%"]
-    total = page.row("overview", "total (weighted)")
+    total = page.row("overview", "weighted total")
     assert total[1] == f"{statistics.fmean(totals()):.3f}" and total[9] == "0.0%"
 
 
@@ -193,7 +193,7 @@ def test_spread_section_counts_groups(report):
     page = Page(report[1])
     assert page.row("spread", "math") == ["math", "3", "2", "66.7%", "0.157"]  # P1 std of (1, 0, 0)
     assert page.row("spread", "judge")[:4] == ["judge", "3", "0", "0.0%"]
-    assert page.row("spread", "total")[:4] == ["total", "3", "0", "0.0%"]
+    assert page.row("spread", "weighted total")[:4] == ["weighted total", "3", "0", "0.0%"]
 
 
 def pairs_of(text: str) -> dict[str, str]:
@@ -298,3 +298,14 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
     # pixels mean the embedded PNG charts were decoded and drawn.
     bars = sum(n for n, (r, g, b) in colours if abs(r - 0x3B) < 12 and abs(g - 0x6F) < 12 and abs(b - 0xB6) < 12)
     assert bars > 20_000
+
+
+def test_report_from_parquet_matches_jsonl(tmp_path):
+    from rewardhub.io import write_rows
+
+    rows = [r for r in scored_rows() if isinstance(r["completion"], str)]
+    write_rows(rows, tmp_path / "scored.parquet")
+    page = Page(write_report(tmp_path / "scored.parquet", tmp_path / "p.html").read_text())
+    judge = [v for r in rows if (v := r["rewards"]["judge"]) is not None]
+    assert page.row("overview", "judge")[1] == f"{statistics.fmean(judge):.3f}"
+    assert "11 scored completions of 3 prompts" in page.section_text("overview")

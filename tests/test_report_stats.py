@@ -3,6 +3,7 @@
 import json
 
 import pytest
+
 from rewardhub.report_stats import (
     TOTAL,
     ReportError,
@@ -126,14 +127,14 @@ def test_disagreements_scale_each_reward_and_pick_the_largest_gaps():
         scored("p2", {"correct": 0.0, "length": -0.5}),
         scored("p3", {"correct": None, "length": -0.1}),
     )
-    pair = disagreements(rows, "correct", "length", limit=2)
-    assert [(d.row.line, round(d.gap, 6), d.scaled_a, d.scaled_b) for d in pair.examples] == [
+    examples = disagreements(rows, "correct", "length", limit=2)
+    assert [(d.row.line, round(d.gap, 6), d.scaled_a, d.scaled_b) for d in examples] == [
         (2, 1.0, 1.0, 0.0),
         (3, 1.0, 0.0, 1.0),
     ]
-    assert pair.examples[0].row.reasons == {"correct": "right", "length": "long"}
+    assert examples[0].row.reasons == {"correct": "right", "length": "long"}
     constant = rows_of(scored("p", {"a": 1.0, "b": 0.0}), scored("p", {"a": 1.0, "b": 1.0}))
-    assert disagreements(constant, "a", "b").examples == []
+    assert disagreements(constant, "a", "b") == []
 
 
 def test_disagreement_examples_prefer_different_prompts():
@@ -143,8 +144,8 @@ def test_disagreement_examples_prefer_different_prompts():
         scored("p2", {"a": 0.0, "b": 0.9}),
         scored("p2", {"a": 0.5, "b": 0.5}),
     )
-    assert [d.row.line for d in disagreements(rows, "a", "b", limit=2).examples] == [1, 3]
-    assert [d.row.line for d in disagreements(rows, "a", "b", limit=3).examples] == [1, 2, 3]
+    assert [d.row.line for d in disagreements(rows, "a", "b", limit=2)] == [1, 3]
+    assert [d.row.line for d in disagreements(rows, "a", "b", limit=3)] == [1, 2, 3]
 
 
 def test_extremes_rank_by_total_without_overlap():
@@ -185,6 +186,11 @@ def test_load_scored_skips_bad_rows_and_names_them(tmp_path):
     assert "invalid JSON" in skipped[2]
     assert "no `rewards` object" in skipped[3]
     assert "`rewards.a` must be a number or null, got str" in skipped[4]
+
+
+def test_an_alias_may_not_take_the_totals_name():
+    with pytest.raises(ReportError, match="a reward is aliased 'weighted total'"):
+        load_scored([scored("p", {"a": 1.0, TOTAL: 0.0})])
 
 
 def test_load_scored_raises_when_nothing_is_usable(tmp_path):
