@@ -182,8 +182,9 @@ def supervise(pid: int, req: dict, out_r: int, err_r: int, phase_r: int, start: 
                 open_fds.discard(fd)
             elif fd == phase_r:
                 phase = chunk[-1:]
-                if phase == RUNNING:
-                    deadline = time.monotonic() + req["timeout"]
+                if phase == RUNNING:  # compiled: the run's own clock starts now
+                    start = time.monotonic()
+                    deadline = start + req["timeout"]
             else:
                 buffers[fd] += chunk
                 if len(buffers[fd]) > limit:

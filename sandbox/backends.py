@@ -56,23 +56,23 @@ def register_sandbox_backends(register):
 
 
 _lock = threading.Lock()
-_factories: dict[str, Callable[..., Backend]] = {}
 _instances: dict[tuple, Backend] = {}
 
 
 def backend_factories() -> dict[str, Callable[..., Backend]]:
-    """Every registered backend factory by name (built-ins and plugins)."""
-    with _lock:
-        if not _factories:
-            load_plugins()
-            found: dict[str, Callable[..., Backend]] = {}
+    """Every registered backend factory by name, built-ins and plugins.
 
-            def register(name: str, factory: Callable[..., Backend]) -> None:
-                found.setdefault(name, factory)
+    A name registered twice keeps the first factory pluggy returns; pluggy calls later-registered
+    plugins first, so an installed plugin can replace a built-in backend.
+    """
+    load_plugins()
+    found: dict[str, Callable[..., Backend]] = {}
 
-            pm.hook.register_sandbox_backends(register=register)
-            _factories.update(found)
-        return dict(_factories)
+    def register(name: str, factory: Callable[..., Backend]) -> None:
+        found.setdefault(name, factory)
+
+    pm.hook.register_sandbox_backends(register=register)
+    return found
 
 
 def get_backend(name: str = "auto", **options: Any) -> Backend:

@@ -25,7 +25,7 @@ class Program:
     output_limit: int = 1_000_000  # bytes kept per stream; more kills the run
     disk_mb: int = 64  # work dir, /tmp and /dev/shm together
     max_files: int = 4096
-    max_processes: int = 64
+    max_processes: int = 16  # per run; with memory_mb, bounds the run's total memory
     max_open_files: int = 256
     compile_timeout: float = 30.0
 
