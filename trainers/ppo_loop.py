@@ -171,8 +171,8 @@ class PPOLoop:
                 nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
                 self.optimizer.step()
 
-                totals["loss/policy"] += float(policy_loss)
-                totals["loss/value"] += float(value_loss)
+                totals["loss/policy"] += policy_loss.item()
+                totals["loss/value"] += value_loss.item()
                 totals["clipfrac"] += float(masked_mean(((ratio - 1).abs() > cfg.clip_range).float(), mask))
                 totals["approx_kl"] += float(masked_mean(old_logprobs - logprobs.detach(), mask))
                 n_updates += 1
