@@ -25,7 +25,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from .completions import is_conversational, prompt_key
 from .compose import RewardSet, load
@@ -48,8 +48,8 @@ PAIR_DROPS = {
     "no_signal": "prompts whose completions all scored the same",
     "gate": "prompts where no completion that meets --require scores above another",
     "tie": "pairs of equal score (--mode all)",
-    "below_margin": "candidate pairs with a margin below --min-margin",
-    "max_pairs": "candidate pairs beyond --max-pairs for their prompt",
+    "below_margin": "pairs with a margin below --min-margin",
+    "max_pairs": "pairs beyond --max-pairs for their prompt",
 }
 SELECT_DROPS = {
     "invalid_row": PAIR_DROPS["invalid_row"],
@@ -72,8 +72,14 @@ class UnsortedInputError(PreferenceError):
     """A prompt's completions are not on consecutive rows, and grouping through disk was not asked for."""
 
 
+# Comparisons with the same tolerance as margins: ``acc>=0.3`` holds for 0.1 + 0.2.
 _OPERATORS: dict[str, Callable[[float, float], bool]] = {
-    ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq, "!=": operator.ne,
+    ">=": lambda value, bound: _at_least(value, bound),
+    ">": lambda value, bound: not _at_least(bound, value),
+    "<=": lambda value, bound: _at_least(bound, value),
+    "<": lambda value, bound: not _at_least(value, bound),
+    "==": lambda value, bound: _close(value, bound),
+    "!=": lambda value, bound: not _close(value, bound),
 }
 _REQUIREMENT = re.compile(r"^\s*([^<>=!\s]+)\s*(>=|<=|==|!=|>|<)\s*([^\s]+)\s*$")
 
@@ -108,9 +114,6 @@ class Requirement:
         value = _number(score_of(row, self.score))
         return value is not None and _OPERATORS[self.op](value, self.threshold)
 
-    def __str__(self) -> str:
-        return f"{self.score}{self.op}{self.threshold:g}"
-
 
 def _float(text: str) -> float | None:
     try:
@@ -124,6 +127,7 @@ def _float(text: str) -> float | None:
 class _Options:
     """What pairs and selections share: the ranking score, requirements and columns carried over."""
 
+    kind: ClassVar[str]
     by: str = TOTAL
     require: tuple[Requirement, ...] = ()
     keep: tuple[str, ...] = ()
@@ -150,6 +154,10 @@ class _Options:
     def meets(self, row: Mapping[str, Any]) -> bool:
         return all(r.met_by(row) for r in self.require)
 
+    def build(self, rows: list[Mapping[str, Any]], dropped: Counter) -> list[dict[str, Any]]:
+        """The output rows for one prompt's completions, counting what is left out in ``dropped``."""
+        raise NotImplementedError
+
 
 @dataclass(frozen=True)
 class PairOptions(_Options):
@@ -160,6 +168,7 @@ class PairOptions(_Options):
     at most ``max_pairs`` per prompt. Ties are always dropped; a margin must reach ``min_margin``.
     """
 
+    kind: ClassVar[str] = "pairs"
     min_margin: float = 0.0
     mode: str = "best-worst"
     max_pairs: int | None = None
@@ -176,6 +185,9 @@ class PairOptions(_Options):
     def _own_columns(self) -> tuple[str, ...]:
         return PAIR_COLUMNS
 
+    def build(self, rows: list[Mapping[str, Any]], dropped: Counter) -> list[dict[str, Any]]:
+        return pairs_for_prompt(rows, self, dropped)
+
 
 @dataclass(frozen=True)
 class SelectOptions(_Options):
@@ -186,6 +198,7 @@ class SelectOptions(_Options):
     ``prompt``/``completion`` format or, with ``format="messages"``, one ``messages`` conversation.
     """
 
+    kind: ClassVar[str] = "select"
     top_k: int | None = 1
     min_score: float | None = None
     format: str = "prompt-completion"
@@ -201,6 +214,9 @@ class SelectOptions(_Options):
 
     def _own_columns(self) -> tuple[str, ...]:
         return SELECT_COLUMNS
+
+    def build(self, rows: list[Mapping[str, Any]], dropped: Counter) -> list[dict[str, Any]]:
+        return select_for_prompt(rows, self, dropped)
 
 
 def _is_number(value: Any) -> bool:
@@ -251,6 +267,13 @@ class _Item(NamedTuple):
     row: dict[str, Any]
 
 
+class _Problem(NamedTuple):
+    """An input record that is not a usable row, and why."""
+
+    where: str
+    message: str
+
+
 class _Candidate(NamedTuple):
     """A scored completion of one prompt: its position in the group, row and ranking score."""
 
@@ -268,21 +291,24 @@ def iter_pairs(rows: Iterable[Mapping[str, Any]], options: PairOptions | None = 
     """DPO pairs (``prompt``, ``chosen``, ``rejected``, scores, margin) from scored rows, streamed.
 
     Rows carry ``prompt``, ``completion`` and the scores ``rewardhub score`` adds (``reward``,
-    ``rewards``). Pass ``stats=Stats()`` to read the counts afterwards.
+    ``rewards``); score raw rows first with ``RewardSet.iter_scores``. Pass ``stats=Stats()`` to
+    read the counts afterwards.
     """
-    options = options or PairOptions()
-    stats = stats if stats is not None else Stats("pairs")
-    items = _scored(_valid(_numbered(rows, stats), stats), options, None, rescore=False, batch_size=1)
-    return _per_prompt(items, options, stats, unsorted, pairs_for_prompt)
+    return _from_rows(rows, options or PairOptions(), stats, unsorted)
 
 
 def iter_selected(rows: Iterable[Mapping[str, Any]], options: SelectOptions | None = None, *,
                   stats: Stats | None = None, unsorted: str = "error") -> Iterator[dict[str, Any]]:
-    """SFT rows (``prompt``/``completion`` or ``messages``, with ``score`` and ``rewards``) from scored rows."""
-    options = options or SelectOptions()
-    stats = stats if stats is not None else Stats("select")
-    items = _scored(_valid(_numbered(rows, stats), stats), options, None, rescore=False, batch_size=1)
-    return _per_prompt(items, options, stats, unsorted, select_for_prompt)
+    """SFT rows (``prompt``/``completion`` or ``messages``, with ``score`` and ``rewards``); see :func:`iter_pairs`."""
+    return _from_rows(rows, options or SelectOptions(), stats, unsorted)
+
+
+def _from_rows(rows: Iterable[Mapping[str, Any]], options: _Options, stats: Stats | None,
+               unsorted: str) -> Iterator[dict[str, Any]]:
+    stats = stats if stats is not None else Stats()
+    stats.kind = options.kind
+    items = _scored(_valid(_numbered(rows, stats), stats), options)
+    return _per_prompt(items, options, stats, unsorted)
 
 
 def pairs_for_prompt(rows: list[Mapping[str, Any]], options: PairOptions, dropped: Counter) -> list[dict[str, Any]]:
@@ -334,8 +360,7 @@ def _all_pairs(candidates: list[_Candidate], options: PairOptions,
 
 
 def _above_margin(chosen: _Candidate, rejected: _Candidate, min_margin: float, dropped: Counter) -> bool:
-    margin = chosen.score - rejected.score
-    if margin < min_margin and not _close(margin, min_margin):
+    if not _at_least(chosen.score - rejected.score, min_margin):
         dropped["below_margin"] += 1
         return False
     return True
@@ -364,9 +389,7 @@ def select_for_prompt(rows: list[Mapping[str, Any]], options: SelectOptions, dro
     for candidate in _candidates(rows, options.by, dropped):
         if not options.meets(candidate.row):
             dropped["gate"] += 1
-        elif options.min_score is not None and candidate.score < options.min_score and not _close(
-            candidate.score, options.min_score
-        ):
+        elif options.min_score is not None and not _at_least(candidate.score, options.min_score):
             dropped["below_threshold"] += 1
         else:
             kept.append(candidate)
@@ -432,21 +455,25 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=_REL_TOL, abs_tol=_ABS_TOL)
 
 
+def _at_least(value: float, bound: float) -> bool:
+    return value > bound or _close(value, bound)
+
+
 # ---------------------------------------------------------------------------------------------
 # The pipeline: number rows, drop invalid ones, score what lacks scores, group by prompt
 
 
-def _numbered(rows: Iterable[Mapping[str, Any]], stats: Stats) -> Iterator[_Item | tuple[str, str]]:
+def _numbered(rows: Iterable[Mapping[str, Any]], stats: Stats) -> Iterator[_Item | _Problem]:
     for number, row in enumerate(rows, start=1):
         stats.rows += 1
         if isinstance(row, Mapping):
             yield _Item(f"row {number}", dict(row))
         else:
-            yield f"row {number}", f"a row must be a mapping, got {type(row).__name__}"
+            yield _Problem(f"row {number}", f"a row must be a mapping, got {type(row).__name__}")
 
 
-def _read(path: str | Path, stats: Stats, progress: bool) -> Iterator[_Item | tuple[str, str]]:
-    """A file's rows as items (a problem string in place of the row for unreadable ones)."""
+def _read(path: str | Path, stats: Stats, progress: bool) -> Iterator[_Item | _Problem]:
+    """A file's rows as items, and a problem for each unreadable record."""
     tabular = str(path) != "-" and (Path(path).is_dir() or Path(path).suffix.lower() == ".parquet")
     unit = "row" if tabular else "line"
     records: Iterable[Any] = iter_input(path)
@@ -455,7 +482,7 @@ def _read(path: str | Path, stats: Stats, progress: bool) -> Iterator[_Item | tu
     for record in records:
         stats.rows += 1
         where = f"{unit} {record.line}"
-        yield (where, record.error) if record.error is not None else _Item(where, record.row)
+        yield _Problem(where, record.error) if record.error is not None else _Item(where, record.row)
 
 
 def _progress_bar(records: Iterator[Any], path: str | Path) -> Iterable[Any]:
@@ -466,11 +493,11 @@ def _progress_bar(records: Iterator[Any], path: str | Path) -> Iterable[Any]:
     return tqdm(records, total=count_rows(path), unit="row", desc="reading", file=sys.stderr)
 
 
-def _valid(items: Iterator[_Item | tuple[str, str]], stats: Stats) -> Iterator[_Item]:
+def _valid(items: Iterator[_Item | _Problem], stats: Stats) -> Iterator[_Item]:
     """Items with a prompt and a completion; the others are counted as ``invalid_row`` with a message."""
     for item in items:
-        if not isinstance(item, _Item):
-            stats.bad_row(*item)
+        if isinstance(item, _Problem):
+            stats.bad_row(item.where, item.message)
             continue
         missing = [key for key in ("prompt", "completion") if item.row.get(key) is None]
         if missing:
@@ -480,8 +507,8 @@ def _valid(items: Iterator[_Item | tuple[str, str]], stats: Stats) -> Iterator[_
         yield item
 
 
-def _scored(items: Iterator[_Item], options: _Options, rewards: RewardSet | None, *,
-            rescore: bool, batch_size: int) -> Iterator[_Item]:
+def _scored(items: Iterator[_Item], options: _Options, rewards: RewardSet | None = None, *,
+            rescore: bool = False, batch_size: int = 64) -> Iterator[_Item]:
     """Items with every score the options read: reused when present, else computed by ``rewards``.
 
     Runs of rows that need scoring go through :meth:`RewardSet.iter_scores` in order, so output
@@ -524,14 +551,18 @@ def _missing_scores(row: Mapping[str, Any], names: set[str]) -> str:
     return " and no ".join(parts)
 
 
-def _per_prompt(items: Iterator[_Item], options: Any, stats: Stats, unsorted: str,
-                build: Callable[[list[Mapping[str, Any]], Any, Counter], list[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
+def _per_prompt(items: Iterator[_Item], options: _Options, stats: Stats, unsorted: str) -> Iterator[dict[str, Any]]:
+    """The options' output for each prompt group, counted in ``stats``; checks ``unsorted`` right away."""
     if unsorted not in UNSORTED_POLICIES:
         raise PreferenceError(f"unsorted must be one of {', '.join(UNSORTED_POLICIES)}, got {unsorted!r}")
     groups = _spilled_groups(items) if unsorted == "spill" else _contiguous_groups(items)
+    return _built(groups, options, stats)
+
+
+def _built(groups: Iterator[list[_Item]], options: _Options, stats: Stats) -> Iterator[dict[str, Any]]:
     for group in groups:
         stats.prompts += 1
-        out = build([item.row for item in group], options, stats.dropped)
+        out = options.build([item.row for item in group], stats.dropped)
         if out:
             stats.prompts_written += 1
             stats.written += len(out)
@@ -619,8 +650,7 @@ def write_pairs(input: str | Path, output: str | Path, options: PairOptions | No
     ``datasets`` folder. ``config`` (path, dict, list or :class:`RewardSet`) scores rows that lack
     scores (all rows with ``rescore=True``). Nothing is written when an error stops the run.
     """
-    options = options or PairOptions()
-    return _write_file(input, output, options, Stats("pairs"), pairs_for_prompt, config=config, rescore=rescore,
+    return _write_file(input, output, options or PairOptions(), config=config, rescore=rescore,
                        batch_size=batch_size, unsorted=unsorted, progress=progress)
 
 
@@ -628,19 +658,19 @@ def write_selection(input: str | Path, output: str | Path, options: SelectOption
                     config: Any = None, rescore: bool = False, batch_size: int = 64,
                     unsorted: str = "error", progress: bool = False) -> Stats:
     """Read ``input``, write the completions kept for SFT to ``output``; see :func:`write_pairs`."""
-    options = options or SelectOptions()
-    return _write_file(input, output, options, Stats("select"), select_for_prompt, config=config, rescore=rescore,
+    return _write_file(input, output, options or SelectOptions(), config=config, rescore=rescore,
                        batch_size=batch_size, unsorted=unsorted, progress=progress)
 
 
-def _write_file(input: str | Path, output: str | Path, options: _Options, stats: Stats, build: Callable, *,
+def _write_file(input: str | Path, output: str | Path, options: _Options, *,
                 config: Any, rescore: bool, batch_size: int, unsorted: str, progress: bool) -> Stats:
     if batch_size < 1:
         raise PreferenceError(f"batch_size must be at least 1, got {batch_size}")
     rewards = _reward_set(config, options, rescore)
+    stats = Stats(options.kind)
     items = _scored(_valid(_read(input, stats, progress), stats), options, rewards,
                     rescore=rescore, batch_size=batch_size)
-    _write_atomically(_per_prompt(items, options, stats, unsorted, build), output)
+    _write_atomically(_per_prompt(items, options, stats, unsorted), output)
     return stats
 
 

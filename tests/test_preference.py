@@ -220,6 +220,11 @@ def test_requirement_checks_values():
     assert req.met_by({"rewards": {"fmt": 1}}) and not req.met_by({"rewards": {"fmt": 0.5}})
     assert not req.met_by({"rewards": {"fmt": None}}) and not req.met_by({"rewards": {}})
     assert Requirement.parse("reward>=1").met_by({"reward": 1.0, "rewards": {}})
+    # the same tolerance as margins: 0.1 + 0.2 == 0.30000000000000004
+    sum_row = {"rewards": {"acc": 0.1 + 0.2}}
+    assert Requirement.parse("acc>=0.3").met_by(sum_row) and Requirement.parse("acc==0.3").met_by(sum_row)
+    assert not Requirement.parse("acc>0.3").met_by(sum_row) and Requirement.parse("acc<=0.3").met_by(sum_row)
+    assert not Requirement.parse("acc!=0.3").met_by(sum_row) and not Requirement.parse("acc<0.3").met_by(sum_row)
 
 
 @pytest.mark.parametrize(
@@ -250,12 +255,13 @@ def test_unknown_unsorted_policy():
 
 
 def test_best_of_n_keeps_the_best_per_prompt_ties_by_input_order():
-    stats = Stats("select")
+    stats = Stats()  # the kind follows the options
     rows = [*group("a", 0.2, 0.9, 0.9), *group("b", None, 0.1)]
     out = list(iter_selected(rows, stats=stats))
     assert [(r["prompt"], r["completion"], r["score"]) for r in out] == [("a", "a-c1", 0.9), ("b", "b-c1", 0.1)]
     assert out[0]["rewards"] == {"fmt": 1.0}
     assert dict(stats.dropped) == {"not_top_k": 2, "no_score": 1}
+    assert "wrote 2 completions from 2 prompts" in stats.summary()
 
 
 def test_threshold_and_gate_selection_with_counts():
