@@ -49,7 +49,7 @@ th{background:#f7f8fa;font-weight:600}
 img{max-width:100%;height:auto;display:block;margin:4px 0}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(500px,1fr));gap:14px}
 .card{border:1px solid #e3e6ea;border-radius:6px;padding:10px 12px;min-width:0}
-.detail{display:grid;grid-template-columns:3fr 2fr;gap:12px}.detail table{margin:4px 0}
+.detail{display:grid;grid-template-columns:3fr 2fr;gap:12px;align-items:start}.detail table{margin:4px 0}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:12px}
 .side{background:#f7f8fa;border-radius:4px;padding:6px 10px;min-width:0;overflow-wrap:anywhere}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f8fa;padding:8px;border-radius:4px;font-size:12px;
