@@ -80,7 +80,7 @@ def test_pairs_options_require_margin_and_all_mode(env, scored, tmp_path):
     assert done.stderr.splitlines()[1:] == [
         "  dropped 1: prompts whose completions all scored the same [no_signal]",
         "  dropped 1: prompts where no completion that meets --require scores above another [gate]",
-        "  dropped 1: candidate pairs with a margin below --min-margin [below_margin]",
+        "  dropped 1: pairs with a margin below --min-margin [below_margin]",
     ]
 
 
