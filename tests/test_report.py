@@ -16,6 +16,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from rewardhub.report import write_report
 
@@ -147,8 +148,6 @@ def test_report_has_every_section_and_is_self_contained(report):
     assert len(page.images) == 8
     for src in page.images:
         assert src.startswith("data:image/png;base64,")
-        from PIL import Image
-
         image = Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1])))
         assert image.format == "PNG" and image.width >= 300 and image.height >= 150
     assert not re.findall(r'(?:src|href)="(?!data:|#)', markup), "the page must not load anything"
@@ -268,9 +267,11 @@ def chromium() -> str:
     if not shutil.which("apt-get") or os.geteuid() != 0:
         pytest.skip("chromium is not installed and cannot be installed here (needs root + apt-get): "
                     "run `apt-get install -y chromium`")
-    for command in (["apt-get", "install", "-y", "chromium"], ["apt-get", "update"],
-                    ["apt-get", "install", "-y", "chromium"]):
-        result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    install = ["apt-get", "install", "-y", "chromium"]
+    result = subprocess.run(install, capture_output=True, text=True, timeout=900)
+    if result.returncode != 0:  # stale package lists: refresh once and retry
+        subprocess.run(["apt-get", "update"], capture_output=True, timeout=900)
+        result = subprocess.run(install, capture_output=True, text=True, timeout=900)
     found = shutil.which("chromium")
     if not found:
         pytest.skip(f"`apt-get install -y chromium` failed: {result.stderr[-500:]}")
@@ -288,8 +289,6 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and shot.exists(), done.stderr[-2000:]
-    from PIL import Image
-
     image = Image.open(shot).convert("RGB")
     assert image.size == (1280, 2000)
     colours = image.getcolors(maxcolors=1 << 24)  # [(count, (r, g, b)), ...]
