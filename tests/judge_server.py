@@ -5,7 +5,8 @@ text between ``[[`` and ``]]`` in the last message (so a test scripts each row's
 completion it scores), else ``"5"``. ``server.script`` holds :class:`Reply` objects served first,
 one per request (429 with Retry-After, 500s, hangs, malformed bodies...); ``server.answer`` may
 be replaced by any ``body -> str | Reply`` function. It records request bodies, headers and the
-maximum number of requests in flight.
+maximum number of requests in flight (also served as JSON at ``GET /stats``). Run it as a script
+to serve from its own process (the benchmark does, so that it does not share the client's GIL).
 """
 
 from __future__ import annotations
@@ -111,6 +112,7 @@ class JudgeServer:
         asyncio.set_event_loop(loop)
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._handle)
+        app.router.add_get("/stats", self._stats)
         runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         loop.run_until_complete(runner.setup())
         site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
@@ -120,6 +122,10 @@ class JudgeServer:
         ready.set()
         loop.run_forever()
         loop.close()
+
+    async def _stats(self, request: web.Request) -> web.Response:
+        """Counters for a client in another process (the benchmark)."""
+        return web.json_response({"requests": self.requests, "max_in_flight": self.max_in_flight})
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
@@ -191,3 +197,22 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         "usage": usage,
     }
 
+
+
+def main() -> None:
+    """Serve in the foreground (``python tests/judge_server.py --latency 0.1``); prints the base URL."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="scriptable OpenAI-compatible judge server on 127.0.0.1")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    args = parser.parse_args()
+    with JudgeServer(latency=args.latency) as server:
+        print(server.base_url, flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
