@@ -55,8 +55,8 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--by", default="reward", metavar="ALIAS",
                         help="rank by this reward alias instead of the weighted total 'reward'")
     parser.add_argument("--require", action="append", default=[], metavar="ALIAS>=X",
-                        help="a chosen/selected completion must meet this, e.g. 'format>=1' (operators >= > <= < "
-                             "== !=; repeatable, all must hold)")
+                        help="a chosen/selected completion must meet this, e.g. 'format>=1' (quoted: > and < are "
+                             "shell redirections; operators >= > <= < == !=; repeatable, all must hold)")
     parser.add_argument("--keep", action="append", default=[], metavar="COLUMN",
                         help="copy this input column into the output (repeatable)")
     parser.add_argument("--spill", action="store_true", help="accept prompts in any order: group rows through a "
