@@ -81,6 +81,7 @@ def corr_text(value: float) -> str:
 
 
 def pct(fraction: float | None) -> str:
+    """A fraction as a percentage with one decimal."""
     return "—" if fraction is None else f"{100 * fraction:.1f}%"
 
 
