@@ -198,6 +198,10 @@ def parse_literal(text: str) -> Literal | None:
     items = [_scalar(part.strip()) for part in match.group(2).split(",")]
     if any(item is None or item.percent for item in items):
         return None
+    if len(items) == 2 and not items[0].value < items[1].value:  # type: ignore[union-attr]
+        return None  # empty or reversed "intervals": the full path reads them as sets or tuples
+    if len(items) > 2 and match.group(1) + match.group(3) != "()":
+        return None
     return Bracketed(match.group(1), tuple(items), match.group(3))  # type: ignore[arg-type]
 
 
@@ -216,6 +220,8 @@ def _scalar(text: str) -> Scalar | None:
         if int(denominator) == 0:
             return None
         value = Fraction(int(numerator), int(denominator))
+    if percent and (sign or "." in (plain or "")):  # the full path reads these its own way: let it decide
+        return None
     return Scalar(-value if sign else value, plain is not None and "." in plain, percent is not None)
 
 

@@ -1,0 +1,130 @@
+"""The exact literal fast path must agree with the full Math-Verify path wherever it decides."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from rewardhub.rewards.math_extract import Bracketed, Scalar, normalize, parse_literal
+from rewardhub.rewards.mathematics import _fast_verdict, verify_pair
+
+
+def full_verdict(gold: str, answer: str) -> bool:
+    return verify_pair((gold, answer)) == "equal"
+
+
+def decimal_text(value: Fraction, places: int) -> str | None:
+    """``value`` written with ``places`` decimals when that is exact, else None."""
+    scaled = value * 10**places
+    if scaled.denominator != 1:
+        return None
+    sign = "-" if scaled < 0 else ""
+    digits = str(abs(scaled.numerator)).rjust(places + 1, "0")
+    return f"{sign}{digits[:-places]}.{digits[-places:]}" if places else f"{sign}{digits}"
+
+
+@st.composite
+def spelling(draw, value: Fraction) -> str:
+    """One way of writing ``value``: integer, decimal, a/b, \\frac{a}{b}, percentage, or a near miss."""
+    forms = ["fraction", "latex", "percent", "nearby"]
+    if value.denominator == 1:
+        forms.append("integer")
+    if any(decimal_text(value, p) for p in range(7)):
+        forms.append("decimal")
+    form = draw(st.sampled_from(forms))
+    sign = "-" if value < 0 else ""
+    if form == "integer":
+        return str(value.numerator)
+    if form == "decimal":
+        return next(d for p in range(7) if (d := decimal_text(value, p + draw(st.integers(0, 2)))))
+    if form == "fraction":
+        k = draw(st.integers(1, 3))
+        return f"{sign}{abs(value.numerator) * k}/{value.denominator * k}"
+    if form == "latex":
+        return f"{sign}\\frac{{{abs(value.numerator)}}}{{{value.denominator}}}"
+    if form == "percent":
+        return (decimal_text(value * 100, 4) or str(value.numerator)) + "\\%"
+    places = draw(st.integers(2, 8))  # "nearby": a rounded decimal, equal or not depending on the places
+    return decimal_text(Fraction(round(value * 10**places), 10**places), places) or "0"
+
+
+values = st.builds(Fraction, st.integers(-60, 60), st.sampled_from([1, 1, 2, 3, 4, 5, 8, 10, 12, 100]))
+
+
+@st.composite
+def literal_pair(draw) -> tuple[str, str]:
+    if draw(st.booleans()):
+        gold_value = draw(values)
+        answer_value = gold_value if draw(st.booleans()) else draw(values)
+        return draw(spelling(gold_value)), draw(spelling(answer_value))
+    size = draw(st.integers(2, 3))
+    gold_values = draw(st.lists(values, min_size=size, max_size=size))
+    answer_values = (
+        gold_values if draw(st.booleans()) else draw(st.lists(values, min_size=size, max_size=size))
+    )
+    brackets = draw(st.sampled_from(["()", "[]", "(]", "[)"]))
+    answer_brackets = brackets if draw(st.booleans()) else draw(st.sampled_from(["()", "[]"]))
+
+    def write(vals: list[Fraction], pair: str) -> str:
+        parts = [draw(spelling(v)).replace("\\%", "") for v in vals]
+        return pair[0] + draw(st.sampled_from([",", ", "])).join(parts) + pair[1]
+
+    return write(gold_values, brackets), write(answer_values, answer_brackets)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(literal_pair())
+@example(("1/3", "0.333333"))
+@example(("0.5", "50\\%"))
+@example(("50", "50\\%"))
+@example(("(1,2)", "(2,1)"))
+@example(("(1,2)", "[1,2]"))
+def test_fast_path_agrees_with_full_path(pair):
+    gold, answer = (normalize(text) for text in pair)
+    fast = _fast_verdict(gold, answer)
+    if fast is not None:
+        assert fast == full_verdict(gold, answer), (gold, answer)
+
+
+def test_fast_path_decides_the_common_cases():
+    """It must actually take work away from the parser: plain equal and clearly unequal literals."""
+    decided = [
+        ("42", "42"),
+        ("42", "41"),
+        ("1/2", "0.5"),
+        ("\\frac{3}{4}", "0.75"),
+        ("1000", "1000.0"),
+        ("(1, 2)", "(1,2)"),
+        ("(1, 2)", "(1, 3)"),
+        ("50\\%", "0.5"),
+        ("-7", "7"),
+    ]
+    assert [_fast_verdict(g, a) for g, a in decided] == [
+        True,
+        False,
+        True,
+        True,
+        True,
+        True,
+        False,
+        True,
+        False,
+    ]
+    assert _fast_verdict("\\frac{1}{3}", "0.333333") is None  # within float tolerance: the full path decides
+    assert _fast_verdict("x", "x") is None
+
+
+def test_parse_literal_shapes():
+    assert parse_literal("-\\frac{3}{6}") == Scalar(Fraction(-1, 2), False, False)
+    assert parse_literal("12\\%") == Scalar(Fraction(12), False, True)
+    assert parse_literal("12.5\\%") is None  # decimal and negative percentages: the full path decides
+    assert parse_literal("-3\\%") is None
+    assert parse_literal("[1, 2)") == Bracketed(
+        "[", (Scalar(Fraction(1), False, False), Scalar(Fraction(2), False, False)), ")"
+    )
+    assert parse_literal("1/0") is None
+    assert parse_literal("0.1234567890123456") is None  # more digits than the full path's floats hold
+    assert parse_literal("9" * 100) is None
+    assert parse_literal("x+1") is None
