@@ -255,9 +255,8 @@ class Encoder:
 
     def _plain_ids(self, prompt: Any, text: str) -> tuple[list[int], Any]:
         if prompt is not None and not isinstance(prompt, str):
-            raise ValueError(
-                f"prompt is a {type(prompt).__name__}, not text or chat messages; set chat_template=True to render it"
-            )
+            hint = " (conversational rows need chat_template null or true)" if is_conversational(prompt) else ""
+            raise ValueError(f"prompt is a {type(prompt).__name__}, not text{hint}")
         prefix = prompt or ""
         full = prefix + text
         eos = self.tokenizer.eos_token
@@ -267,7 +266,7 @@ class Encoder:
         return ids, lambda: self.tokenizer(prefix)["input_ids"] if prefix else []
 
     def _chat_ids(self, prompt: Any, completion: Any, text: str) -> tuple[list[int], Any]:
-        if self.chat_template is False or not getattr(self.tokenizer, "chat_template", None):
+        if not getattr(self.tokenizer, "chat_template", None):
             raise ValueError("conversational row but the reward model's tokenizer has no chat template")
         if prompt is not None and not isinstance(prompt, str) and not is_conversational(prompt):
             raise ValueError(f"prompt is a {type(prompt).__name__}, neither text nor chat messages")
@@ -412,23 +411,37 @@ class RewardModelReward(Reward):
         self.trust_remote_code = trust_remote_code
         self.stats = RunningStats()
         self._loaded: LoadedModel | None = None
+        self._load_error: RewardModelLoadError | None = None
         self._load_lock = threading.Lock()
 
     def loaded(self) -> LoadedModel:
-        """The model and tokenizer, loaded on first use (once per instance, thread-safe)."""
+        """The model and tokenizer, loaded on first use (once per instance, thread-safe).
+
+        A failed load is remembered and re-raised, so a bad model costs one attempt per process, not
+        one per batch (or per row, when the base retries rows one by one).
+        """
         if self._loaded is None:
             with self._load_lock:
+                if self._load_error is not None:
+                    raise self._load_error
                 if self._loaded is None:
-                    self._loaded = load_reward_model(
-                        self.model,
-                        tokenizer=self.tokenizer,
-                        revision=self.revision,
-                        device=self.device,
-                        dtype=self.dtype,
-                        max_length=self.max_length,
-                        trust_remote_code=self.trust_remote_code,
-                    )
+                    try:
+                        self._loaded = self._load()
+                    except RewardModelLoadError as exc:
+                        self._load_error = exc
+                        raise
         return self._loaded
+
+    def _load(self) -> LoadedModel:
+        return load_reward_model(
+            self.model,
+            tokenizer=self.tokenizer,
+            revision=self.revision,
+            device=self.device,
+            dtype=self.dtype,
+            max_length=self.max_length,
+            trust_remote_code=self.trust_remote_code,
+        )
 
     def score_batch(self, batch: Batch) -> list[Any]:
         references = batch.column(self.margin_column) if self.margin_column else None
@@ -442,7 +455,7 @@ class RewardModelReward(Reward):
             try:
                 pairs[i] = (
                     encoder.encode(batch.prompts[i], batch.completions[i], text),
-                    self._encode_reference(encoder, batch.prompts[i], references[i]) if references else None,
+                    None if references is None else self._encode_reference(encoder, batch.prompts[i], references[i]),
                 )
             except ValueError as exc:
                 outcomes[i] = Score(None, str(exc))
@@ -485,7 +498,7 @@ class RewardModelReward(Reward):
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        state["_loaded"] = None  # each process loads its own copy on first use
+        state["_loaded"] = state["_load_error"] = None  # each process loads its own copy on first use
         state.pop("_load_lock", None)
         return state
 

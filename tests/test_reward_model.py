@@ -114,6 +114,8 @@ def test_chat_template_for_conversational_rows(rm_dir, direct):
     assert value == pytest.approx(direct(tok(rendered, add_special_tokens=False)["input_ids"]), abs=1e-5)
     # A plain completion after a chat prompt becomes the assistant turn; chat_template=True wraps plain prompts.
     assert reward([prompt], ["4"])[0] == pytest.approx(value, abs=1e-6)
+    never = RewardModelReward(model=str(rm_dir), chat_template=False).evaluate([prompt], [completion])
+    assert never.values == [None] and "conversational rows need chat_template null or true" in never.reasons[0]
     forced = RewardModelReward(model=str(rm_dir), chat_template=True)
     assert forced(["2 + 2?"], ["4"])[0] == pytest.approx(
         direct(tok(tok.apply_chat_template(
@@ -223,8 +225,14 @@ def test_classifier_config_without_trained_head_is_rejected_at_load(tmp_path):
     with pytest.raises(RewardModelLoadError, match="lacks trained weights for score.weight"):
         reward(["p"], ["c"])
     # With the default policy the failure is an abstention with the reason, never a 0 score.
-    result = RewardModelReward(model=str(folder)).evaluate(["p"], ["c"])
-    assert result.values == [None] and "lacks trained weights" in result.reasons[0]
+    reward = RewardModelReward(model=str(folder))
+    result = reward.evaluate(["p", "q", "r"], ["c", "d", "e"])
+    assert result.values == [None] * 3 and all("lacks trained weights" in r for r in result.reasons)
+    # The failure is remembered (one load attempt per process); a copy sent to a new process retries.
+    shutil.rmtree(folder)
+    make_seq_classifier(folder)
+    assert reward.evaluate(["p"], ["c"]).values == [None]
+    assert isinstance(pickle.loads(pickle.dumps(reward)).evaluate(["p"], ["c"]).values[0], float)
 
 
 def test_hub_id_loads_through_the_hub_cache(tmp_path, rm_dir):
