@@ -105,8 +105,7 @@ class JudgeReward(AsyncReward):
         return values
 
     async def score_batch_async(self, batch: Batch) -> list[Score]:
-        stats = _batch_stats.get() or JudgeStats()
-        before = stats.as_dict()
+        stats = JudgeStats()
         deadline = time.monotonic() + (self.deadline or float("inf"))
         outcomes: list[Score | str] = []
         bodies: dict[str, dict[str, Any]] = {}
@@ -125,8 +124,10 @@ class JudgeReward(AsyncReward):
             bodies[key] = body
             outcomes.append(key)
         answers = await self._answers(bodies, stats, deadline)
-        after = stats.as_dict()
-        self.counters.add(JudgeStats(**{k: after[k] - before[k] for k in after}))
+        self.counters.add(stats)
+        call_stats = _batch_stats.get()
+        if call_stats is not None:  # set by __call__, which logs them
+            call_stats.add(stats)
         return [self._score(answers[o]) if isinstance(o, str) else o for o in outcomes]
 
     def _messages(self, batch: Batch, index: int) -> list[dict[str, str]]:
