@@ -37,7 +37,7 @@ DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc
              "stderr": "/proc/self/fd/2"}
 CLEAN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": WORK, "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
 COMPILERS = {"c": ("gcc", "main.c", ["-O2", "-std=gnu17"]), "cpp": ("g++", "main.cpp", ["-O2", "-std=gnu++17"])}
-COMPILE_FAILED, RUNNING = b"C", b"R"
+COMPILE_FAILED, RUNNING, EXITED = b"C", b"R", b"X"
 
 
 def send(fd: int, kind: int, body: bytes) -> None:
@@ -148,7 +148,7 @@ def runner(cfg: dict, req_fd: int, resp_fd: int, length: int) -> None:
     if pid == 0:
         try:
             os.close(out_r), os.close(err_r), os.close(phase_r)
-            program(req, cfg, stdin, out_w, err_w, phase_w)
+            init(req, cfg, stdin, out_w, err_w, phase_w)
         finally:
             os._exit(127)
     for fd in (stdin, out_w, err_w, phase_w):
@@ -163,14 +163,13 @@ def supervise(pid: int, req: dict, out_r: int, err_r: int, phase_r: int, start: 
     limit = req["output_limit"]
     compiled = req["language"] in COMPILERS
     deadline = start + req["timeout"] + (req["compile_timeout"] if compiled else 0)
-    buffers = {out_r: bytearray(), err_r: bytearray()}
+    buffers = {out_r: bytearray(), err_r: bytearray(), phase_r: bytearray()}
     open_fds = {out_r, err_r, phase_r}
-    phase = b""
     timed_out = over_limit = False
     poller = select.poll()
     for fd in open_fds:
         poller.register(fd, select.POLLIN)
-    while open_fds - {phase_r}:
+    while out_r in open_fds or err_r in open_fds:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             timed_out = True
@@ -180,23 +179,27 @@ def supervise(pid: int, req: dict, out_r: int, err_r: int, phase_r: int, start: 
             if not chunk:
                 poller.unregister(fd)
                 open_fds.discard(fd)
-            elif fd == phase_r:
-                phase = chunk[-1:]
-                if phase == RUNNING:  # compiled: the run's own clock starts now
-                    start = time.monotonic()
-                    deadline = start + req["timeout"]
-            else:
-                buffers[fd] += chunk
-                if len(buffers[fd]) > limit:
-                    over_limit = True
+                continue
+            buffers[fd] += chunk
+            if fd == phase_r and chunk.endswith(RUNNING):  # compiled: the run's own clock starts now
+                start = time.monotonic()
+                deadline = start + req["timeout"]
+            elif fd != phase_r and len(buffers[fd]) > limit:
+                over_limit = True
         if over_limit:
             break
     if timed_out or over_limit:
         os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)  # returns once every process of the namespace is gone
+    os.waitpid(pid, 0)  # returns once every process of the namespace is gone
     duration = time.monotonic() - start
+    while phase_r in open_fds and (chunk := os.read(phase_r, 4096)):  # every writer is gone: no blocking
+        buffers[phase_r] += chunk
+    phase = bytes(buffers[phase_r])
+    status_at = phase.rfind(EXITED)
+    exit_code = None
+    if status_at >= 0 and len(phase) >= status_at + 5:
+        exit_code = os.waitstatus_to_exitcode(struct.unpack_from("<i", phase, status_at + 1)[0])
     stdout, stderr = bytes(buffers[out_r][:limit]), bytes(buffers[err_r][:limit])
-    exit_code = os.waitstatus_to_exitcode(status)
     meta = {
         "exit_code": None if timed_out else exit_code,
         "timed_out": timed_out,
@@ -204,25 +207,28 @@ def supervise(pid: int, req: dict, out_r: int, err_r: int, phase_r: int, start: 
         "stdout_truncated": len(buffers[out_r]) > limit,
         "stderr_truncated": len(buffers[err_r]) > limit,
         "stderr_len": len(stderr),
-        "reason": reason(req, exit_code, timed_out, over_limit, phase, stderr),
+        "reason": reason(req, exit_code, timed_out, over_limit, COMPILE_FAILED in phase, stderr),
     }
     return {"meta": meta, "stdout": stdout, "stderr": stderr}
 
 
-def reason(req: dict, exit_code: int, timed_out: bool, over_limit: bool, phase: bytes, stderr: bytes) -> str:
+def reason(req: dict, exit_code: int | None, timed_out: bool, over_limit: bool, compile_failed: bool,
+           stderr: bytes) -> str:
     """Why the program did not finish cleanly ("" when it exited 0 within its limits)."""
     if timed_out:
         return f"timeout after {req['timeout']:g} s"
     if over_limit:
         return f"output limit exceeded ({req['output_limit']} bytes)"
-    if phase == COMPILE_FAILED:
+    if compile_failed:
         return "compile error"
+    if exit_code is None:
+        return "killed before it reported an exit status"
     if exit_code == -signal.SIGXCPU:
         return "cpu time limit exceeded"
     if exit_code == -signal.SIGXFSZ:
         return "file size limit exceeded"
     tail = stderr[-2000:]
-    if b"MemoryError" in tail or b"std::bad_alloc" in tail or exit_code == -signal.SIGKILL:
+    if exit_code != 0 and (b"MemoryError" in tail or b"std::bad_alloc" in tail):
         return "memory limit exceeded"
     if exit_code < 0:
         return f"killed by {signal.Signals(-exit_code).name}"
@@ -231,9 +237,16 @@ def reason(req: dict, exit_code: int, timed_out: bool, over_limit: bool, phase: 
     return ""
 
 
-# ----- the program: pid 1 of a fresh pid namespace, dropped to the slot's uid ------------------------
-def program(req: dict, cfg: dict, stdin: int, out_w: int, err_w: int, phase_w: int) -> None:
+# ----- pid 1 of the run's pid namespace (a minimal init) and the program under it ---------------------
+def init(req: dict, cfg: dict, stdin: int, out_w: int, err_w: int, phase_w: int) -> None:
+    """Mount the run's /proc, drop to the slot's uid, fork the program and report its wait status.
+
+    The program is pid 2, so it has ordinary signal semantics (pid 1 ignores signals it has no
+    handler for); when it exits, this process exits and the kernel kills whatever it left behind.
+    """
     iso.mount("proc", "/proc", "proc", iso.MS_NOSUID | iso.MS_NODEV | iso.MS_NOEXEC, "hidepid=2")
+    with open("/proc/self/oom_score_adj", "w") as f:
+        f.write("1000")  # the zygote protects itself from the OOM killer; runs must not inherit that
     for fd, target in ((stdin, 0), (out_w, 1), (err_w, 2)):
         os.dup2(fd, target)
     os.closerange(3, phase_w)
@@ -248,16 +261,33 @@ def program(req: dict, cfg: dict, stdin: int, out_w: int, err_w: int, phase_w: i
     os.chdir(WORK)
     os.environ.clear()
     os.environ.update(CLEAN_ENV)
+    child = os.fork()
+    if child == 0:
+        try:
+            program(req, cfg, phase_w)
+        finally:
+            os._exit(127)
+    for fd in (0, 1, 2):
+        os.close(fd)
+    while True:  # reap orphans until the program itself exits
+        pid, status = os.wait()
+        if pid == child:
+            break
+    os.write(phase_w, EXITED + struct.pack("<i", status))
+    os._exit(0)
+
+
+def program(req: dict, cfg: dict, phase_w: int) -> None:
     for name, content in req["files"].items():
         with open(os.path.join(WORK, name), "w") as f:
             f.write(content)
-    language = req["language"]
-    if language in COMPILERS:
+    if req["language"] in COMPILERS:
         set_limits(req, memory_mb=max(req["memory_mb"], 2048), cpu=req["compile_timeout"], baseline=0)
         compile_source(req, phase_w)
         set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=0)
         os.write(phase_w, RUNNING)
         os.execve(f"{WORK}/main", [f"{WORK}/main"], CLEAN_ENV)
+    os.close(phase_w)
     set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=cfg["baseline_bytes"])
     run_python(req["code"])
 
@@ -350,6 +380,7 @@ def main() -> None:
     cfg = json.loads(sys.argv[1])
     req_fd, resp_fd = int(sys.argv[2]), int(sys.argv[3])
     try:
+        protect_from_oom_killer()
         preload(cfg)
         gc.collect()
         gc.freeze()  # keep the shared heap's pages shared after fork
@@ -360,6 +391,15 @@ def main() -> None:
         return
     send(resp_fd, READY, b"")
     serve(cfg, req_fd, resp_fd)
+
+
+def protect_from_oom_killer() -> None:
+    """Best effort (needs CAP_SYS_RESOURCE): a run's memory bomb should not take the zygote down."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("-1000")
+    except PermissionError:
+        pass
 
 
 def address_space() -> int:

@@ -1,0 +1,146 @@
+"""rewardhub.sandbox: the run/run_many API on the real local backend, languages, limits, backend plugins."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from rewardhub import sandbox
+from rewardhub.hookspecs import hookimpl
+from rewardhub.plugins import pm
+from rewardhub.sandbox import Program, ProgramError, SandboxResult, UnknownBackendError
+from rewardhub.sandbox.local import isolation_problem
+
+needs_isolation = pytest.mark.skipif(isolation_problem() is not None, reason=f"no local isolation: {isolation_problem()}")
+
+
+@needs_isolation
+def test_run_returns_output_exit_code_and_duration():
+    result = sandbox.run("import sys\nname = input()\nprint('hello', name)\nprint('warn', file=sys.stderr)\nsys.exit(3)",
+                         stdin="ada\n", timeout=5)
+    assert (result.stdout, result.stderr, result.exit_code) == ("hello ada\n", "warn\n", 3)
+    assert not result.timed_out and result.reason == "exit code 3" and not result.ok
+    assert 0 < result.duration < 5
+
+
+@needs_isolation
+def test_program_sees_its_files_and_runs_as_main():
+    result = sandbox.run("import helper\nprint(helper.twice(21), __name__, open('data.txt').read())",
+                         files={"helper.py": "def twice(x):\n    return 2 * x\n", "data.txt": "payload"})
+    assert result.ok and result.stdout == "42 __main__ payload\n"
+
+
+@needs_isolation
+def test_exceptions_and_exit_codes_match_plain_python():
+    results = sandbox.run_many([
+        "raise ValueError('boom')",
+        "raise SystemExit('bye')",
+        "import sys; sys.exit(0)",
+        "def broken(:\n    pass",
+        "import os; os._exit(7)",
+        "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)",
+    ])
+    assert [r.exit_code for r in results] == [1, 1, 0, 1, 7, -11]
+    assert results[0].stderr.splitlines()[-1] == "ValueError: boom"
+    assert "_zygote" not in results[0].stderr  # the traceback shows the program's frames only
+    assert results[1].stderr == "bye\n"
+    assert "SyntaxError" in results[3].stderr
+    assert results[5].reason == "killed by SIGSEGV"
+
+
+@needs_isolation
+def test_run_many_keeps_order_and_runs_concurrently_safe_programs():
+    programs = [Program(f"print({i} * {i})") for i in range(40)]
+    results = sandbox.run_many(programs)
+    assert [r.stdout for r in results] == [f"{i * i}\n" for i in range(40)]
+    assert all(r.ok for r in results)
+
+
+@needs_isolation
+def test_multiprocessing_threads_and_subprocess_work_inside():
+    result = sandbox.run("""
+import multiprocessing, subprocess, threading
+with multiprocessing.Pool(2) as pool:
+    print(sum(pool.map(abs, [-1, -2, -3])))
+out = []
+t = threading.Thread(target=out.append, args=(5,)); t.start(); t.join()
+print(out[0], subprocess.run(["echo", "hi"], capture_output=True, text=True).stdout.strip())
+""", timeout=20)
+    assert result.ok, result.stderr
+    assert result.stdout == "6\n5 hi\n"
+
+
+@needs_isolation
+@pytest.mark.parametrize(("language", "code"), [
+    ("c", '#include <stdio.h>\nint main(){int a,b; scanf("%d %d",&a,&b); printf("%d\\n",a+b); return 0;}'),
+    ("cpp", "#include <iostream>\nint main(){int a,b; std::cin>>a>>b; std::cout<<a+b<<std::endl;}"),
+])
+def test_c_and_cpp_compile_and_run(language, code):
+    result = sandbox.run(code, stdin="40 2\n", language=language)
+    assert result.ok and result.stdout == "42\n"
+    broken = sandbox.run("int main( {", language=language)
+    assert broken.reason == "compile error" and broken.exit_code == 1 and "error" in broken.stderr
+
+
+@needs_isolation
+def test_a_compiled_infinite_loop_times_out():
+    result = sandbox.run("int main(){ for(;;); }", language="c", timeout=1)
+    assert result.timed_out and result.exit_code is None
+
+
+def test_bad_programs_are_refused_with_a_clear_error():
+    with pytest.raises(ProgramError, match="unknown language 'rust'"):
+        Program("fn main() {}", language="rust")
+    with pytest.raises(ProgramError, match="bad file name '../escape'"):
+        Program("", files={"../escape": "x"})
+    with pytest.raises(ProgramError, match="timeout must be positive"):
+        Program("", timeout=0)
+    with pytest.raises(UnknownBackendError, match="unknown sandbox backend 'nope'; installed: .*local"):
+        sandbox.get_backend("nope")
+
+
+def test_auto_refuses_without_isolation_and_never_falls_back_to_unsafe():
+    """In a user namespace we are not root: the local backend must refuse, naming why and the way out."""
+    code = ("from rewardhub import sandbox\n"
+            "print(sandbox.run('print(1)', backend='unsafe').stdout.strip())\n"
+            "sandbox.run('print(1)')\n")
+    done = subprocess.run(["unshare", "--user", sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    if "unshare failed" in done.stderr:
+        pytest.skip("user namespaces are not available to build a non-root environment")
+    assert done.returncode == 1
+    assert done.stdout == "1\n"  # the explicit unsafe mode still works
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("rewardhub.sandbox.errors.SandboxUnavailableError: no isolated sandbox backend works here")
+    assert "needs root" in last and "docker" in last and "backend='unsafe'" in last
+
+
+class EchoBackend:
+    """A third-party backend: echoes the program instead of running it."""
+
+    name = "echo"
+
+    def run_many(self, programs):
+        return [SandboxResult(stdout=p.code, exit_code=0) for p in programs]
+
+    def close(self):
+        pass
+
+
+class EchoPlugin:
+    @hookimpl
+    def register_sandbox_backends(self, register):
+        register("echo", lambda **options: EchoBackend())
+
+
+def test_backends_are_pluggable():
+    plugin = EchoPlugin()
+    pm.register(plugin, name="echo-backend-test")
+    try:
+        assert "echo" in sandbox.backend_factories()
+        assert sandbox.run_many(["print(1)", "x"], backend="echo")[1].stdout == "x"
+    finally:
+        pm.unregister(plugin)
+        sandbox.close_backends()
+    assert "echo" not in sandbox.backend_factories()
