@@ -374,7 +374,7 @@ class RewardModelReward(Reward):
         on_error: str = "none",
     ):
         """``model``: folder or hub id. ``normalize``: "none", "fixed" ((x - mean) / std) or "running"
-        (running mean/std of raw scores so far). ``sigmoid`` squashes the (normalised) score to (0, 1).
+        (running mean/std of the scores seen so far, after the margin). ``sigmoid`` squashes the (normalised) score to (0, 1).
         ``margin_column``: score minus the score of that column's reference completion for the same prompt.
         ``chat_template``: None applies it to conversational rows only, True to every row, False never.
         ``append_eos``: plain text gets the eos token appended, as ``RewardTrainer`` does when training.
