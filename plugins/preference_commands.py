@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
 from .hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from .preference import Stats
 
 EXIT_OK = 0
 
@@ -82,7 +86,7 @@ def _select(args: argparse.Namespace) -> int:
     return _report(write_selection(args.input, args.output, options, **_run_args(args)), args)
 
 
-def _run_args(args: argparse.Namespace) -> dict:
+def _run_args(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "config": args.config,
         "rescore": args.rescore,
@@ -92,7 +96,7 @@ def _run_args(args: argparse.Namespace) -> dict:
     }
 
 
-def _report(stats, args: argparse.Namespace) -> int:
+def _report(stats: Stats, args: argparse.Namespace) -> int:
     if not args.quiet:
         print(stats.summary(), file=sys.stderr)
     return EXIT_OK
