@@ -4,15 +4,15 @@
     args = GRPOConfig(...)
     trainer = GRPOTrainer(model=..., args=args, train_dataset=ds, **trainer_rewards("rewards.yaml", args))
 
-``trainer_rewards`` returns ``reward_funcs`` (plus ``reward_processing_classes`` when a member is a
-model TRL must tokenise for) and writes the weights into ``args.reward_weights``. With
+``trainer_rewards`` returns ``reward_funcs`` and writes the weights into ``args.reward_weights``
+(model rewards such as ``reward_model`` tokenise by themselves, so TRL needs no
+``reward_processing_classes`` for them). With
 ``composite=True`` the whole set becomes one picklable callable that applies the weights itself and
 logs each component: for TRL's async GRPO, which scores in a child process and sums unweighted.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from rewardhub import RewardSet, load
@@ -74,11 +74,7 @@ def trainer_rewards(config: Any, args: Any = None, *, composite: bool = False) -
         funcs, weights = rewards.reward_funcs, rewards.reward_weights
     if args is not None:
         _set_weights(args, weights)
-    kwargs: dict[str, Any] = {"reward_funcs": funcs}
-    processing = [getattr(f, "processing_class", None) if _is_module(f) else None for f in funcs]
-    if any(p is not None for p in processing):
-        kwargs["reward_processing_classes"] = processing
-    return kwargs
+    return {"reward_funcs": funcs}
 
 
 def _set_weights(args: Any, weights: list[float]) -> None:
@@ -89,11 +85,6 @@ def _set_weights(args: Any, weights: list[float]) -> None:
             f"remove reward_weights from the trainer config (rewardhub sets it from the reward config)"
         )
     args.reward_weights = list(weights)
-
-
-def _is_module(func: Any) -> bool:
-    torch = sys.modules.get("torch")
-    return torch is not None and isinstance(func, torch.nn.Module)
 
 
 def _entry_dict(entry: RewardEntry) -> dict[str, Any]:
