@@ -142,7 +142,7 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     if whole:
         s = whole.group(1).strip()
     s = s.removeprefix("\\(").removesuffix("\\)").removeprefix("\\[").removesuffix("\\]").strip()
-    s = s.rstrip(".").strip() if not re.search(r"\d\.$", s) else s.rstrip(".")
+    s = s.rstrip(".").strip()  # a sentence's full stop
     if _THOUSANDS.fullmatch(s):
         s = s.replace(",", "")
     elif decimal_comma and _DECIMAL_COMMA.fullmatch(s):

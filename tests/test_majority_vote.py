@@ -1,0 +1,103 @@
+"""`majority_vote`: groups by prompt, equivalent answers vote together, ties/answerless/incomplete groups."""
+
+from __future__ import annotations
+
+import pytest
+
+import rewardhub
+from rewardhub import ConfigError, Score
+from rewardhub.rewards.majority_vote import MajorityVote
+
+
+def boxed(*answers: str) -> list[str]:
+    return [rf"Reasoning... \boxed{{{a}}}" if a else "I am not sure." for a in answers]
+
+
+@pytest.fixture(scope="module")
+def vote():
+    return MajorityVote(timeout=5, workers=2)
+
+
+def test_equivalent_spellings_vote_together(vote):
+    texts = boxed("0.5", r"\frac{1}{2}", "1/2", "2", "2", r"\dfrac{2}{4}", "3", "2.0")
+    result = vote.evaluate(["p"] * 8, texts)
+    assert result.values == [1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+    assert result.verdicts == [True, True, True, False, False, True, False, False]
+    assert result.reasons[0] == "majority answer 0.5 (4/8 votes)"
+    assert result.reasons[3] == "minority answer 2 (3/8 votes; majority has 4)"
+
+
+def test_symbolic_equivalence_needs_the_workers(vote):
+    texts = boxed("2(x+1)", "2x+2", "x+1", r"\sqrt{12}", r"2\sqrt{3}", r"2 \sqrt{3}")
+    result = vote.evaluate(["p"] * 6, texts)
+    assert result.values == [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]
+
+
+def test_string_equivalence_option():
+    vote = MajorityVote(equivalence="string")
+    assert vote.checker is None
+    texts = boxed("0.5", r"\frac{1}{2}", r"\frac{1}{2}", "0.5", "0.5")
+    assert vote.evaluate(["p"] * 5, texts).values == [1.0, 0.0, 0.0, 1.0, 1.0]
+
+
+def test_groups_by_prompt_in_any_order(vote):
+    prompts = ["a", "b", "a", "b", "a", "b"]
+    texts = boxed("1", "7", "1", "8", "2", "8")
+    assert vote.evaluate(prompts, texts).values == [1.0, 0.0, 1.0, 1.0, 0.0, 1.0]
+    chat = [[{"role": "user", "content": p}] for p in prompts]
+    assert vote.evaluate(chat, texts).values == [1.0, 0.0, 1.0, 1.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("ties", "expected"),
+    [("none", [0.0, 0.0, 0.0, 0.0]), ("all", [1.0, 1.0, 1.0, 1.0]), ("first", [1.0, 0.0, 1.0, 0.0])],
+)
+def test_ties(ties, expected):
+    vote = MajorityVote(ties=ties)
+    result = vote.evaluate(["p"] * 4, boxed("3", "4", "3", "4"))
+    assert result.values == expected
+    if ties == "none":
+        assert result.reasons[0] == "tie: 2 answers with 2 votes each; this answer 3 has 2/4 votes"
+
+
+def test_answerless_completions(vote):
+    texts = boxed("5", "", "5", "6")
+    zero = vote.evaluate(["p"] * 4, texts).scores
+    assert zero[1] == Score(0.0, "no answer found", False)
+    assert [s.value for s in zero] == [1.0, 0.0, 1.0, 0.0]
+    assert zero[0].reason == "majority answer 5 (2/3 votes)"  # answerless completions do not vote
+    abstain = MajorityVote(answerless="abstain", last_number=False).evaluate(["p"] * 4, texts).values
+    assert abstain == [1.0, None, 1.0, 0.0]
+
+
+def test_no_answers_at_all(vote):
+    result = vote.evaluate(["p"] * 3, boxed("", "", ""))
+    assert result.values == [0.0, 0.0, 0.0]
+    assert set(result.reasons) == {"no answer found"}
+
+
+def test_min_votes(vote):
+    spread = MajorityVote(min_votes=3)
+    result = spread.evaluate(["p"] * 4, boxed("1", "1", "2", "3"))
+    assert result.values == [0.0, 0.0, 0.0, 0.0]
+    assert result.reasons[0].startswith("no majority: top answer has 2 vote(s) < min_votes 3")
+    assert spread.evaluate(["p"] * 4, boxed("1", "1", "1", "3")).values == [1.0, 1.0, 1.0, 0.0]
+
+
+def test_incomplete_group_abstains_with_a_reason():
+    vote = MajorityVote(group_size=4)
+    prompts = ["a"] * 4 + ["b"] * 3 + ["c"] * 8
+    texts = boxed("1", "1", "2", "1") + boxed("5", "5", "6") + boxed(*"11112222")
+    result = vote.evaluate(prompts, texts)
+    assert result.values[:4] == [1.0, 1.0, 0.0, 1.0]
+    assert result.values[4:7] == [None, None, None]
+    assert result.reasons[4] == "incomplete group: 3 completions of this prompt in the batch, group_size is 4"
+    assert result.values[7:] == [0.0] * 8  # two full groups of the same prompt: a tie, no winner
+
+
+def test_registry_and_params():
+    vote = rewardhub.get("majority_vote", ties="all")
+    assert vote(None, boxed("1", "1", "2")) == [1.0, 1.0, 0.0]  # no prompts: one group, no gold needed
+    for bad in ({"ties": "random"}, {"answerless": "skip"}, {"equivalence": "fuzzy"}, {"group_size": 0}):
+        with pytest.raises(ConfigError):
+            MajorityVote(**bad)

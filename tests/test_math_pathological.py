@@ -1,0 +1,102 @@
+"""Completions built to hang a verifier: called from a non-main thread, the reward comes back in time."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rewardhub.rewards.mathematics import MathReward
+
+TIMEOUT = 1.0
+
+PATHOLOGICAL = {
+    "tower of powers": (r"\boxed{9^{9^{9}}}", "5", {"timeout after 1 s", "answer unparseable: 9^{9^{9}}"}),
+    "huge factorial": (r"\boxed{100000!}", "5", {"timeout after 1 s", "not equal: 100000! vs 5"}),
+    "10k nested braces": (
+        r"\boxed{" + "{" * 10_000 + "1" + "}" * 10_000 + "}",
+        "1",
+        {"answer too long (20001 chars > 1000)"},
+    ),
+    "unclosed 10k braces": ("{" * 10_000 + r"\boxed{" + "{" * 10_000, "1", {"no answer found"}),
+    "1 MB completion": ("Let me think. " * 75_000 + r"So \boxed{7}.", "7", {"correct: 7"}),
+    "1 MB of digits": ("1" * 1_000_000, "7", {"answer too long (1000000 chars > 1000)"}),
+    "nested fractions": (
+        r"\boxed{" + r"1+\frac{1}{" * 80 + "2" + "}" * 80 + "}",
+        "1",
+        {"timeout after 1 s", "not equal", "answer unparseable"},
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def reward():
+    reward = MathReward(timeout=TIMEOUT, workers=2)
+    reward.evaluate(["warm up"], [r"\boxed{x^2}"], solution=["x^2"])  # workers started and sympy imported
+    return reward
+
+
+@pytest.mark.parametrize("case", list(PATHOLOGICAL))
+def test_pathological_completion_returns_within_twice_the_deadline_from_a_thread(reward, case):
+    text, gold, reasons = PATHOLOGICAL[case]
+    result: dict[str, object] = {}
+
+    def score() -> None:
+        start = time.monotonic()
+        result["score"] = reward.evaluate(["q"], [text], solution=[gold]).scores[0]
+        result["seconds"] = time.monotonic() - start
+
+    thread = threading.Thread(target=score)
+    heartbeat = 0
+    thread.start()
+    while thread.is_alive():
+        heartbeat += 1  # the main thread keeps running while the scorer waits
+        time.sleep(0.005)
+    thread.join()
+    score = result["score"]
+    assert any(score.reason.startswith(r) for r in reasons), score
+    assert score.value in (0.0, 1.0)
+    assert result["seconds"] < 2 * TIMEOUT
+    assert heartbeat >= result["seconds"] / 0.05  # at least a tenth of the 5 ms beats happened
+
+
+def test_one_pathological_row_does_not_cost_the_others(reward):
+    texts = [r"\boxed{9^{9^{9}}}", r"\boxed{2}", r"\boxed{\frac{1}{2}}", r"\boxed{x+1}"]
+    result = reward.evaluate(["q"] * 4, texts, solution=["5", "2", "0.5", "1+x"])
+    assert result.values == [0.0, 1.0, 1.0, 1.0]
+    assert result.reasons[0] == "timeout after 1 s"
+
+
+def test_timeout_score_is_configurable():
+    reward = MathReward(timeout=TIMEOUT, timeout_score=None, workers=2)
+    result = reward.evaluate(["q"], [r"\boxed{9^{9^{9}}}"], solution=["5"])
+    assert result.scores[0].value is None and result.scores[0].reason == "timeout after 1 s"
+    assert result.scores[0].verdict is None
+
+
+MATHY = st.sampled_from(
+    [r"\boxed{", "}", "{", r"\frac", "^", "9", "1", "0", ".", ",", "-", "/", "####", "<answer>", "</answer>",
+     "answer is ", r"\%", "%", "$", r"\sqrt", "x", "=", "(", ")", "[", "]", r"\infty", r"\text{", " ", "\n", "!",
+     r"\left", r"\right", r"\pi", r"\cdot", "e", "é", "\x00"]
+)  # fmt: skip
+TEXTS = st.lists(MATHY, max_size=30).map("".join) | st.text(max_size=40)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.lists(st.tuples(TEXTS, TEXTS | st.integers(-100, 100) | st.none()), min_size=1, max_size=6))
+def test_fuzzed_batches_never_error_and_stay_in_range(reward, rows):
+    texts = [text for text, _ in rows]
+    golds = [gold for _, gold in rows]
+    result = reward.evaluate(["q"] * len(rows), texts, solution=golds)
+    assert result.errors == 0, result.reasons
+    for score in result.scores:
+        assert score.value in (0.0, 1.0, None)
+        assert score.reason
+        assert score.verdict is None or score.verdict == (score.value == 1.0)
