@@ -693,6 +693,8 @@ def _write_atomically(rows: Iterator[dict[str, Any]], output: str | Path) -> Non
         write_rows(rows, "-")
         return
     target = Path(output)
+    if not target.parent.is_dir():
+        raise PreferenceError(f"cannot write {target}: folder {target.parent} does not exist")
     partial = target.with_name(f".{target.name}.partial{target.suffix}")
     _remove(partial)
     try:

@@ -5,6 +5,8 @@ import json
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rewardhub.preference import (
     PairOptions,
@@ -314,3 +316,46 @@ def test_summary_lists_reasons_and_problems():
     assert "dropped 1: prompts whose completions all scored the same [no_signal]" in text
     assert "row 3: no 'prompt' (fields: completion)" in text
     json.dumps(dict(stats.dropped))  # counts are plain JSON for the API
+
+
+# --- accounting properties -------------------------------------------------------------------------------
+
+score_values = st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 1.0]))
+groups_strategy = st.lists(st.lists(st.tuples(score_values, st.sampled_from([0.0, 1.0])), min_size=1, max_size=6),
+                           min_size=1, max_size=8)
+
+
+def rows_from(groups):
+    return [scored(f"p{g}", f"p{g}-c{i}", s, fmt=f) for g, comps in enumerate(groups) for i, (s, f) in enumerate(comps)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(groups=groups_strategy, margin=st.sampled_from([0.0, 0.3, 0.75]), gated=st.booleans())
+def test_best_worst_accounts_for_every_prompt(groups, margin, gated):
+    stats = Stats()
+    options = PairOptions(min_margin=margin, require=["fmt>=1"] if gated else [])
+    pairs = list(iter_pairs(rows_from(groups), options, stats=stats))
+    prompt_drops = sum(stats.dropped[k] for k in ("too_few", "no_signal", "gate", "below_margin"))
+    assert len(pairs) + prompt_drops == len(groups)
+    assert stats.dropped["no_score"] == sum(s is None for comps in groups for s, _ in comps)
+    for pair in pairs:
+        comps = groups[int(pair["prompt"][1:])]
+        scores = [s for s, _ in comps if s is not None]
+        assert pair["score_rejected"] == min(scores)
+        assert pair["margin"] > 0 and pair["margin"] >= margin - 1e-9
+        assert not gated or pair["rewards_chosen"]["fmt"] == 1.0
+        eligible = [s for s, f in comps if s is not None and (f == 1.0 or not gated)]
+        assert pair["score_chosen"] == max(eligible)
+
+
+@settings(max_examples=150, deadline=None)
+@given(groups=groups_strategy, top_k=st.sampled_from([None, 1, 2]), min_score=st.sampled_from([None, 0.5]))
+def test_selection_accounts_for_every_completion(groups, top_k, min_score):
+    stats = Stats()
+    options = SelectOptions(top_k=top_k, min_score=min_score, require=["fmt>=1"])
+    kept = list(iter_selected(rows_from(groups), options, stats=stats))
+    assert len(kept) + sum(stats.dropped.values()) == sum(len(comps) for comps in groups)
+    for row in kept:
+        assert row["rewards"]["fmt"] == 1.0 and (min_score is None or row["score"] >= min_score)
+    per_prompt = Counter(row["prompt"] for row in kept)
+    assert top_k is None or max(per_prompt.values(), default=0) <= top_k

@@ -73,6 +73,12 @@ def test_config_must_name_the_scores_used(tmp_path, core_registry):
                     config=CONFIG)
 
 
+def test_output_folder_must_exist(tmp_path):
+    src = write_jsonl(tmp_path / "in.jsonl", [{"prompt": "p", "completion": "x", "reward": 1.0}])
+    with pytest.raises(PreferenceError, match=r"cannot write .*out\.jsonl: folder .*missing does not exist"):
+        write_pairs(src, tmp_path / "missing" / "out.jsonl")
+
+
 def test_rescore_without_config_is_an_error(tmp_path):
     with pytest.raises(PreferenceError, match="rescoring needs a reward config"):
         write_pairs(write_jsonl(tmp_path / "raw.jsonl", RAW), tmp_path / "o.jsonl", rescore=True)
