@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rewardhub import Batch, ConfigError, Reward, Score
+from rewardhub import Batch, ConfigError, Reward, RewardhubError, Score
 from rewardhub.hookspecs import hookimpl
 
 FENCE_LANGUAGES = {
@@ -72,7 +72,7 @@ class Cases:
         return len(self.scripts if self.scripts is not None else self.io or [])
 
 
-class TestsFormatError(ValueError):
+class UnusableTestsError(RewardhubError, ValueError):
     """A row's tests column is in no form the code reward understands."""
 
 
@@ -90,7 +90,7 @@ def extract_program(text: str, language: str) -> str:
 
 
 def parse_tests(value: Any, entry_point: Any = None) -> Cases:
-    """Normalise a tests column value; raises ``TestsFormatError`` saying what was wrong."""
+    """Normalise a tests column value; raises ``UnusableTestsError`` saying what was wrong."""
     if isinstance(value, str):
         stripped = value.strip()
         if stripped[:1] in ("{", "["):
@@ -99,23 +99,23 @@ def parse_tests(value: Any, entry_point: Any = None) -> Cases:
             except json.JSONDecodeError:
                 pass
         if not stripped:
-            raise TestsFormatError("the tests column is empty")
+            raise UnusableTestsError("the tests column is empty")
         if "def check" in value and entry_point and not _CHECK_CALL.search(value):
             value = f"{value}\n\ncheck({entry_point})\n"
         return Cases(scripts=[value])
     if isinstance(value, dict):
         if "fn_name" in value:
-            raise TestsFormatError("call-based tests (fn_name) are not supported; give stdin/stdout cases")
+            raise UnusableTestsError("call-based tests (fn_name) are not supported; give stdin/stdout cases")
         inputs, outputs = value.get("inputs", value.get("input")), value.get("outputs", value.get("output"))
         if not isinstance(inputs, list) or not isinstance(outputs, list) or len(inputs) != len(outputs):
-            raise TestsFormatError("a tests dict needs equally long 'inputs' and 'outputs' lists")
+            raise UnusableTestsError("a tests dict needs equally long 'inputs' and 'outputs' lists")
         return _io_cases(list(zip(inputs, outputs, strict=True)))
     if isinstance(value, Sequence) and value:
         if all(isinstance(item, str) for item in value):
             return Cases(scripts=list(value))
         if all(isinstance(item, dict) and "input" in item and "output" in item for item in value):
             return _io_cases([(item["input"], item["output"]) for item in value])
-    raise TestsFormatError(
+    raise UnusableTestsError(
         "tests must be Python test code, a list of asserts, or stdin/stdout cases "
         f"([{{'input': ..., 'output': ...}}] or {{'inputs': [...], 'outputs': [...]}}); got {type(value).__name__}"
     )
@@ -123,7 +123,7 @@ def parse_tests(value: Any, entry_point: Any = None) -> Cases:
 
 def _io_cases(pairs: list[tuple[Any, Any]]) -> Cases:
     if not pairs:
-        raise TestsFormatError("no test cases")
+        raise UnusableTestsError("no test cases")
     return Cases(io=[(_text(i), _text(o)) for i, o in pairs])
 
 
@@ -208,7 +208,7 @@ class CodeReward(Reward):
                 continue
             try:
                 cases = parse_tests(tests[i], entry_points[i])
-            except TestsFormatError as exc:
+            except UnusableTestsError as exc:
                 scores[i] = Score(None, f"unusable tests: {exc}")
                 continue
             code = extract_program(text, self.language)
