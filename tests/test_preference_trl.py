@@ -65,7 +65,7 @@ def test_dpo_trainer_trains_on_the_pairs_folder(tiny_lm, scored_file, tmp_path):
     args = trl.DPOConfig(
         output_dir=str(tmp_path / "dpo"), use_cpu=True, bf16=False, report_to="none", per_device_train_batch_size=4,
         max_steps=2, logging_steps=1, save_strategy="no", seed=0, learning_rate=1e-3, disable_tqdm=True,
-        max_length=64, dataset_num_proc=None,
+        max_length=64,
     )
     trainer = trl.DPOTrainer(model=model, args=args, train_dataset=pairs, processing_class=load_tokenizer(tiny_lm))
     trainer.train()
