@@ -146,6 +146,16 @@ def test_trainer_rewards_refuses_conflicting_weights():
         trainer_rewards(COMPOSED, args)
 
 
+def test_composite_from_a_loaded_set_keeps_aliases_weights_and_gates():
+    config = {"rewards": [*COMPOSED["rewards"], {"name": "th_async_len", "alias": "gated", "weight": 2.0,
+                                                  "gate": {"reward": "th_contains", "threshold": 1.0}}]}
+    from_set = trainer_rewards(rewardhub.load(config), composite=True)["reward_funcs"][0]
+    from_dict = CompositeReward(config)
+    batch = {"prompts": ["p", "p"], "completions": ["has 7", "no"], "solution": ["7", "7"]}
+    assert from_set(**batch) == pytest.approx(from_dict(**batch))
+    assert from_set(**batch)[1] == pytest.approx(0.5 * 2 / 20)  # gate closed: "gated" scores 0.0
+
+
 def _score_in_child(reward):
     return reward(prompts=["p", "p"], completions=["has 7", "no"], solution=["7", "7"])
 
