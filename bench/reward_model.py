@@ -5,7 +5,9 @@ The naive baseline is what a plain loop does (and what GRPOTrainer does for a mo
 completions in arrival order, pad each batch to its longest member, run it. Both paths start from
 strings, produce the same scores (checked), and use the same batch size; the figure is the time ratio.
 
-    OMP_NUM_THREADS=1 .venv/bin/python bench/reward_model.py [--n 1024] [--batch-size 32] [--hidden 64]
+    OMP_NUM_THREADS=1 .venv/bin/python -P bench/reward_model.py [--n 1024] [--batch-size 32] [--hidden 64]
+
+(``-P`` keeps bench/ off sys.path, so sibling scripts such as bench/math.py cannot shadow stdlib modules.)
 """
 
 from __future__ import annotations
@@ -41,13 +43,15 @@ def naive_scores(model, tokenizer, prompts: list[str], completions: list[str], b
     return scores
 
 
-def best_of(repeats: int, fn) -> tuple[float, list[float]]:
-    best, result = float("inf"), []
+def interleaved_best(repeats: int, *fns) -> list[tuple[float, list[float]]]:
+    """Best wall time of each function, runs alternating so that load drift on a shared machine hits both."""
+    best = [(float("inf"), [])] * len(fns)
     for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        for k, fn in enumerate(fns):
+            start = time.perf_counter()
+            result = fn()
+            best[k] = min(best[k], (time.perf_counter() - start, result), key=lambda pair: pair[0])
+    return best
 
 
 def main() -> None:
@@ -55,7 +59,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1024)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--hidden", type=int, default=32, help="hidden size of the tiny model (default 32)")
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
 
     import torch
@@ -78,8 +82,11 @@ def main() -> None:
 
         reward(prompts[:64], completions[:64])  # load and warm up both paths
         naive_scores(model, tokenizer, prompts[:64], completions[:64], args.batch_size)
-        naive_s, naive = best_of(args.repeats, lambda: naive_scores(model, tokenizer, prompts, completions, args.batch_size))
-        ours_s, ours = best_of(args.repeats, lambda: reward(prompts, completions))
+        (naive_s, naive), (ours_s, ours) = interleaved_best(
+            args.repeats,
+            lambda: naive_scores(model, tokenizer, prompts, completions, args.batch_size),
+            lambda: reward(prompts, completions),
+        )
 
     drift = max(abs(a - b) for a, b in zip(ours, naive, strict=True))
     print(f"{args.n} completions, tokens min/median/max {lengths[0]}/{lengths[len(lengths) // 2]}/{lengths[-1]}, "
