@@ -55,6 +55,15 @@ def test_openrlhf_request_and_response_exactly(url):
     assert httpx.post(f"{url}/", json=body, timeout=30).json() == data
 
 
+def test_openrlhf_padding_and_eos_tokens_are_stripped_from_queries(url):
+    prompt = "<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n"
+    body = {"query": ["<pad><pad>" + prompt + "four 4!<|im_end|><pad>"], "prompts": [prompt], "labels": ["4"]}
+    data = httpx.post(f"{url}/get_reward", json=body, timeout=30).json()
+    assert data["extra_logs"]["th_contains"] == [1.0]
+    assert data["extra_logs"]["length"] == [len("four 4!") / 20]  # exactly the response, nothing else
+    assert data["extra_logs"]["th_sometimes"] == [0.5]  # 7 chars: odd
+
+
 def test_openrlhf_query_without_prompts_scores_the_whole_query(url):
     data = httpx.post(f"{url}/", json={"query": ["the answer is 7"], "labels": ["7"]}, timeout=30).json()
     assert data["extra_logs"]["th_contains"] == [1.0]

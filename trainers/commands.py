@@ -28,6 +28,9 @@ def register_commands(subparsers):
     parser.add_argument("--label-column", default="solution", help="column OpenRLHF 'labels' fill (default: solution)")
     parser.add_argument("--abstain-value", type=float, default=0.0,
                         help="reward sent to OpenRLHF where every reward abstained (default: 0.0)")
+    parser.add_argument("--strip-tokens", metavar="TOKENS", default=None,
+                        help="comma-separated padding/EOS strings stripped from both ends of OpenRLHF queries "
+                        "(default: common ones such as <pad>, <|im_end|>, </s>, <|eot_id|>; '' for none)")
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     parser.set_defaults(handler=run_serve)
 
@@ -43,11 +46,13 @@ def run_serve(args: argparse.Namespace) -> int:
             print(f"rewardhub serve: --token-env {args.token_env}: that environment variable is not set "
                   f"or empty", file=sys.stderr)
             return 2
+    from .openrlhf import STRIP_TOKENS
     from .server import serve
 
+    strip = STRIP_TOKENS if args.strip_tokens is None else tuple(t for t in args.strip_tokens.split(",") if t)
     serve(
         args.config, host=args.host, port=args.port, log_level=args.log_level, token=token,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024), threads=args.threads,
-        label_column=args.label_column, abstain_value=args.abstain_value,
+        label_column=args.label_column, abstain_value=args.abstain_value, strip_tokens=strip,
     )
     return 0

@@ -5,6 +5,9 @@ response text) to a remote reward URL, or calls ``reward_func(queries, prompts, 
 from a Python file; both expect ``{"rewards": [...], "scores": [...], "extra_logs": {...}}``.
 ``rewards`` drive the advantage, ``scores`` (in [0, 1]) drive dynamic filtering, ``extra_logs``
 are per-sample values OpenRLHF averages into its logs.
+
+OpenRLHF decodes sequences with their special tokens, so a query may start with left padding and
+end with EOS/padding: those (``strip_tokens``) are removed before the prompt prefix is cut off.
 """
 
 from __future__ import annotations
@@ -19,10 +22,16 @@ from .scoring import Scored, score
 from .shims import as_list, reward_set
 
 LABEL_COLUMN = "solution"
+# Padding and end-of-sequence markers of common chat models, stripped from the ends of a query.
+STRIP_TOKENS = ("<pad>", "<|endoftext|>", "<|im_end|>", "</s>", "<|eot_id|>", "<|end_of_text|>", "<|end|>")
 
 
-def to_batch(query: Any, prompts: Any = None, labels: Any = None, label_column: str = LABEL_COLUMN) -> Batch:
-    """The rewardhub batch for an OpenRLHF request; the response is ``query`` minus its ``prompt`` prefix.
+def to_batch(
+    query: Any, prompts: Any = None, labels: Any = None, label_column: str = LABEL_COLUMN,
+    strip_tokens: Sequence[str] = STRIP_TOKENS,
+) -> Batch:
+    """The rewardhub batch for an OpenRLHF request; the response is ``query`` minus its ``prompt`` prefix
+    (the whole query when it does not start with the prompt), without ``strip_tokens`` at either end.
 
     Raises :class:`BadRequest` naming the field at fault when lists are missing, not lists of
     strings, or of different lengths.
@@ -36,8 +45,24 @@ def to_batch(query: Any, prompts: Any = None, labels: Any = None, label_column: 
             raise BadRequest(f"'labels' must be a list with one entry per query, got {type(labels).__name__}")
         _same_length("labels", labels, n)
         columns[label_column] = list(labels)
-    responses = [q[len(p):] if p and q.startswith(p) else q for q, p in zip(queries, prompt_list, strict=True)]
+    responses = [_response(q, p, strip_tokens) for q, p in zip(queries, prompt_list, strict=True)]
     return Batch(prompt_list, responses, columns)
+
+
+def _response(query: str, prompt: str, strip_tokens: Sequence[str]) -> str:
+    query, prompt = _strip(query, strip_tokens, at_end=False), _strip(prompt, strip_tokens, at_end=False)
+    response = query[len(prompt):] if prompt and query.startswith(prompt) else query
+    return _strip(response, strip_tokens, at_end=True)
+
+
+def _strip(text: str, tokens: Sequence[str], *, at_end: bool) -> str:
+    """Remove any of ``tokens`` repeatedly from the start (or end) of ``text``."""
+    found = True
+    while found:
+        found = next((t for t in tokens if t and (text.endswith(t) if at_end else text.startswith(t))), None)
+        if found:
+            text = text[:-len(found)] if at_end else text[len(found):]
+    return text
 
 
 def _strings(field: str, value: Any, n: int | None = None) -> list[str]:
@@ -79,14 +104,16 @@ class RewardFunc:
     worker process that imported the reward file.
     """
 
-    def __init__(self, config: Any = None, *, label_column: str = LABEL_COLUMN, abstain_value: float = 0.0):
+    def __init__(self, config: Any = None, *, label_column: str = LABEL_COLUMN, abstain_value: float = 0.0,
+                 strip_tokens: Sequence[str] = STRIP_TOKENS):
         self.config = config
         self.label_column = label_column
         self.abstain_value = abstain_value
+        self.strip_tokens = tuple(strip_tokens)
 
     def __call__(self, queries: Any, prompts: Any = None, labels: Any = None, **kwargs: Any) -> dict[str, Any]:
         rewards = reward_set(self.config)
-        batch = to_batch(as_list(queries), as_list(prompts), as_list(labels), self.label_column)
+        batch = to_batch(as_list(queries), as_list(prompts), as_list(labels), self.label_column, self.strip_tokens)
         response = to_response(score(rewards, batch), rewards.reward_weights, self.abstain_value)
         return _as_tensors(response)
 

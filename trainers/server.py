@@ -19,6 +19,7 @@ import asyncio
 import hmac
 import json
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any
@@ -43,6 +44,7 @@ def create_app(
     threads: int = DEFAULT_THREADS,
     label_column: str = openrlhf.LABEL_COLUMN,
     abstain_value: float = 0.0,
+    strip_tokens: Sequence[str] = openrlhf.STRIP_TOKENS,
     probe_row: dict[str, Any] | None = None,
     health_timeout: float = 30.0,
 ):
@@ -59,7 +61,7 @@ def create_app(
         body = await _json_object(request, token, max_body_bytes)
         if "query" not in body:
             raise BadRequest("missing 'query': a list of prompt+response strings (OpenRLHF protocol)")
-        batch = openrlhf.to_batch(body["query"], body.get("prompts"), body.get("labels"), label_column)
+        batch = openrlhf.to_batch(body["query"], body.get("prompts"), body.get("labels"), label_column, strip_tokens)
         scored = await score_async(rewards, batch, executor)
         return JSONResponse(openrlhf.to_response(scored, rewards.reward_weights, abstain_value))
 
