@@ -199,6 +199,64 @@ def test_trl_dotted_paths_resolve(tmp_path, monkeypatch):
         resolve("rewardhub.trainers.from_config.nope")
 
 
+TRL_CLI_REWARDS = """
+rewards:
+  - {name: format_regex, alias: has_lower, weight: 1.0, params: {pattern: '[a-z]', mode: search}}
+  - {name: format_regex, alias: has_digit, weight: 0.5, params: {pattern: '[0-9]', mode: search}}
+"""
+
+TRL_CLI_CONFIG = """
+model_name_or_path: lm
+dataset_name: data
+output_dir: out
+reward_funcs: [rewardhub.trainers.from_config.weighted, rewardhub.trainers.by_name.tag_count]
+reward_weights: [1.0, 0.5]
+use_cpu: true
+bf16: false
+report_to: none
+per_device_train_batch_size: 4
+num_generations: 2
+max_completion_length: 8
+max_steps: 2
+logging_steps: 1
+save_strategy: "no"
+log_completions: true
+seed: 0
+"""
+
+
+def test_trl_grpo_cli_with_a_whole_rewardhub_config(tiny_lm, tmp_path):
+    """The real `trl grpo` command, YAML config, dotted paths: a whole config plus one built-in."""
+    import os
+    import re
+    import shutil
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    shutil.copytree(tiny_lm, tmp_path / "lm")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "train.jsonl").write_text(
+        "".join(json.dumps({"prompt": f"Add {a} and {a}:", "solution": str(2 * a)}) + "\n" for a in range(8))
+    )
+    (tmp_path / "rewards.yaml").write_text(TRL_CLI_REWARDS)
+    (tmp_path / "grpo.yaml").write_text(TRL_CLI_CONFIG)
+    trl = Path(sys.executable).parent / "trl"
+    env = {**os.environ, "REWARDHUB_CONFIG": "rewards.yaml", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([str(trl), "grpo", "--config", "grpo.yaml"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+    table = pd.read_parquet(tmp_path / "out" / "completions" / "completions_00002.parquet")
+    assert {"rewardhub", "tag_count", "has_lower/reason", "has_digit/reason", "tag_count/reason"} <= set(table.columns)
+    for _, row in table.iterrows():
+        text = row["completion"]
+        expected = 1.0 * bool(re.search("[a-z]", text)) + 0.5 * bool(re.search("[0-9]", text))
+        assert row["rewardhub"] == pytest.approx(expected)
+        assert row["tag_count"] == rewardhub.get("tag_count")(prompts=[row["prompt"]], completions=[text])[0]
+
+
 def test_every_registered_reward_with_defaults_resolves_by_name():
     """Each reward whose params all have defaults is a TRL reward under by_name, or a clear config error."""
     from rewardhub.registry import REQUIRED
