@@ -108,8 +108,9 @@ class WorkerPool:
         """``func(item)`` for every item, in order; an item running past ``timeout`` seconds gets
         ``Outcome("timeout")`` and its worker is killed and replaced.
 
-        ``requires``: modules (heavy dependencies of ``func``) every worker imports before its first
-        item, outside any item's deadline.
+        ``requires``: what every worker prepares before its first item, outside any item's deadline:
+        module names (heavy dependencies of ``func``) or ``"module:function"`` to also call a
+        no-argument warm-up function once (first calls into parsers are often much slower).
         """
         modules = {_check_function(func), *requires}
         items = list(items)
@@ -377,9 +378,13 @@ def _serve(conn: Connection, modules: list[str], from_forkserver: bool) -> None:
 
 
 def _import(conn: Connection, modules: Iterable[str]) -> bool:
+    """Import each module (and call ``module:function`` warm-ups); report a failure to the caller."""
     try:
         for name in modules:
-            importlib.import_module(name)
+            module, _, function = name.partition(":")
+            imported = importlib.import_module(module)
+            if function:
+                getattr(imported, function)()
     except BaseException:
         conn.send(("failed", traceback.format_exc(limit=3).strip().splitlines()[-1]))
         return False

@@ -16,7 +16,7 @@ _BOX_COMMANDS = ("\\boxed", "\\fbox")
 _BRACES = re.compile(r"[{}]")
 _PHRASES = ("final answer is", "answer is", "final answer:", "answer:")
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?")
-_MATH_SPAN = re.compile(r"\$\$?([^$]+)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
+_MATH_SPAN = re.compile(r"\$\$?((?:\\\$|[^$])+)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
 _MAX_CANDIDATES = 3  # boxes tried from the end when the last one is unclosed (truncated output)
 
 
@@ -118,6 +118,7 @@ _DROP = (
     "°",
 )
 _WRAPPER = re.compile(r"\\(?:text|textbf|mathrm|mbox|mathbf)\{([^{}]*)\}")
+_UNIT = re.compile(r"(-?[\d.,/]*\d(?:\\%)?)\s*\\(?:text|mbox|mathrm)\{[^{}]*\}")
 _FRAC_SHORT = re.compile(r"\\frac(\d)(\d)")
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
@@ -141,6 +142,9 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     whole = _WRAPPER.fullmatch(s)
     if whole:
         s = whole.group(1).strip()
+    unit = _UNIT.fullmatch(s)
+    if unit:
+        s = unit.group(1)
     s = s.removeprefix("\\(").removesuffix("\\)").removeprefix("\\[").removesuffix("\\]").strip()
     s = s.rstrip(".").strip()  # a sentence's full stop
     if _THOUSANDS.fullmatch(s):
@@ -155,6 +159,7 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
 
 # ----- the exact fast path ---------------------------------------------------------------------------
 _SCALAR = re.compile(r"(-?)(?:(\d+)/(\d+)|\\frac\{(-?\d+)\}\{(-?\d+)\}|(\d+\.?\d*|\.\d+))(\\%)?")
+_EQUATION = re.compile(r"([A-Za-z])\s*=\s*([^=]+)")
 _TUPLE = re.compile(r"([(\[])([^()\[\]]*,[^()\[\]]*)([)\]])")
 _MAX_LITERAL = 60  # longer literals go to the full path (and Python's int-from-string limits)
 _MAX_FLOAT_DIGITS = 15  # the full path holds decimals as 15-digit floats: longer ones are its call
@@ -167,6 +172,7 @@ class Scalar:
     value: Fraction
     decimal: bool
     percent: bool
+    variable: str | None = None  # "x = 3" is the number 3 stated as an equation
 
     def readings(self) -> tuple[Fraction, ...]:
         """Values the full path accepts for it: ``50\\%`` counts as 50 and as 0.5."""
@@ -181,6 +187,9 @@ class Bracketed:
     items: tuple[Scalar, ...]
     closing: str
 
+    def is_interval(self) -> bool:
+        return len(self.items) == 2 and self.items[0].value < self.items[1].value
+
 
 Literal = Scalar | Bracketed
 
@@ -192,16 +201,23 @@ def parse_literal(text: str) -> Literal | None:
     scalar = _scalar(text)
     if scalar is not None:
         return scalar
+    equation = _EQUATION.fullmatch(text)
+    if equation:
+        scalar = _scalar(equation.group(2).strip())
+        if scalar is None or scalar.percent:
+            return None
+        return Scalar(scalar.value, scalar.decimal, False, equation.group(1))
     match = _TUPLE.fullmatch(text)
     if not match:
         return None
     items = [_scalar(part.strip()) for part in match.group(2).split(",")]
     if any(item is None or item.percent for item in items):
         return None
-    if len(items) == 2 and not items[0].value < items[1].value:  # type: ignore[union-attr]
-        return None  # empty or reversed "intervals": the full path reads them as sets or tuples
-    if len(items) > 2 and match.group(1) + match.group(3) != "()":
-        return None
+    brackets = match.group(1) + match.group(3)
+    if len(items) == 2 and items[0].value == items[1].value:  # type: ignore[union-attr]
+        return None  # an empty interval: the full path's business
+    if brackets != "()" and not (len(items) == 2 and items[0].value < items[1].value):  # type: ignore[union-attr]
+        return None  # only tuples and proper intervals
     return Bracketed(match.group(1), tuple(items), match.group(3))  # type: ignore[arg-type]
 
 
@@ -232,20 +248,15 @@ def literal_verdict(gold: Literal, answer: Literal) -> bool | None:
     compared to the full path's float tolerance. Near misses and shape changes are deferred.
     """
     if isinstance(gold, Scalar) and isinstance(answer, Scalar):
-        return _scalar_verdict(gold, answer)
-    if isinstance(gold, Bracketed) and isinstance(answer, Bracketed):
-        if (gold.opening, gold.closing, len(gold.items)) != (
-            answer.opening,
-            answer.closing,
-            len(answer.items),
-        ):
+        if gold.variable and answer.variable and gold.variable != answer.variable:
             return None
+        return _scalar_verdict(gold, answer)
+    if isinstance(gold, Bracketed) and isinstance(answer, Bracketed) and len(gold.items) == len(answer.items):
+        if (gold.opening, gold.closing) != (answer.opening, answer.closing):
+            return False if gold.is_interval() and answer.is_interval() else None
         verdicts = [_scalar_verdict(g, a) for g, a in zip(gold.items, answer.items, strict=True)]
-        if all(verdicts):
-            return True
-        if False in verdicts and None not in verdicts and gold.opening == "(" and gold.closing == ")":
-            return False
-        return None
+        return None if None in verdicts else all(verdicts)
+    return None
     return None
 
 

@@ -18,7 +18,11 @@ from rewardhub.workers import WorkerPool, shared_pool
 
 from .math_extract import Scalar, find_answer, last_boxed, literal_verdict, normalize, parse_literal
 
-_REQUIRES = ("math_verify", "latex2sympy2_extended", "sympy")
+_REQUIRES = ("rewardhub.rewards.mathematics:warm_up",)
+# One answer of each shape, so that the parser's and sympy's first-use costs are paid at worker start.
+_WARM_UP = [("3", "x = 3"), ("\\frac{1}{2}", "0.5"), ("2\\sqrt{3}", "\\sqrt{12}"), ("2\\pi", "6.28"),
+            ("(1, 2]", "[1, 2]"), ("(1, -2)", "(-2, 1)"), ("\\{1, 2\\}", "\\{2, 1\\}"), ("2x+2", "2(x+1)"),
+            ("x > 2", "(2, \\infty)"), ("50\\%", "0.5"), ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "(1, 2)")]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,12 @@ def verify_pair(pair: tuple[str, str]) -> str:
     if not answer:
         return "answer unparseable"
     return "equal" if verify(gold, answer, timeout_seconds=None) else "not equal"
+
+
+def warm_up() -> None:
+    """Run in each worker before it takes work (see ``WorkerPool.map(requires=...)``)."""
+    for pair in _WARM_UP:
+        verify_pair(pair)
 
 
 @functools.lru_cache(maxsize=8192)
