@@ -79,7 +79,11 @@ class MajorityVote(UsesMathWorkers):
                 if answers[i] is None:
                     scores[i] = Score(0.0 if self.answerless == "zero" else None, "no answer found", False)
             votes.append([i for i in group if answers[i] is not None])
-        labels = self._clusters(votes, answers)
+        try:
+            labels = self._clusters(votes, answers)
+        except Exception as exc:  # the base would retry row by row: one-row "groups" must never vote
+            failure = self._failure(exc)
+            return [failure if score is None else score for score in scores]
         for voters in votes:
             self._score_group(voters, answers, labels, scores)
         return scores  # type: ignore[return-value]

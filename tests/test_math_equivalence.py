@@ -6,7 +6,8 @@ import pytest
 
 import rewardhub
 from rewardhub import Batch, Reward, Score
-from rewardhub.rewards.mathematics import MathReward
+from rewardhub.rewards.mathematics import MathChecker, MathReward
+from rewardhub.workers import WorkerPool
 
 # (gold, completion, expected verdict). Negative cases matter as much: "equal" too easily is a wrong gradient.
 CASES = [
@@ -163,3 +164,33 @@ def test_params_are_validated():
         rewardhub.get("math", timeout="soon")
     with pytest.raises(ValueError, match="timeout"):
         rewardhub.get("math", timeout=0)
+
+
+class RecordingPool(WorkerPool):
+    """A real pool that remembers what it was sent."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self.sent: list[list] = []
+
+    def map(self, func, items, **kwargs):
+        self.sent.append(list(items))
+        return super().map(func, self.sent[-1], **kwargs)
+
+
+def test_repeated_pairs_are_checked_once_and_literals_never_reach_the_workers():
+    with RecordingPool() as pool:
+        checker = MathChecker(timeout=10, pool=pool)
+        pairs = [("2x+2", "2(x+1)")] * 8 + [("42", "42")] * 8 + [("2x+2", "2x+1")] * 4 + [("42", "x = 41")]
+        checks = checker.compare(pairs)
+        assert [c.status for c in checks] == ["equal"] * 16 + ["not equal"] * 5
+        assert pool.sent == [[("2x+2", "2(x+1)"), ("2x+2", "2x+1")]]
+
+
+@pytest.mark.parametrize("name", ["math", "majority_vote"])
+def test_worker_startup_failure_raises_instead_of_scoring(name):
+    reward = rewardhub.get(name)
+    with WorkerPool(1, preload=["no_such_module_for_rewardhub"], start_retries=0) as broken:
+        reward.checker = MathChecker(pool=broken)
+        with pytest.raises(rewardhub.WorkerStartupError, match="no_such_module_for_rewardhub"):
+            reward.evaluate(["q", "q"], [r"\boxed{x}", r"\boxed{y}"], solution=["x", "x"])

@@ -51,6 +51,17 @@ def crash(x: int) -> int:
     return x
 
 
+WARMED: list[str] = []
+
+
+def warm() -> None:
+    WARMED.append("warm")
+
+
+def warmed(x: int) -> tuple[int, list[str]]:
+    return x, WARMED
+
+
 def alive(pid: int) -> bool:
     """True while ``pid`` runs (zombies count as gone)."""
     try:
@@ -97,7 +108,12 @@ def test_python_loop_times_out_in_place_and_worker_survives(pool):
 def test_worker_ignoring_its_timer_is_killed_replaced_and_the_chunk_finishes(pool):
     before = set(pool.pids)
     outcomes = pool.map(stuck, [1, -1, 2, 3], timeout=0.5, chunksize=4)
-    assert outcomes == [Outcome("ok", 1), Outcome("timeout", "timeout after 0.5 s"), Outcome("ok", 2), Outcome("ok", 3)]
+    assert outcomes == [
+        Outcome("ok", 1),
+        Outcome("timeout", "timeout after 0.5 s"),
+        Outcome("ok", 2),
+        Outcome("ok", 3),
+    ]
     killed = before - set(pool.pids)
     assert len(killed) == 1 and wait_gone(list(killed)) == []
     assert len(pool.pids) == 2
@@ -127,6 +143,13 @@ def test_caller_thread_and_main_thread_stay_responsive(pool):
     assert result["outcomes"] == [Outcome("timeout", "timeout after 1 s")]
     assert result["seconds"] < 2.0  # the issue's contract: back within twice the deadline
     assert heartbeat > 20
+
+
+def test_requires_imports_and_warms_up_each_worker_once(pool):
+    outcomes = pool.map(warmed, [1, 2, 3], timeout=5, requires=["json", f"{__name__}:warm"])
+    assert [o.value for o in outcomes] == [(1, ["warm"]), (2, ["warm"]), (3, ["warm"])]
+    assert pool.map(warmed, [4], timeout=5, requires=[f"{__name__}:warm"]) == [Outcome("ok", (4, ["warm"]))]
+    assert WARMED == []  # it ran in the workers, not here
 
 
 def test_functions_must_be_importable_by_name(pool):
@@ -177,7 +200,9 @@ def run_script(tmp_path, body: str, timeout: float = 90) -> subprocess.Completed
     script = tmp_path / "script.py"
     script.write_text(textwrap.dedent(body))
     env = {**os.environ, "PYTHONPATH": os.path.dirname(__file__)}
-    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def test_script_without_main_guard_gets_a_clear_startup_error(tmp_path):
