@@ -65,7 +65,7 @@ class Batch:
     extras: dict[str, Any] = field(default_factory=dict)
     texts: list[str | None] = field(init=False)
     text_errors: list[str] = field(init=False)
-    reward_name: str = "reward"
+    reward_name: str = "(batch)"  # used in error messages; rewards re-label errors with their own name
 
     def __post_init__(self) -> None:
         n = len(self.completions)

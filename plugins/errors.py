@@ -47,11 +47,16 @@ class MissingColumnError(RewardhubError, KeyError):
     def __init__(self, reward: str, column: str, available: Iterable[str]):
         self.reward = reward
         self.column = column
-        have = ", ".join(sorted(available)) or "(none)"
+        self.available = sorted(available)
+        have = ", ".join(self.available) or "(none)"
         super().__init__(
             f"reward {reward!r} needs column {column!r}, but the batch has only: {have}. "
             f"Add the column to your dataset or point the reward at another one with its column parameter."
         )
+
+    def for_reward(self, reward: str) -> MissingColumnError:
+        """The same error, naming ``reward`` (a batch shared by several rewards does not know which asked)."""
+        return self if reward == self.reward else MissingColumnError(reward, self.column, self.available)
 
     def __str__(self) -> str:
         return self.args[0]

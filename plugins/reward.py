@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from .loop import run_coroutine
 
 ON_ERROR_POLICIES = ("none", "zero", "raise")
 _MEMO_SIZE = 4
+_MEMO_LOCK = threading.Lock()  # memo dicts are read and evicted from several server threads at once
 
 
 @dataclass(frozen=True)
@@ -95,9 +97,9 @@ class Reward:
     def evaluate_batch(self, batch: Batch) -> BatchResult:
         """``evaluate`` for a ready :class:`Batch`; memoised when other rewards share this one's verdicts."""
         key = self._memo_key(batch)
-        if key is not None and key in self._memo:
-            self._memo.move_to_end(key)
-            return self._memo[key]
+        cached = self._recall(key)
+        if cached is not None:
+            return cached
         start = time.perf_counter()
         scores = _abstain_where_no_text(batch, self._run(batch))
         result = self._finish(batch, scores, time.perf_counter() - start)
@@ -137,6 +139,8 @@ class Reward:
 
     def _failure(self, exc: Exception) -> Score:
         """Apply the error policy to an exception raised while scoring (``_errors`` counts it)."""
+        if isinstance(exc, MissingColumnError):
+            exc = exc.for_reward(self.__name__)
         if self.on_error == "raise":
             raise exc
         reason = _error_reason(exc)
@@ -211,12 +215,22 @@ class Reward:
             repr(sorted(batch.columns.items())),
         ))
 
+    def _recall(self, key: int | None) -> BatchResult | None:
+        if key is None:
+            return None
+        with _MEMO_LOCK:
+            result = self._memo.get(key)
+            if result is not None:
+                self._memo.move_to_end(key)
+            return result
+
     def _remember(self, key: int | None, result: BatchResult) -> None:
         if key is None or self._memo is None:
             return
-        self._memo[key] = result
-        while len(self._memo) > _MEMO_SIZE:
-            self._memo.popitem(last=False)
+        with _MEMO_LOCK:
+            self._memo[key] = result
+            while len(self._memo) > _MEMO_SIZE:
+                self._memo.popitem(last=False)
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -263,8 +277,9 @@ class AsyncReward(Reward):
 
     async def aevaluate_batch(self, batch: Batch) -> BatchResult:
         key = self._memo_key(batch)
-        if key is not None and key in self._memo:
-            return self._memo[key]
+        cached = self._recall(key)
+        if cached is not None:
+            return cached
         start = time.perf_counter()
         scores = _abstain_where_no_text(batch, await self._run_async(batch))
         result = self._finish(batch, scores, time.perf_counter() - start)

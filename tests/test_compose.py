@@ -182,3 +182,24 @@ def test_weights_can_be_negative_and_totals_are_exact(core_registry):
     rewards = rewardhub.load([{"name": "t_length", "weight": -1.0}])
     assert rewards.score([{"completion": "abc"}])[0]["reward"] == pytest.approx(-0.3)
     assert not math.isnan(rewards.score([{"completion": ""}])[0]["reward"])
+
+
+def test_missing_column_reason_names_the_reward_that_needs_it(core_registry):
+    rewards = rewardhub.load([{"name": "t_contains", "alias": "contains"}, "t_length"])
+    scored = rewards.score([{"prompt": "q", "completion": "42"}])
+    assert scored[0]["reasons"]["contains"].startswith("error: MissingColumnError: reward 'contains' needs column 'solution'")
+    assert scored[0]["rewards"]["t_length"] == pytest.approx(0.2)
+
+
+def test_shared_memo_is_safe_under_concurrent_threads(core_registry):
+    from concurrent.futures import ThreadPoolExecutor
+
+    exact = rewardhub.get("t_counting_exact").share()
+
+    def work(i):
+        batch_texts = [str(i % 7), "x"]
+        return exact.evaluate(["q", "q"], batch_texts, solution=[str(i % 7), "y"]).values
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(work, range(2000)))
+    assert results == [[1.0, 0.0]] * 2000
