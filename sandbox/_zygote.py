@@ -1,17 +1,20 @@
 """The warm zygote: one per pool slot, started as ``python -I -S _zygote.py CONFIG REQ_FD RESP_FD``.
 
-It isolates itself once (private mount/net/uts namespaces, a read-only tmpfs root holding only the
-interpreter and system libraries), imports common modules, then loops: for each request header it
-forks a *runner*, which reads the program (the zygote never sees it, so no run inherits an earlier
-one's data), enters fresh mount/pid/ipc namespaces with a private tmpfs work dir, and forks the
-*program* as pid 1 of that pid namespace under the slot's own uid with rlimits. The runner enforces
-the wall-clock deadline and output cap; killing pid 1 makes the kernel kill everything it started.
+It isolates itself once (private mount/net/uts/ipc namespaces, a read-only tmpfs root holding only
+the interpreter and system libraries), imports common modules, then serves runs. Per run it
+``clone``s an *init* straight into fresh pid/mount/ipc namespaces; init reads the program itself,
+mounts a private tmpfs work dir and /proc, drops to the slot's own uid and forks the *program*
+under rlimits. The zygote only enforces the deadline and output cap: it moves the program's
+output to the host with ``splice`` and never reads a program or its output into its own memory,
+so no later run (forked from it) can find an earlier one's data. Killing init at the deadline
+makes the kernel kill everything the run started.
 
 Stdlib only: it runs outside the rewardhub package (``-I -S``) and before the host is hidden.
 """
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import importlib
 import json
@@ -22,13 +25,15 @@ import select
 import signal
 import struct
 import sys
+import termios
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _isolate as iso  # noqa: E402  (found through the line above, before the host is hidden)
 
 FRAME = struct.Struct("<II")  # kind, length
-READY, RESULT, DONE, FAILED = 0, 1, 2, 3
+READY, STDOUT, STDERR, DONE, FAILED = 0, 1, 2, 3, 4
+REQUEST = struct.Struct("<Qddq")  # payload length, timeout, compile budget (0: not compiled), output limit
 RUN_TMPFS = "/.run"
 WORK = "/work"
 MOUNTPOINTS = ("work", "tmp", "proc", ".run", "dev", "etc")
@@ -37,11 +42,12 @@ DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc
              "stderr": "/proc/self/fd/2"}
 CLEAN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": WORK, "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
 COMPILERS = {"c": ("gcc", "main.c", ["-O2", "-std=gnu17"]), "cpp": ("g++", "main.cpp", ["-O2", "-std=gnu++17"])}
-COMPILE_FAILED, RUNNING, EXITED = b"C", b"R", b"X"
+CONSUMED, COMPILE_FAILED, RUNNING, EXITED = b"P", b"C", b"R", b"X"
 
 
-def send(fd: int, kind: int, body: bytes) -> None:
-    data = FRAME.pack(kind, len(body)) + body
+def send(fd: int, kind: int, body: bytes, length: int | None = None) -> None:
+    """Write one frame; with ``length``, only its header (the caller splices the body after it)."""
+    data = FRAME.pack(kind, len(body) if length is None else length) + body
     while data:
         data = data[os.write(fd, data):]
 
@@ -106,30 +112,119 @@ def preload(cfg: dict) -> None:
 
 
 def serve(cfg: dict, req_fd: int, resp_fd: int) -> None:
-    """Fork a runner per request header; report each runner's exit status after reaping it."""
+    """Run one program per request header until the host closes the pipe."""
     while True:
         try:
-            (length,) = struct.unpack("<Q", read_exact(req_fd, 8))
+            length, timeout, compile_budget, limit = REQUEST.unpack(read_exact(req_fd, REQUEST.size))
         except EOFError:  # the host went away: nothing may outlive it
             return
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                runner(cfg, req_fd, resp_fd, length)
-                code = 0
-            finally:
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        send(resp_fd, DONE, struct.pack("<i", status))
+        if not run(cfg, req_fd, resp_fd, length, timeout, compile_budget, limit):
+            return  # init died before reading the whole program: the request stream is out of step
 
 
-# ----- the runner: one per program, root in the zygote's namespaces ---------------------------------
-def runner(cfg: dict, req_fd: int, resp_fd: int, length: int) -> None:
+def run(cfg: dict, req_fd: int, resp_fd: int, length: int, timeout: float, compile_budget: float,
+        limit: int) -> bool:
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    status_r, status_w = os.pipe()
+    start = time.monotonic()
+    pid = iso.clone(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC)
+    if pid == 0:
+        try:
+            for fd in (out_r, err_r, status_r, resp_fd):
+                os.close(fd)
+            init(cfg, req_fd, length, out_w, err_w, status_w)
+        finally:
+            os._exit(127)
+    for fd in (out_w, err_w, status_w):
+        os.close(fd)
+    facts = supervise(pid, resp_fd, out_r, err_r, status_r, start, timeout, compile_budget, limit)
+    for fd in (out_r, err_r, status_r):
+        os.close(fd)
+    send(resp_fd, DONE, json.dumps(facts).encode())
+    return facts["consumed"]
+
+
+def supervise(pid: int, resp_fd: int, out_r: int, err_r: int, status_r: int, start: float, timeout: float,
+              compile_budget: float, limit: int) -> dict:
+    """Forward capped output until EOF or the deadline, then kill init (and so the whole run)."""
+    deadline = start + timeout + compile_budget
+    kinds = {out_r: STDOUT, err_r: STDERR}
+    sent = {out_r: 0, err_r: 0}
+    status = bytearray()
+    timed_out = over_limit = False
+    poller = select.poll()
+    for fd in (out_r, err_r, status_r):
+        poller.register(fd, select.POLLIN)
+    open_fds = {out_r, err_r, status_r}
+    while out_r in open_fds or err_r in open_fds:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            timed_out = True
+            break
+        for fd, _ in poller.poll(remaining * 1000):
+            if fd == status_r:
+                chunk = os.read(fd, 64)
+                if len(status) < 64:
+                    status += chunk
+                if chunk.endswith(RUNNING):  # compiled: the run's own clock starts now
+                    start = time.monotonic()
+                    deadline = start + timeout
+            else:
+                chunk = forward(fd, resp_fd, kinds[fd], limit + 1 - sent[fd])
+                sent[fd] += chunk
+                over_limit = over_limit or sent[fd] > limit
+            if not chunk:
+                poller.unregister(fd)
+                open_fds.discard(fd)
+        if over_limit:
+            break
+    if timed_out or over_limit:
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)  # returns once every process of the run's pid namespace is gone
+    duration = time.monotonic() - start
+    while status_r in open_fds and len(status) < 64 and (chunk := os.read(status_r, 64)):
+        status += chunk  # every writer is gone: this cannot block
+    exit_status = None
+    at = status.rfind(EXITED)
+    if at >= 0 and len(status) >= at + 5:
+        exit_status = struct.unpack_from("<i", status, at + 1)[0]
+    return {
+        "exit_code": None if timed_out or exit_status is None else os.waitstatus_to_exitcode(exit_status),
+        "timed_out": timed_out, "over_limit": over_limit, "duration": duration,
+        "compile_failed": COMPILE_FAILED in status, "consumed": CONSUMED in status,
+    }
+
+
+def forward(fd: int, resp_fd: int, kind: int, budget: int) -> int:
+    """Splice what the pipe holds (at most ``budget`` bytes, at least 1) to the host; 0 at EOF.
+
+    Called when poll reports the pipe ready, so no bytes available means every writer is gone.
+    """
+    available = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+    if available == 0:
+        return 0
+    count = max(1, min(available, budget, 1 << 20))
+    send(resp_fd, kind, b"", length=count)
+    left = count
+    while left:
+        left -= os.splice(fd, resp_fd, left)
+    return count
+
+
+# ----- pid 1 of the run's namespaces (a minimal init) and the program under it ------------------------
+def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: int) -> None:
+    """Read the program, build the run's file system, drop to the slot's uid, fork the program.
+
+    The program is pid 2, so it has ordinary signal semantics (pid 1 ignores signals it has no
+    handler for); when it exits, init reports its wait status and exits, and the kernel kills
+    whatever it left behind.
+    """
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
     req = json.loads(read_exact(req_fd, length))
+    os.close(req_fd)
+    os.write(status_w, CONSUMED)
     uid, gid = cfg["uid"], cfg["gid"]
-    iso.unshare(iso.CLONE_NEWNS | iso.CLONE_NEWPID | iso.CLONE_NEWIPC)
     iso.mount("tmpfs", RUN_TMPFS, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV,
               f"size={req['disk_mb']}m,nr_inodes={req['max_files']},mode=0700")
     for name, target in (("work", WORK), ("tmp", "/tmp"), ("shm", "/dev/shm")):
@@ -137,134 +232,30 @@ def runner(cfg: dict, req_fd: int, resp_fd: int, length: int) -> None:
         os.chown(f"{RUN_TMPFS}/{name}", uid, gid)
         iso.mount(f"{RUN_TMPFS}/{name}", target, None, iso.MS_BIND)
     iso.umount(RUN_TMPFS)
-    stdin = os.memfd_create("stdin", 0)
-    os.write(stdin, req["stdin"].encode())
-    os.lseek(stdin, 0, os.SEEK_SET)
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    phase_r, phase_w = os.pipe()
-    start = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(out_r), os.close(err_r), os.close(phase_r)
-            init(req, cfg, stdin, out_w, err_w, phase_w)
-        finally:
-            os._exit(127)
-    for fd in (stdin, out_w, err_w, phase_w):
-        os.close(fd)
-    outcome = supervise(pid, req, out_r, err_r, phase_r, start)
-    header = json.dumps(outcome["meta"]).encode()
-    send(resp_fd, RESULT, struct.pack("<I", len(header)) + header + outcome["stdout"] + outcome["stderr"])
-
-
-def supervise(pid: int, req: dict, out_r: int, err_r: int, phase_r: int, start: float) -> dict:
-    """Collect capped output until EOF or the deadline, then kill pid 1 (and so its namespace)."""
-    limit = req["output_limit"]
-    compiled = req["language"] in COMPILERS
-    deadline = start + req["timeout"] + (req["compile_timeout"] if compiled else 0)
-    buffers = {out_r: bytearray(), err_r: bytearray(), phase_r: bytearray()}
-    open_fds = {out_r, err_r, phase_r}
-    timed_out = over_limit = False
-    poller = select.poll()
-    for fd in open_fds:
-        poller.register(fd, select.POLLIN)
-    while out_r in open_fds or err_r in open_fds:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            timed_out = True
-            break
-        for fd, _ in poller.poll(remaining * 1000):
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                poller.unregister(fd)
-                open_fds.discard(fd)
-                continue
-            buffers[fd] += chunk
-            if fd == phase_r and chunk.endswith(RUNNING):  # compiled: the run's own clock starts now
-                start = time.monotonic()
-                deadline = start + req["timeout"]
-            elif fd != phase_r and len(buffers[fd]) > limit:
-                over_limit = True
-        if over_limit:
-            break
-    if timed_out or over_limit:
-        os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)  # returns once every process of the namespace is gone
-    duration = time.monotonic() - start
-    while phase_r in open_fds and (chunk := os.read(phase_r, 4096)):  # every writer is gone: no blocking
-        buffers[phase_r] += chunk
-    phase = bytes(buffers[phase_r])
-    status_at = phase.rfind(EXITED)
-    exit_code = None
-    if status_at >= 0 and len(phase) >= status_at + 5:
-        exit_code = os.waitstatus_to_exitcode(struct.unpack_from("<i", phase, status_at + 1)[0])
-    stdout, stderr = bytes(buffers[out_r][:limit]), bytes(buffers[err_r][:limit])
-    meta = {
-        "exit_code": None if timed_out else exit_code,
-        "timed_out": timed_out,
-        "duration": duration,
-        "stdout_truncated": len(buffers[out_r]) > limit,
-        "stderr_truncated": len(buffers[err_r]) > limit,
-        "stderr_len": len(stderr),
-        "reason": reason(req, exit_code, timed_out, over_limit, COMPILE_FAILED in phase, stderr),
-    }
-    return {"meta": meta, "stdout": stdout, "stderr": stderr}
-
-
-def reason(req: dict, exit_code: int | None, timed_out: bool, over_limit: bool, compile_failed: bool,
-           stderr: bytes) -> str:
-    """Why the program did not finish cleanly ("" when it exited 0 within its limits)."""
-    if timed_out:
-        return f"timeout after {req['timeout']:g} s"
-    if over_limit:
-        return f"output limit exceeded ({req['output_limit']} bytes)"
-    if compile_failed:
-        return "compile error"
-    if exit_code is None:
-        return "killed before it reported an exit status"
-    if exit_code == -signal.SIGXCPU:
-        return "cpu time limit exceeded"
-    if exit_code == -signal.SIGXFSZ:
-        return "file size limit exceeded"
-    tail = stderr[-2000:]
-    if exit_code != 0 and (b"MemoryError" in tail or b"std::bad_alloc" in tail):
-        return "memory limit exceeded"
-    if exit_code < 0:
-        return f"killed by {signal.Signals(-exit_code).name}"
-    if exit_code > 0:
-        return f"exit code {exit_code}"
-    return ""
-
-
-# ----- pid 1 of the run's pid namespace (a minimal init) and the program under it ---------------------
-def init(req: dict, cfg: dict, stdin: int, out_w: int, err_w: int, phase_w: int) -> None:
-    """Mount the run's /proc, drop to the slot's uid, fork the program and report its wait status.
-
-    The program is pid 2, so it has ordinary signal semantics (pid 1 ignores signals it has no
-    handler for); when it exits, this process exits and the kernel kills whatever it left behind.
-    """
     iso.mount("proc", "/proc", "proc", iso.MS_NOSUID | iso.MS_NODEV | iso.MS_NOEXEC, "hidepid=2")
     with open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")  # the zygote protects itself from the OOM killer; runs must not inherit that
+    stdin = os.memfd_create("stdin", 0)
+    os.write(stdin, req["stdin"].encode())
+    os.lseek(stdin, 0, os.SEEK_SET)
     for fd, target in ((stdin, 0), (out_w, 1), (err_w, 2)):
         os.dup2(fd, target)
-    os.closerange(3, phase_w)
-    os.closerange(phase_w + 1, 1 << 16)
-    os.set_inheritable(phase_w, False)
+    os.closerange(3, status_w)
+    os.closerange(status_w + 1, 1 << 16)
+    os.set_inheritable(status_w, False)
     os.setgroups([])
-    os.setresgid(cfg["gid"], cfg["gid"], cfg["gid"])
-    os.setresuid(cfg["uid"], cfg["uid"], cfg["uid"])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)  # also makes init non-dumpable: the program cannot ptrace it
     iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)  # the uid change cleared it
-    iso.prctl(iso.PR_SET_DUMPABLE, 1)  # so the program owns its /proc/self like any process
     os.chdir(WORK)
     os.environ.clear()
     os.environ.update(CLEAN_ENV)
     child = os.fork()
     if child == 0:
         try:
-            program(req, cfg, phase_w)
+            iso.prctl(iso.PR_SET_DUMPABLE, 1)  # so the program owns its /proc/self like any process
+            program(req, cfg, status_w)
         finally:
             os._exit(127)
     for fd in (0, 1, 2):
@@ -273,21 +264,21 @@ def init(req: dict, cfg: dict, stdin: int, out_w: int, err_w: int, phase_w: int)
         pid, status = os.wait()
         if pid == child:
             break
-    os.write(phase_w, EXITED + struct.pack("<i", status))
+    os.write(status_w, EXITED + struct.pack("<i", status))
     os._exit(0)
 
 
-def program(req: dict, cfg: dict, phase_w: int) -> None:
+def program(req: dict, cfg: dict, status_w: int) -> None:
     for name, content in req["files"].items():
         with open(os.path.join(WORK, name), "w") as f:
             f.write(content)
     if req["language"] in COMPILERS:
         set_limits(req, memory_mb=max(req["memory_mb"], 2048), cpu=req["compile_timeout"], baseline=0)
-        compile_source(req, phase_w)
+        compile_source(req, status_w)
         set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=0)
-        os.write(phase_w, RUNNING)
+        os.write(status_w, RUNNING)
         os.execve(f"{WORK}/main", [f"{WORK}/main"], CLEAN_ENV)
-    os.close(phase_w)
+    os.close(status_w)
     set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=cfg["baseline_bytes"])
     run_python(req["code"])
 
@@ -310,7 +301,7 @@ def set_limits(req: dict, *, memory_mb: int, cpu: float, baseline: int) -> None:
         resource.setrlimit(which, (value, value))
 
 
-def compile_source(req: dict, phase_w: int) -> None:
+def compile_source(req: dict, status_w: int) -> None:
     compiler, source, flags = COMPILERS[req["language"]]
     with open(source, "w") as f:
         f.write(req["code"])
@@ -322,7 +313,7 @@ def compile_source(req: dict, phase_w: int) -> None:
             os._exit(127)
     _, status = os.waitpid(pid, 0)
     if status != 0:
-        os.write(phase_w, COMPILE_FAILED)
+        os.write(status_w, COMPILE_FAILED)
         os._exit(1)
 
 

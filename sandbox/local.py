@@ -28,7 +28,8 @@ from .errors import SandboxUnavailableError
 from .program import Program, SandboxResult
 
 FRAME = struct.Struct("<II")
-READY, RESULT, DONE, FAILED = 0, 1, 2, 3
+READY, STDOUT, STDERR, DONE, FAILED = 0, 1, 2, 3, 4
+REQUEST = struct.Struct("<Qddq")
 ZYGOTE = Path(__file__).with_name("_zygote.py")
 STARTUP_TIMEOUT = 30.0
 GRACE = 5.0  # seconds past a run's own deadline before the host gives up on the slot
@@ -108,21 +109,21 @@ class Slot:
         if self.process is None or self.process.poll() is not None:
             self.start()
         payload = json.dumps(program.request()).encode()
-        budget = program.timeout + (program.compile_timeout if program.language != "python" else 0)
-        deadline = time.monotonic() + budget + GRACE
-        result: SandboxResult | None = None
+        compile_budget = program.compile_timeout if program.language != "python" else 0.0
+        deadline = time.monotonic() + program.timeout + compile_budget + GRACE
+        streams = {STDOUT: bytearray(), STDERR: bytearray()}
         try:
-            self._write(struct.pack("<Q", len(payload)) + payload)
+            self._write(REQUEST.pack(len(payload), program.timeout, compile_budget, program.output_limit) + payload)
             while True:
                 kind, body = self._frame(deadline)
-                if kind == RESULT:
-                    result = _decode_result(body)
+                if kind in streams:
+                    streams[kind] += body
                 elif kind == DONE:
-                    (status,) = struct.unpack("<i", body)
-                    if result is None:
+                    facts = json.loads(body)
+                    if not facts["consumed"]:
                         self._stop()
-                        return SandboxResult.failed(f"the sandbox runner died (wait status {status})")
-                    return result
+                        return SandboxResult.failed("the run's init died before reading the program; slot restarted")
+                    return _result(program, facts, bytes(streams[STDOUT]), bytes(streams[STDERR]))
         except (TimeoutError, EOFError, OSError) as exc:
             self._stop()
             return SandboxResult.failed(f"the sandbox slot stopped answering ({type(exc).__name__}); restarted it")
@@ -260,13 +261,39 @@ class LocalBackend:
             self._slots, self._owner_pid = [], -1
 
 
-def _decode_result(body: bytes) -> SandboxResult:
-    (header_len,) = struct.unpack_from("<I", body)
-    meta = json.loads(body[4:4 + header_len])
-    rest = body[4 + header_len:]
-    stdout_len = len(rest) - meta.pop("stderr_len")
+def _result(program: Program, facts: dict, stdout: bytes, stderr: bytes) -> SandboxResult:
+    limit = program.output_limit
     return SandboxResult(
-        stdout=rest[:stdout_len].decode(errors="replace"),
-        stderr=rest[stdout_len:].decode(errors="replace"),
-        **meta,
+        stdout=stdout[:limit].decode(errors="replace"),
+        stderr=stderr[:limit].decode(errors="replace"),
+        exit_code=facts["exit_code"],
+        timed_out=facts["timed_out"],
+        duration=facts["duration"],
+        reason=_reason(program, facts, stderr[-2000:]),
+        stdout_truncated=len(stdout) > limit,
+        stderr_truncated=len(stderr) > limit,
     )
+
+
+def _reason(program: Program, facts: dict, stderr_tail: bytes) -> str:
+    """Why the program did not finish cleanly ("" when it exited 0 within its limits)."""
+    code = facts["exit_code"]
+    if facts["timed_out"]:
+        return f"timeout after {program.timeout:g} s"
+    if facts["over_limit"]:
+        return f"output limit exceeded ({program.output_limit} bytes)"
+    if facts["compile_failed"]:
+        return "compile error"
+    if code is None:
+        return "killed before it reported an exit status"
+    if code == -signal.SIGXCPU:
+        return "cpu time limit exceeded"
+    if code == -signal.SIGXFSZ:
+        return "file size limit exceeded"
+    if code != 0 and (b"MemoryError" in stderr_tail or b"std::bad_alloc" in stderr_tail):
+        return "memory limit exceeded"
+    if code < 0:
+        return f"killed by {signal.Signals(-code).name}"
+    if code > 0:
+        return f"exit code {code}"
+    return ""
