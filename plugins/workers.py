@@ -10,7 +10,6 @@ The caller only waits on pipes with timeouts, so its process and threads stay re
 
 from __future__ import annotations
 
-import atexit
 import importlib
 import math
 import multiprocessing
@@ -33,8 +32,7 @@ CONTEXTS = ("forkserver", "spawn")
 
 
 class Outcome(NamedTuple):
-    """One item's result: ``status`` is ``ok`` (``value`` = the return value), ``timeout`` or ``error``
-    (``value`` = a message)."""
+    """One item's result: ``ok`` with the return value, or ``timeout`` / ``error`` with a message."""
 
     status: Literal["ok", "timeout", "error"]
     value: Any = None
@@ -57,12 +55,12 @@ class _Worker:
     awaiting: int = 1  # "ready" messages still expected (start-up, then one per import request)
     modules: set[str] = field(default_factory=set)
 
+    pending: deque[int] = field(default_factory=deque)  # indices of the items sent and not yet answered
+    item_started: float = 0.0
+
     @property
     def ready(self) -> bool:
         return self.awaiting == 0
-
-    pending: deque[int] = field(default_factory=deque)  # indices of the items sent and not yet answered
-    item_started: float = 0.0
 
 
 class WorkerPool:
@@ -190,7 +188,6 @@ class _Run:
         self.hard = timeout + min(0.5, 0.2 * timeout)
         self.results: list[Outcome | None] = [None] * len(items)
         self.failures = 0
-        self.last_failure = ""
 
     def run(self) -> list[Outcome]:
         modules = self.modules
@@ -226,8 +223,7 @@ class _Run:
         try:
             self.pool._spawn(modules)
         except Exception as exc:  # the context could not even launch a process
-            self._startup_failed(f"{type(exc).__name__}: {exc}", modules, restart=False)
-            self._start(modules)
+            self._startup_failed(f"{type(exc).__name__}: {exc}", modules)
 
     def _send(self, worker: _Worker, indices: range) -> None:
         worker.conn.send((self.func, [self.items[i] for i in indices], self.timeout))
@@ -293,9 +289,9 @@ class _Run:
             self.chunks.appendleft(range(worker.pending[0], worker.pending[-1] + 1))
             worker.pending.clear()
 
-    def _startup_failed(self, why: str, modules: set[str], restart: bool = True) -> None:
+    def _startup_failed(self, why: str, modules: set[str]) -> None:
+        """Count a failed start and try again, until ``start_retries`` is used up."""
         self.failures += 1
-        self.last_failure = why
         if self.failures > self.pool.start_retries:
             _stop_all(self.pool._workers)
             raise WorkerStartupError(
@@ -304,8 +300,7 @@ class _Run:
                 f'your main script: guard its top-level code with `if __name__ == "__main__":`, and make sure '
                 f"the modules {sorted(modules)} import cleanly."
             )
-        if restart:
-            self._start(modules)
+        self._start(modules)
 
 
 def _check_function(func: Callable[[Any], Any]) -> str:
@@ -436,6 +431,3 @@ def shared_pool(size: int | None = None) -> WorkerPool:
         if pool is None:
             pool = _shared[size] = WorkerPool(size)
         return pool
-
-
-atexit.register(lambda: [pool.close() for pool in list(_shared.values())])
