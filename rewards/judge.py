@@ -151,7 +151,8 @@ class JudgeReward(AsyncReward):
         if not tasks:
             return results
         try:
-            await asyncio.wait(tasks.values(), timeout=max(deadline - time.monotonic(), 0.0))
+            left = None if self.deadline is None else max(deadline - time.monotonic(), 0.0)
+            await asyncio.wait(tasks.values(), timeout=left)
         finally:
             for task in tasks.values():
                 task.cancel()

@@ -32,6 +32,7 @@ TEN = ScoreScale(0, 10)
         ("score = -3", "number", 0.0),
         ('{"score": 7.5, "why": "ok"}', "number", 0.75),
         ('Here you go:\n```json\n{"score": "4"}\n```', "json", 0.4),
+        ('{"score": 7', "number", 0.7),  # truncated JSON still has a labelled number
         ("Yes", "yes_no", 1.0),
         ("No, the final answer differs.", "yes_no", 0.0),
         ("The response's answer is not correct.", "yes_no", 0.0),
@@ -57,7 +58,8 @@ def test_parse_notes_clipping_and_verdicts():
 
 @pytest.mark.parametrize(
     ("text", "mode"),
-    [("I cannot grade this.", "number"), ("no json here: score 5", "json"), ("7", "yes_no"), ("", "auto")],
+    [("I cannot grade this.", "number"), ("no json here: score 5", "json"), ('{"score": 7', "json"),
+     ('{"verdict": "good"}', "json"), ("7", "yes_no"), ("", "auto")],  # fmt: skip
 )
 def test_parse_answer_without_a_score_raises(text, mode):
     with pytest.raises(UnparsableAnswer):
