@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +47,8 @@ class JudgeTemplate:
     def load(cls, spec: str) -> JudgeTemplate:
         """A built-in name (``pointwise``, ``binary``), a path to a text file, or inline template text."""
         if spec in BUILTIN:
+            from importlib import resources
+
             rubric = BUILTIN[spec]
             text = (resources.files("rewardhub.rewards") / "templates" / rubric.file).read_text(encoding="utf-8")
             return cls.parse(text, f"built-in template {spec!r}", rubric)
