@@ -16,7 +16,7 @@ _BOX_COMMANDS = ("\\boxed", "\\fbox")
 _BRACES = re.compile(r"[{}]")
 _PHRASES = ("final answer is", "answer is", "final answer:", "answer:")
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?")
-_MATH_SPAN = re.compile(r"\$\$?((?:\\\$|[^$])+)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
+_MATH_SPAN = re.compile(r"\$\$?((?:\\.|[^$\\])+)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
 _MAX_CANDIDATES = 3  # boxes tried from the end when the last one is unclosed (truncated output)
 
 
@@ -122,8 +122,8 @@ _UNIT = re.compile(r"(-?[\d.,/]*\d(?:\\%)?)\s*\\(?:text|mbox|mathrm)\{[^{}]*\}")
 _FRAC_SHORT = re.compile(r"\\frac(\d)(\d)")
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
-_TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)\s+([A-Za-z]{2,}\.?\s*)+")
-_MATH_WORDS = {"pi", "sqrt", "infty", "and", "or", "to", "frac", "cdot", "times"}
+_TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)((?:\s+[A-Za-z]+\.?)+)")  # unambiguous: no backtracking
+_MATH_WORDS = {"pi", "sqrt", "infty", "frac", "cdot", "times", "mod"}
 
 
 def normalize(answer: str, *, decimal_comma: bool = False) -> str:
@@ -151,9 +151,11 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
         s = s.replace(",", "")
     elif decimal_comma and _DECIMAL_COMMA.fullmatch(s):
         s = s.replace(",", ".")
-    words = _TRAILING_WORDS.fullmatch(s)
-    if words and not (set(re.findall(r"[A-Za-z]+", s[words.end(1) :].lower())) & _MATH_WORDS):
-        s = words.group(1)
+    number_and_words = _TRAILING_WORDS.fullmatch(s)
+    if number_and_words:
+        words = [w.rstrip(".").lower() for w in number_and_words.group(2).split()]
+        if all(len(w) > 1 and w not in _MATH_WORDS for w in words):
+            s = number_and_words.group(1)
     return s
 
 

@@ -78,6 +78,8 @@ def test_answer_tag_and_phrase_edges():
         ("50%", r"50\%"),
         ("$x = 3$.", "x = 3"),
         ("5 apples", "5"),
+        ("5 apples and pears.", "5"),
+        ("5 x", "5 x"),
         ("2 pi", "2 pi"),
         ("3,5", "3,5"),
         ("12.", "12"),
@@ -115,6 +117,9 @@ def test_extraction_is_linear_on_adversarial_text():
     deep = r"\boxed{" + "{" * 100_000 + "}" * 100_000 + "}"
     assert last_boxed(deep) == "{" * 100_000 + "}" * 100_000
     assert find_answer("x " * 500_000 + "answer is 4") == ("4", "answer phrase")
+    assert normalize("5 " + "ab" * 400 + "!") == "5 " + "ab" * 400 + "!"  # no exponential backtracking
+    assert after_phrase("answer is $" + "\\$" * 100) == "$" + "\\$" * 100  # unclosed: the raw line
+    assert after_phrase("answer is $" + "\\$" * 100 + "$ done") == "\\$" * 100
 
 
 @given(st.text(max_size=200))
