@@ -55,6 +55,11 @@ class MathChecker:
             self._pool = shared_pool(self._workers)
         return self._pool
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_pool"] = None  # worker processes belong to this process: a copy finds its own pool
+        return state
+
     def compare(self, pairs: Sequence[tuple[str, str]]) -> list[Check]:
         """One :class:`Check` per ``(gold, answer)`` pair of normalised answers."""
         unique = list(dict.fromkeys(pairs))

@@ -159,6 +159,14 @@ def test_verdict_is_shared_not_recomputed():
     assert math_reward.totals["samples"] == samples  # verdicts came from the memo
 
 
+def test_a_used_reward_can_be_pickled_and_copied(reward):
+    import copy
+    import pickle
+
+    for clone in (pickle.loads(pickle.dumps(reward)), copy.deepcopy(reward)):
+        assert clone.evaluate(["q"], [r"\boxed{x+1}"], solution=["1+x"]).values == [1.0]
+
+
 def test_params_are_validated():
     with pytest.raises(rewardhub.ConfigError):
         rewardhub.get("math", timeout="soon")
