@@ -154,6 +154,14 @@ def test_gives_up_after_max_retries_and_abstains(server, judge):
     assert server.requests == 3 and reward.counters.failures == 1
 
 
+def test_retry_after_beyond_the_deadline_gives_up_at_once(server, judge):
+    server.script.append(Reply(status=429, headers={"Retry-After": "30"}))
+    result = judge(deadline=2.0).evaluate(*rows("9"))
+    assert result.values == [None]
+    assert result.reasons[0] == "judge unavailable: HTTP 429: scripted failure; no time left to retry before the batch deadline"
+    assert server.requests == 1
+
+
 def test_client_errors_are_not_retried(server, judge):
     server.script.append(Reply(status=400, error="bad request"))
     result = judge().evaluate(*rows("9"))
@@ -232,6 +240,12 @@ def test_cache_hits_make_zero_requests(server, judge, tmp_path):
     judge(cache=str(path), temperature=0.7).evaluate(prompts, completions)
     assert server.requests == 3
     assert len(JudgeCache(path)) == 6
+
+
+def test_default_cache_location(server, judge, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    judge(cache="default").evaluate(*rows("5"))
+    assert len(JudgeCache(tmp_path / "rewardhub" / "judge.sqlite")) == 1
 
 
 def test_failures_are_not_cached(server, judge, tmp_path):
