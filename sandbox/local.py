@@ -1,7 +1,7 @@
 """The local backend: a pool of warm zygotes (see ``_zygote.py``), one per slot, each with its own uid.
 
 The host side only frames requests and results over two pipes per slot; all isolation happens in
-the zygote. A slot that misbehaves (no answer by the deadline, crashed runner) is killed and
+the zygote. A slot that misbehaves (no answer by the deadline, a run that died unread) is killed and
 restarted, and that run comes back with ``error`` set rather than a verdict.
 """
 
@@ -151,7 +151,7 @@ class Slot:
         return b"".join(chunks)
 
     def _stop(self) -> str:
-        """Kill the zygote's whole process group (runner included; pid 1 of the run dies with it)."""
+        """Kill the zygote's process group; a running init dies with it (parent-death signal)."""
         stderr = ""
         if self.process is not None:
             try:
