@@ -1,5 +1,8 @@
 """Runs one program inside a warm docker container: ``python3 -c <this file> REQUEST_JSON --reap-user``.
 
+``--root=DIR`` puts the run's directory elsewhere than ``/work``; without ``--reap-user`` nothing
+is killed after the run (so the script can be tested outside a container).
+
 Stdlib only (it runs on the container's interpreter). Writes the program into a fresh directory,
 compiles it if needed, runs it with rlimits and a deadline with output going to capped files, then
 kills every other process of the sandbox user so nothing outlives the run, and prints one JSON line.
@@ -60,7 +63,8 @@ def execute(req, command, workdir, timeout, memory_mb):
 
 def main():
     req = json.loads(sys.argv[1])
-    workdir = tempfile.mkdtemp(dir="/work")
+    root = next((arg.split("=", 1)[1] for arg in sys.argv[2:] if arg.startswith("--root=")), "/work")
+    workdir = tempfile.mkdtemp(dir=root)
     start = time.monotonic()
     result = {"exit_code": None, "timed_out": False, "reason": "", "stdout": "", "stderr": "",
               "stdout_truncated": False, "stderr_truncated": False}
