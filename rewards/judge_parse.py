@@ -16,7 +16,7 @@ PARSE_MODES = ("auto", "number", "yes_no", "json")
 
 _NUMBER = r"-?\d+(?:\.\d+)?"
 _LABELLED = re.compile(
-    rf"\b(?:score|rating|grade)\b\W{{0,4}}(?:is|of)?\W{{0,4}}({_NUMBER})(?:\s*(?:/|out of)\s*({_NUMBER}))?", re.I
+    rf"\b(?:score|rating|grade)\b[^\w-]{{0,4}}(?:is|of)?[^\w-]{{0,4}}({_NUMBER})(?:\s*(?:/|out of)\s*({_NUMBER}))?", re.I
 )
 _FRACTION = re.compile(rf"({_NUMBER})\s*(?:/|out of)\s*({_NUMBER})", re.I)
 _ANY_NUMBER = re.compile(_NUMBER)
