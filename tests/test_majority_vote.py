@@ -101,3 +101,10 @@ def test_registry_and_params():
     for bad in ({"ties": "random"}, {"answerless": "skip"}, {"equivalence": "fuzzy"}, {"group_size": 0}):
         with pytest.raises(ConfigError):
             MajorityVote(**bad)
+
+
+def test_contract_kit():
+    from rewardhub.testing import check_contract
+
+    report = check_contract(rewardhub.get("majority_vote", timeout=2))
+    assert set(report.probe_values.values()) == {0.0}

@@ -202,3 +202,10 @@ def test_worker_startup_failure_raises_instead_of_scoring(name):
         reward.checker = MathChecker(pool=broken)
         with pytest.raises(rewardhub.WorkerStartupError, match="no_such_module_for_rewardhub"):
             reward.evaluate(["q", "q"], [r"\boxed{x}", r"\boxed{y}"], solution=["x", "x"])
+
+
+def test_contract_kit():
+    from rewardhub.testing import check_contract
+
+    report = check_contract(rewardhub.get("math", timeout=2), correct_completion=r"The answer is \boxed{10}.")
+    assert set(report.probe_values.values()) == {0.0}
