@@ -209,3 +209,18 @@ def test_contract_kit():
 
     report = check_contract(rewardhub.get("math", timeout=2), correct_completion=r"The answer is \boxed{10}.")
     assert set(report.probe_values.values()) == {0.0}
+
+
+def test_length_reward_reuses_the_math_verdict():
+    rewards = rewardhub.load(
+        [
+            {"name": "math"},
+            {"name": "length_penalty", "params": {"mode": "cosine", "correctness": "math", "max_completion_len": 100}},
+        ]
+    )
+    texts = [r"\boxed{0.5}", r"\boxed{1/3}", "x " * 40 + r"\boxed{\frac12}"]
+    results = rewards.evaluate(Batch(["q"] * 3, texts, {"solution": ["1/2"] * 3}))
+    assert results["math"].verdicts == [True, False, True]
+    length = results["length_penalty"].values
+    assert length[0] > length[2] > 0 > length[1]  # right and short > right and long > wrong
+    assert rewards.members[0].reward.totals["samples"] == 3  # math ran once for both
