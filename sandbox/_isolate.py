@@ -103,5 +103,5 @@ def sethostname(name: str) -> None:
     _check(_libc.sethostname(name.encode(), len(name)), "sethostname")
 
 
-def prctl(option: int, arg: int = 0) -> None:
-    _check(_libc.prctl(option, arg, 0, 0, 0), f"prctl({option})")
+def prctl(option: int, arg: int = 0, arg3: int = 0) -> None:
+    _check(_libc.prctl(option, arg, arg3, 0, 0), f"prctl({option})")

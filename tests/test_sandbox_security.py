@@ -300,6 +300,30 @@ for attempt in (lambda: os.setuid(0), lambda: os.setgid(0), lambda: os.chroot("/
     assert stdout.count("kept") == 4 and stdout.count("refused") == 3
 
 
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the seccomp layer is x86_64 only")
+def test_cannot_reach_namespace_mount_or_ptrace_syscalls(sandbox):
+    stdout, _ = run(sandbox, """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+attempts = {
+    "user namespace": lambda: libc.unshare(0x10000000),
+    "mount namespace": lambda: libc.unshare(0x00020000),
+    "mount": lambda: libc.mount(b"none", b"/tmp", b"tmpfs", 0, None),
+    "ptrace": lambda: libc.ptrace(16, os.getppid(), None, None),
+    "bpf": lambda: libc.syscall(321, 0, None, 0),
+}
+for name, attempt in attempts.items():
+    print(name, attempt(), ctypes.get_errno())
+child = os.fork()
+if child == 0:
+    os._exit(5)
+print("fork still works", os.waitpid(child, 0)[1] >> 8)
+""")
+    lines = stdout.splitlines()
+    assert lines[:-1] == [f"{name} -1 1" for name in ("user namespace", "mount namespace", "mount", "ptrace", "bpf")]
+    assert lines[-1] == "fork still works 5"
+
+
 def test_no_trace_of_an_earlier_run():
     """One slot, so both runs come from the same zygote: files, /proc and memory hold nothing of A."""
     secret = secrets.token_hex(16)
