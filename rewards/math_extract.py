@@ -103,9 +103,8 @@ def after_phrase(text: str) -> str | None:
 
 
 # ----- normalisation ----------------------------------------------------------------------------------
+_SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])")
 _DROP = (
-    "\\left",
-    "\\right",
     "\\displaystyle",
     "\\!",
     "\\,",
@@ -134,6 +133,7 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     """
     s = answer.strip()
     s = s.replace("{,}", ",").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    s = _SIZING.sub("", s)
     for token in _DROP:
         s = s.replace(token, "")
     s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
