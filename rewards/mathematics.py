@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rewardhub import Batch, Reward, Score, hookimpl
+from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 from rewardhub.workers import WorkerPool, shared_pool
 
 from .math_extract import Scalar, find_answer, last_boxed, literal_verdict, normalize, parse_literal
@@ -45,6 +45,10 @@ class MathChecker:
     """
 
     def __init__(self, timeout: float = 5.0, workers: int | None = None, pool: WorkerPool | None = None):
+        if timeout <= 0:
+            raise ConfigError(f"timeout must be a positive number of seconds per answer; got {timeout}")
+        if workers is not None and workers < 1:
+            raise ConfigError(f"workers must be at least 1 (or None for one per usable core); got {workers}")
         self.timeout = timeout
         self._workers = workers
         self._pool = pool
@@ -180,8 +184,6 @@ class MathReward(UsesMathWorkers):
         on_error: str = "none",
     ):
         super().__init__(on_error=on_error)
-        if timeout <= 0:
-            raise ValueError(f"math: timeout must be positive seconds; got {timeout}")
         self.column = column
         self.timeout_score = timeout_score
         self.last_number = last_number

@@ -170,8 +170,10 @@ def test_a_used_reward_can_be_pickled_and_copied(reward):
 def test_params_are_validated():
     with pytest.raises(rewardhub.ConfigError):
         rewardhub.get("math", timeout="soon")
-    with pytest.raises(ValueError, match="timeout"):
+    with pytest.raises(rewardhub.ConfigError, match="timeout"):
         rewardhub.get("math", timeout=0)
+    with pytest.raises(rewardhub.ConfigError, match="workers"):
+        rewardhub.get("majority_vote", workers=0)
 
 
 class RecordingPool(WorkerPool):
