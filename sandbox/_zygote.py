@@ -78,14 +78,14 @@ def build_root(cfg: dict) -> None:
     for path, target in cfg["symlinks"].items():
         os.makedirs(os.path.dirname(root + path), exist_ok=True)
         os.symlink(target, root + path)
-    for path in cfg["readonly"]:
-        mountpoint = root + path
-        if os.path.isdir(path):
+    for source, target in cfg["readonly"]:
+        mountpoint = root + target
+        if os.path.isdir(source):
             os.makedirs(mountpoint, exist_ok=True)
         else:
             os.makedirs(os.path.dirname(mountpoint), exist_ok=True)
             open(mountpoint, "w").close()
-        iso.bind_readonly(path, mountpoint)
+        iso.bind_readonly(source, mountpoint)
     iso.mount("tmpfs", f"{root}/dev", "tmpfs", iso.MS_NOSUID | iso.MS_NOEXEC, "size=64k,mode=0755")
     for name in DEVICES:
         open(f"{root}/dev/{name}", "w").close()
@@ -374,11 +374,13 @@ def main() -> None:
     req_fd, resp_fd = int(sys.argv[2]), int(sys.argv[3])
     try:
         protect_from_oom_killer()
-        preload(cfg)
+        statm = os.open("/proc/self/statm", os.O_RDONLY)  # there is no /proc in the new root
+        build_root(cfg)
+        preload(cfg)  # after the pivot, so modules and their lazy imports use the sandbox's paths
         gc.collect()
         gc.freeze()  # keep the shared heap's pages shared after fork
-        cfg["baseline_bytes"] = address_space()
-        build_root(cfg)
+        cfg["baseline_bytes"] = int(os.pread(statm, 100, 0).split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        os.close(statm)
     except Exception as exc:
         send(resp_fd, FAILED, f"{type(exc).__name__}: {exc}".encode())
         return
@@ -393,11 +395,6 @@ def protect_from_oom_killer() -> None:
             f.write("-1000")
     except PermissionError:
         pass
-
-
-def address_space() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
 if __name__ == "__main__":

@@ -57,21 +57,25 @@ def isolation_problem() -> str | None:
     return None
 
 
-def filesystem_view(python: str, extra_paths: Sequence[str]) -> tuple[list[str], dict[str, str]]:
-    """Host paths bound read-only into the sandbox, and top-level symlinks recreated there."""
-    readonly: list[str] = []
+EXTRA_ROOT = "/opt/rewardhub"  # where extra paths appear inside (their host place may be hidden, e.g. /work)
+
+
+def filesystem_view(python: str, extra_paths: Sequence[str]) -> tuple[list[list[str]], dict[str, str], list[str]]:
+    """Read-only binds (host path, sandbox path), top-level symlinks, and the extra paths' sandbox names."""
+    readonly: list[list[str]] = []
     symlinks: dict[str, str] = {}
     for path in SYSTEM_DIRS:
         if os.path.islink(path):
             symlinks[path] = os.readlink(path)
         elif os.path.isdir(path):
-            readonly.append(path)
-    readonly += [path for path in SYSTEM_FILES if os.path.exists(path)]
-    prefix = os.path.realpath(sys.base_prefix)
-    for path in (prefix, os.path.dirname(python), *map(os.path.realpath, extra_paths)):
-        if not any(path == seen or path.startswith(seen + "/") for seen in readonly):
-            readonly.append(path)
-    return readonly, symlinks
+            readonly.append([path, path])
+    readonly += [[path, path] for path in SYSTEM_FILES if os.path.exists(path)]
+    for path in (os.path.realpath(sys.base_prefix), os.path.dirname(python)):
+        if not any(path == seen or path.startswith(seen + "/") for seen, _ in readonly):
+            readonly.append([path, path])
+    inside = [f"{EXTRA_ROOT}/{i}" for i in range(len(extra_paths))]
+    readonly += [[os.path.realpath(path), target] for path, target in zip(extra_paths, inside, strict=True)]
+    return readonly, symlinks, inside
 
 
 class Slot:
@@ -200,12 +204,12 @@ class LocalBackend:
             self._slots, self._idle, self._executor = [], queue.SimpleQueue(), None
             self._root = tempfile.mkdtemp(prefix="rewardhub-sandbox-")
             python = os.path.realpath(sys.executable)
-            readonly, symlinks = filesystem_view(python, self.extra_paths)
+            readonly, symlinks, sys_path = filesystem_view(python, self.extra_paths)
             uid_base = UID_BASE + (os.getpid() % 40_000) * MAX_SLOTS
             configs = [
                 {"root": self._root, "python": python, "readonly": readonly, "symlinks": symlinks,
                  "uid": uid_base + i, "gid": uid_base + i, "preload": list(self.preload),
-                 "sys_path": [os.path.realpath(p) for p in self.extra_paths]}
+                 "sys_path": sys_path}
                 for i in range(self.workers)
             ]
             slots = [Slot(config) for config in configs]

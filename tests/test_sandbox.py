@@ -144,3 +144,20 @@ def test_backends_are_pluggable():
         pm.unregister(plugin)
         sandbox.close_backends()
     assert "echo" not in sandbox.backend_factories()
+
+
+@needs_isolation
+def test_extra_paths_make_more_packages_importable():
+    import sysconfig
+
+    from rewardhub.sandbox.local import LocalBackend
+
+    site_packages = sysconfig.get_paths()["purelib"]
+    plain = sandbox.run("import yaml")
+    assert plain.exit_code == 1 and "ModuleNotFoundError" in plain.stderr  # only the standard library
+    backend = LocalBackend(workers=1, extra_paths=[site_packages])
+    try:
+        result = backend.run(Program("import yaml\nprint(yaml.safe_load('a: 1'))"))
+        assert result.ok and result.stdout == "{'a': 1}\n", result.stderr
+    finally:
+        backend.close()
