@@ -5,7 +5,7 @@ answers every request after a fixed latency. The baseline is what a hand-written
 does: one synchronous ``openai.OpenAI`` call per completion, one after another, ``float()`` of the
 answer. rewardhub's judge scores the same completions at ``--concurrency`` (no cache, every
 completion distinct). Goal: >= 20x at concurrency 32.
-Run: python bench/judge.py [--n 256] [--latency 0.1] [--concurrency 32]
+Run: python -m bench.judge [--n 256] [--latency 0.1] [--concurrency 32]
 """
 
 from __future__ import annotations

@@ -7,23 +7,17 @@ equivalent spellings, wrong answers, and repeated completions. Each completion's
 known by construction. Both rewards score the same batch in the same process, after a warm-up on a
 different batch (imports, worker start-up); the cold first call of `math` is printed too.
 
-Run: OMP_NUM_THREADS=1 python bench/math.py [--prompts 64] [--generations 8] [--repeat 3]
+Run from the repository root: OMP_NUM_THREADS=1 python -m bench.math [--prompts 64] [--generations 8] [--repeat 3]
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
-# This file is named like the standard library's `math`: keep its folder off the import path.
-sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
-
-import argparse  # noqa: E402
-import logging  # noqa: E402
-import random  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
+import argparse
+import logging
+import random
+import statistics
+import time
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)

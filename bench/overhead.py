@@ -1,7 +1,7 @@
 """Wrapper overhead: rewardhub's batch callable vs calling the raw TRL-style function, 10k completions.
 
 Prints microseconds per completion added by the wrapper (goal: well under 10 µs) and the ratio.
-Run: python bench/overhead.py [--n 10000] [--repeat 7]
+Run from the repository root: python -m bench.overhead [--n 10000] [--repeat 7]
 """
 
 from __future__ import annotations

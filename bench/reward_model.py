@@ -5,9 +5,7 @@ The naive baseline is what a plain loop does (and what GRPOTrainer does for a mo
 completions in arrival order, pad each batch to its longest member, run it. Both paths start from
 strings, produce the same scores (checked), and use the same batch size; the figure is the time ratio.
 
-    OMP_NUM_THREADS=1 .venv/bin/python -P bench/reward_model.py [--n 1024] [--batch-size 32] [--hidden 64]
-
-(``-P`` keeps bench/ off sys.path, so sibling scripts such as bench/math.py cannot shadow stdlib modules.)
+    OMP_NUM_THREADS=1 .venv/bin/python -m bench.reward_model [--n 1024] [--batch-size 32] [--hidden 64]
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Both servers run as real uvicorn processes on 127.0.0.1 and receive the same Ope
 (``--batch`` queries each) from ``--clients`` concurrent httpx clients in this process. The
 baseline answers a constant without scoring, so the ratio is what scoring a cheap reward set
 (exact_match + format_regex + tag_count) costs on top of the HTTP stack.
-Run: python bench/server.py [--requests 3000] [--clients 32] [--batch 8]
+Run: python -m bench.server [--requests 3000] [--clients 32] [--batch 8]
 """
 
 from __future__ import annotations

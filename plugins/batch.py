@@ -130,6 +130,10 @@ class Batch:
             reward_name=self.reward_name,
         )
 
+    def singles(self) -> list[Batch]:
+        """One one-row batch per row (for re-scoring rows alone after a batch scorer failed)."""
+        return [self.subset([i]) for i in range(len(self))]
+
     def groups(self) -> list[list[int]]:
         """Row indices grouped by prompt, in first-seen order (GRPO's completions of one prompt)."""
         by_prompt: dict[str, list[int]] = {}

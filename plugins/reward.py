@@ -117,16 +117,16 @@ class Reward:
             if self.on_error == "raise" or len(batch) == 1:
                 return [self._failure(exc)] * len(batch)
         # The batch scorer raised: score each row alone so that one bad row loses only itself.
-        outcomes = []
-        for i in range(len(batch)):
-            row = batch.subset([i])
-            try:
-                outcomes.extend(self._checked(row, self.score_batch(row)))
-            except RewardContractError:
-                raise
-            except Exception as exc:
-                outcomes.append(self._failure(exc))
-        return outcomes
+        return [self._row_alone(row, lambda r: self._checked(r, self.score_batch(r))) for row in batch.singles()]
+
+    def _row_alone(self, row: Batch, score: Any) -> Score:
+        """Score a one-row batch, containing its failure by the error policy."""
+        try:
+            return score(row)[0]
+        except RewardContractError:
+            raise
+        except Exception as exc:
+            return self._failure(exc)
 
     def _sample_outcome(self, batch: Batch, index: int) -> Score:
         text = batch.texts[index]
@@ -294,16 +294,9 @@ class AsyncReward(Reward):
         except Exception as exc:
             if self.on_error == "raise" or len(batch) == 1:
                 return [self._failure(exc)] * len(batch)
-        outcomes = []
-        for i in range(len(batch)):
-            row = batch.subset([i])
-            try:
-                outcomes.extend(self._checked(row, await self.score_batch_async(row)))
-            except RewardContractError:
-                raise
-            except Exception as exc:
-                outcomes.append(self._failure(exc))
-        return outcomes
+        rows = batch.singles()
+        results = await asyncio.gather(*(self.score_batch_async(row) for row in rows), return_exceptions=True)
+        return [self._row_alone(row, lambda r, res=res: self._checked(r, _unwrap(res))) for row, res in zip(rows, results, strict=True)]
 
     def evaluate_batch(self, batch: Batch) -> BatchResult:
         return run_coroutine(self.aevaluate_batch(batch))
@@ -317,6 +310,13 @@ def _error_reason(exc: BaseException) -> str:
     if len(message) > 300:
         message = message[:297] + "..."
     return f"{_ERROR_PREFIX}{type(exc).__name__}: {message}"
+
+
+def _unwrap(result: Any) -> Any:
+    """A result of ``gather(..., return_exceptions=True)``: raise it if it is an exception."""
+    if isinstance(result, BaseException):
+        raise result
+    return result
 
 
 def _abstain_where_no_text(batch: Batch, scores: list[Score]) -> list[Score]:

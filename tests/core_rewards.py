@@ -90,3 +90,14 @@ ALL = [t_contains, t_length, t_flaky, t_batch_len, t_wrong_length, t_async_len, 
 def register_all(registry):
     for factory in ALL:
         registry.add(factory, source="tests")
+
+
+@rewardhub.batch_reward(name="t_async_batch")
+async def t_async_batch(texts):
+    await asyncio.sleep(0)
+    if any("boom" in t for t in texts):
+        raise ValueError("bad row in async batch")
+    return [float(len(t)) for t in texts]
+
+
+ALL.append(t_async_batch)

@@ -160,3 +160,9 @@ def test_subclass_reward_with_verdicts(core_registry):
     result = reward.evaluate(["q", "q"], ["a", "b"], solution=["a", "a"])
     assert result.values == [1.0, 0.0]
     assert result.verdicts == [True, False]
+
+
+def test_async_batch_scorer_failure_loses_only_the_bad_row(core_registry):
+    result = rewardhub.get("t_async_batch").evaluate(["q"] * 3, ["ab", "boom", "abcd"])
+    assert result.values == [2.0, None, 4.0]
+    assert result.reasons[1] == "error: ValueError: bad row in async batch"
