@@ -110,8 +110,18 @@ class Slot:
             )
 
     def run(self, program: Program) -> SandboxResult:
+        result = self._attempt(program)
+        if result is None:  # the zygote had died before taking the run: start a new one, try once more
+            result = self._attempt(program) or SandboxResult.failed("the sandbox slot died twice in a row")
+        return result
+
+    def _attempt(self, program: Program) -> SandboxResult | None:
+        """One try; ``None`` when the zygote was found dead before it answered anything."""
         if self.process is None or self.process.poll() is not None:
+            if self.process is not None:
+                self._stop()
             self.start()
+        answered = False
         payload = json.dumps(program.request()).encode()
         compile_budget = program.compile_timeout if program.language != "python" else 0.0
         deadline = time.monotonic() + program.timeout + compile_budget + GRACE
@@ -120,6 +130,7 @@ class Slot:
             self._write(REQUEST.pack(len(payload), program.timeout, compile_budget, program.output_limit) + payload)
             while True:
                 kind, body = self._frame(deadline)
+                answered = True
                 if kind in streams:
                     streams[kind] += body
                 elif kind == DONE:
@@ -130,6 +141,8 @@ class Slot:
                     return _result(program, facts, bytes(streams[STDOUT]), bytes(streams[STDERR]))
         except (TimeoutError, EOFError, OSError) as exc:
             self._stop()
+            if not answered and not isinstance(exc, TimeoutError):
+                return None
             return SandboxResult.failed(f"the sandbox slot stopped answering ({type(exc).__name__}); restarted it")
 
     def _write(self, data: bytes) -> None:

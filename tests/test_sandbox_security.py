@@ -369,3 +369,23 @@ print("mine", mine[len(prefix):].decode())
         assert host_processes_of(backend.uids) == []
     finally:
         backend.close()
+
+
+def test_a_dead_or_stuck_zygote_is_replaced_and_the_run_reported_as_a_sandbox_error():
+    import signal
+
+    backend = LocalBackend(workers=1)
+    try:
+        backend.run(Program("pass"))
+        os.kill(backend.pids[0], signal.SIGKILL)
+        after_crash = backend.run(Program("print('fresh')"))
+        assert after_crash.stdout == "fresh\n" and after_crash.error is None  # restarted before the run
+        stuck = backend.pids[0]
+        os.kill(stuck, signal.SIGSTOP)
+        lost = backend.run(Program("print('never')", timeout=0.5))
+        assert lost.error is not None and "stopped answering" in lost.error and lost.exit_code is None
+        assert not os.path.exists(f"/proc/{stuck}") or open(f"/proc/{stuck}/stat").read().split()[2] == "Z"
+        assert backend.run(Program("print('again')")).stdout == "again\n"
+        assert host_processes_of(backend.uids) == []
+    finally:
+        backend.close()
