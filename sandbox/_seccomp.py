@@ -3,7 +3,7 @@
 Defence in depth under the namespaces and the unprivileged uid: it shrinks the kernel surface a
 program can reach (user namespaces are a common first step of kernel exploits) and costs nothing
 a normal program uses. ``clone3`` answers ENOSYS so that libc falls back to ``clone``, whose flags
-the filter can inspect. x86_64 only; elsewhere ``install`` reports that nothing was installed.
+the filter can inspect. x86_64 only; elsewhere ``prepare`` returns ``None``.
 Stdlib only (the zygote imports it).
 """
 
@@ -73,12 +73,18 @@ def program() -> list[tuple[int, int, int, int]]:
     return code
 
 
-def install() -> bool:
-    """Install the filter on this process and its future children; False where unsupported."""
+def prepare() -> SockFprog | None:
+    """The filter, built once (the zygote does it at start); ``None`` where unsupported."""
     if platform.machine() != "x86_64":
-        return False
+        return None
     instructions = program()
     array = (SockFilter * len(instructions))(*(SockFilter(*i) for i in instructions))
     fprog = SockFprog(len(instructions), array)
-    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog))
-    return True
+    fprog.keep = array  # the struct points into the array: keep it alive with it
+    return fprog
+
+
+def install(fprog: SockFprog | None) -> None:
+    """Install a prepared filter on this process and its future children (no-op for ``None``)."""
+    if fprog is not None:
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog))

@@ -41,9 +41,9 @@ MOUNTPOINTS = ("work", "tmp", "proc", ".run", "dev", "etc")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1",
              "stderr": "/proc/self/fd/2"}
-CLEAN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": WORK, "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
 COMPILERS = {"c": ("gcc", "main.c", ["-O2", "-std=gnu17"]), "cpp": ("g++", "main.cpp", ["-O2", "-std=gnu++17"])}
 CONSUMED, COMPILE_FAILED, RUNNING, EXITED = b"P", b"C", b"R", b"X"
+SECCOMP = seccomp.prepare()
 
 
 def send(fd: int, kind: int, body: bytes, length: int | None = None) -> None:
@@ -249,10 +249,8 @@ def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: 
     os.setresuid(uid, uid, uid)  # also makes init non-dumpable: the program cannot ptrace it
     iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)  # the uid change cleared it
-    seccomp.install()
+    seccomp.install(SECCOMP)
     os.chdir(WORK)
-    os.environ.clear()
-    os.environ.update(CLEAN_ENV)
     child = os.fork()
     if child == 0:
         try:
@@ -279,7 +277,7 @@ def program(req: dict, cfg: dict, status_w: int) -> None:
         compile_source(req, status_w)
         set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=0)
         os.write(status_w, RUNNING)
-        os.execve(f"{WORK}/main", [f"{WORK}/main"], CLEAN_ENV)
+        os.execve(f"{WORK}/main", [f"{WORK}/main"], os.environ)
     os.close(status_w)
     set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=cfg["baseline_bytes"])
     run_python(req["code"])
@@ -310,7 +308,7 @@ def compile_source(req: dict, status_w: int) -> None:
     pid = os.fork()
     if pid == 0:
         try:
-            os.execve(f"/usr/bin/{compiler}", [compiler, *flags, "-o", "main", source, "-lm"], CLEAN_ENV)
+            os.execve(f"/usr/bin/{compiler}", [compiler, *flags, "-o", "main", source, "-lm"], os.environ)
         finally:
             os._exit(127)
     _, status = os.waitpid(pid, 0)

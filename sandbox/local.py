@@ -31,6 +31,8 @@ FRAME = struct.Struct("<II")
 READY, STDOUT, STDERR, DONE, FAILED = 0, 1, 2, 3, 4
 REQUEST = struct.Struct("<Qddq")
 ZYGOTE = Path(__file__).with_name("_zygote.py")
+# The zygote's whole environment, which every program inherits: nothing of the host's.
+PROGRAM_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/work", "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
 STARTUP_TIMEOUT = 30.0
 GRACE = 5.0  # seconds past a run's own deadline before the host gives up on the slot
 UID_BASE = 1_500_000
@@ -91,7 +93,7 @@ class Slot:
         try:
             self.process = subprocess.Popen(
                 [self.config["python"], "-I", "-S", "-B", str(ZYGOTE), json.dumps(self.config), str(req_r), str(resp_w)],
-                pass_fds=(req_r, resp_w), env={"LANG": "C.UTF-8"}, start_new_session=True,
+                pass_fds=(req_r, resp_w), env=PROGRAM_ENV, start_new_session=True,
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             )
         finally:
