@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -142,6 +143,7 @@ def test_all_or_nothing_mode_and_float_tolerance():
 
 
 @needs_isolation
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
 def test_cpp_programs_against_stdin_cases():
     code = "#include <iostream>\nint main(){ long a, b; std::cin >> a >> b; std::cout << a + b << std::endl; }"
     reward = rewardhub.get("code", language="cpp", timeout=2.0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -14,6 +15,7 @@ from rewardhub.sandbox import Program, ProgramError, SandboxResult, UnknownBacke
 from rewardhub.sandbox.local import isolation_problem
 
 needs_isolation = pytest.mark.skipif(isolation_problem() is not None, reason=f"no local isolation: {isolation_problem()}")
+needs_compilers = pytest.mark.skipif(not (shutil.which("gcc") and shutil.which("g++")), reason="gcc/g++ not installed")
 
 
 @needs_isolation
@@ -73,6 +75,7 @@ print(out[0], subprocess.run(["echo", "hi"], capture_output=True, text=True).std
 
 
 @needs_isolation
+@needs_compilers
 @pytest.mark.parametrize(("language", "code"), [
     ("c", '#include <stdio.h>\nint main(){int a,b; scanf("%d %d",&a,&b); printf("%d\\n",a+b); return 0;}'),
     ("cpp", "#include <iostream>\nint main(){int a,b; std::cin>>a>>b; std::cout<<a+b<<std::endl;}"),
@@ -85,6 +88,7 @@ def test_c_and_cpp_compile_and_run(language, code):
 
 
 @needs_isolation
+@needs_compilers
 def test_a_compiled_infinite_loop_times_out():
     result = sandbox.run("int main(){ for(;;); }", language="c", timeout=1)
     assert result.timed_out and result.exit_code is None

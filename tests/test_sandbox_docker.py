@@ -4,6 +4,7 @@ answers, the backend itself (skipped with the reason otherwise)."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -36,6 +37,7 @@ def test_runner_enforces_deadline_output_cap_and_memory(tmp_path):
     assert run_runner(Program("x = bytearray(8 * 1024**3)", memory_mb=128), tmp_path)["reason"] == "memory limit exceeded"
 
 
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 def test_runner_compiles_c(tmp_path):
     result = run_runner(Program('#include <stdio.h>\nint main(){puts("ok");return 0;}', language="c"), tmp_path)
     assert (result["stdout"], result["exit_code"]) == ("ok\n", 0)
