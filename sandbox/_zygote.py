@@ -158,7 +158,7 @@ def supervise(pid: int, resp_fd: int, out_r: int, err_r: int, status_r: int, sta
     for fd in (out_r, err_r, status_r):
         poller.register(fd, select.POLLIN)
     open_fds = {out_r, err_r, status_r}
-    while out_r in open_fds or err_r in open_fds:
+    while open_fds:  # the status pipe closes when init exits: a program that closed its output still counts
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             timed_out = True
@@ -185,7 +185,7 @@ def supervise(pid: int, resp_fd: int, out_r: int, err_r: int, status_r: int, sta
     os.waitpid(pid, 0)  # returns once every process of the run's pid namespace is gone
     duration = time.monotonic() - start
     while status_r in open_fds and len(status) < 64 and (chunk := os.read(status_r, 64)):
-        status += chunk  # every writer is gone: this cannot block
+        status += chunk  # after a kill every writer is gone: this cannot block
     exit_status = None
     at = status.rfind(EXITED)
     if at >= 0 and len(status) >= at + 5:

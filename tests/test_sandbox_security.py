@@ -240,6 +240,11 @@ time.sleep(60)
     assert result.timed_out and result.stdout == "started\n"
 
 
+def test_closing_its_output_does_not_dodge_the_deadline(sandbox):
+    _, result = run(sandbox, "import os, time\nos.close(1)\nos.close(2)\ntime.sleep(60)", timeout=1)
+    assert result.timed_out and result.error is None and result.reason == "timeout after 1 s"
+
+
 def test_daemon_does_not_outlive_its_run(sandbox, tmp_path):
     stdout, result = run(sandbox, """
 import os, time
