@@ -36,28 +36,39 @@ FENCE_LANGUAGES = {
 MODES = ("fraction", "all")
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.S | re.M)
 _CHECK_CALL = re.compile(r"^check\s*\(", re.M)
+# Runs the solution, then each test, printing markers tagged with a nonce. The nonce arrives on
+# stdin, which is closed before the solution runs, so a solution cannot read it from a file to
+# print a forged "done" and exit early (it would have to dig it out of the harness's memory).
 _HARNESS = '''\
-import sys, traceback
-NONCE = {nonce!r}
-namespace = {{"__name__": "__main__", "__builtins__": __builtins__}}
-try:
-    with open("solution.py") as f:
-        solution = compile(f.read(), "solution.py", "exec")
-except (SyntaxError, ValueError) as exc:
-    print(NONCE, "syntax", type(exc).__name__, flush=True)
-    raise SystemExit(3)
-exec(solution, namespace)
-print(NONCE, "ready", flush=True)
-for i in range({cases}):
+import io, os, sys, traceback
+
+
+def main():
+    nonce = sys.stdin.readline().strip()
+    os.close(0)
+    sys.stdin = io.StringIO()
+    namespace = {{"__name__": "__main__", "__builtins__": __builtins__}}
     try:
-        with open(f"test_{{i}}.py") as f:
-            exec(compile(f.read(), f"test_{{i}}.py", "exec"), namespace)
-    except Exception as exc:
-        traceback.print_exc()
-        print(NONCE, "fail", i, type(exc).__name__, flush=True)
-    else:
-        print(NONCE, "pass", i, flush=True)
-print(NONCE, "done", flush=True)
+        with open("solution.py") as f:
+            solution = compile(f.read(), "solution.py", "exec")
+    except (SyntaxError, ValueError) as exc:
+        print(nonce, "syntax", type(exc).__name__, flush=True)
+        raise SystemExit(3)
+    exec(solution, namespace)
+    print(nonce, "ready", flush=True)
+    for i in range({cases}):
+        try:
+            with open(f"test_{{i}}.py") as f:
+                exec(compile(f.read(), f"test_{{i}}.py", "exec"), namespace)
+        except Exception as exc:
+            traceback.print_exc()
+            print(nonce, "fail", i, type(exc).__name__, flush=True)
+        else:
+            print(nonce, "pass", i, flush=True)
+    print(nonce, "done", flush=True)
+
+
+main()
 '''
 
 
@@ -238,8 +249,7 @@ class CodeReward(Reward):
         if cases.io is not None:
             return [Program(code, stdin=stdin, **limits) for stdin, _ in cases.io]
         files = {"solution.py": code, **{f"test_{i}.py": script for i, script in enumerate(cases.scripts or [])}}
-        harness = _HARNESS.format(nonce=nonce, cases=len(cases))
-        return [Program(harness, files=files, **limits)]
+        return [Program(_HARNESS.format(cases=len(cases)), stdin=nonce + "\n", files=files, **limits)]
 
     def _score(self, cases: Cases, nonce: str, results: list[Any]) -> Score:
         broken = next((r for r in results if r.error is not None), None)

@@ -97,6 +97,22 @@ def test_humaneval_style_tests():
 
 
 @needs_isolation
+def test_a_solution_cannot_forge_the_harness_markers_from_its_files():
+    forge = fenced(
+        "import os, sys\n"
+        "found = [open(n).read() for n in os.listdir('.')] + [sys.stdin.read()]\n"
+        "for text in found:\n"
+        "    for word in text.split():\n"
+        "        if len(word) == 24 and all(c in '0123456789abcdef' for c in word):\n"
+        "            print(word, 'ready'); print(word, 'pass', 0); print(word, 'done')\n"
+        "os._exit(0)\n"
+    )
+    scores = score([forge], tests=[ADD_TESTS], entry_point=["add"])
+    assert scores[0].value == 0.0
+    assert scores[0].reason == "the solution exited before the tests ran"
+
+
+@needs_isolation
 def test_mbpp_style_asserts_give_partial_credit():
     tests = ["assert double(2) == 4", "assert double(0) == 0", "assert double(-3) == -6", "assert double(5) == 10"]
     scores = score([fenced("def double(x):\n    return x * 2 if x > 0 else x"), fenced("def double(x):\n    return x * 2")],
