@@ -24,10 +24,11 @@ ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
 def limits(req, cpu, memory_mb):
+    """rlimits for the child (processes are capped by the container's pids limit, not RLIMIT_NPROC,
+    which would count every process of uid 65534 on the host)."""
     def apply():
         for which, value in ((resource.RLIMIT_CPU, math.ceil(cpu) + 1),
                              (resource.RLIMIT_AS, memory_mb * 1024 * 1024),
-                             (resource.RLIMIT_NPROC, req["max_processes"]),
                              (resource.RLIMIT_FSIZE, req["disk_mb"] * 1024 * 1024),
                              (resource.RLIMIT_NOFILE, req["max_open_files"]),
                              (resource.RLIMIT_CORE, 0)):
@@ -77,6 +78,9 @@ def main():
             compiler, source, flags = COMPILERS[req["language"]]
             with open(os.path.join(workdir, source), "w") as f:
                 f.write(req["code"])
+            if shutil.which(compiler) is None:
+                result["error"] = f"{compiler} is not installed in the container image"
+                return result
             code, _, err, _ = execute(req, [compiler, *flags, "-o", "main", source, "-lm"], workdir,
                                       req["compile_timeout"], max(req["memory_mb"], 2048))
             if code != 0:
