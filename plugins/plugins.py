@@ -24,6 +24,7 @@ BUILTIN_SOURCE = "rewardhub"
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.builtin_commands",
     "rewardhub.sandbox.backends",
+    "rewardhub.sandbox.commands",
     "rewardhub.rewards.code",
     "rewardhub.rewards.exact_match",
     "rewardhub.rewards.format_regex",

@@ -80,6 +80,7 @@ def main():
                 f.write(req["code"])
             if shutil.which(compiler) is None:
                 result["error"] = f"{compiler} is not installed in the container image"
+                result["reason"] = "sandbox error: " + result["error"]
                 return result
             code, _, err, _ = execute(req, [compiler, *flags, "-o", "main", source, "-lm"], workdir,
                                       req["compile_timeout"], max(req["memory_mb"], 2048))

@@ -165,3 +165,13 @@ def test_extra_paths_make_more_packages_importable():
         assert result.ok and result.stdout == "{'a': 1}\n", result.stderr
     finally:
         backend.close()
+
+
+@needs_isolation
+def test_cli_reports_which_backends_work(capsys):
+    from rewardhub.cli import main
+
+    assert main(["sandbox", "--backend", "local"]) == 0
+    assert capsys.readouterr().out.startswith("local: ok (isolated, ")
+    assert main(["sandbox", "--backend", "unsafe"]) == 1  # it runs, but isolates nothing
+    assert "WITHOUT isolation" in capsys.readouterr().out
