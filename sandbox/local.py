@@ -90,11 +90,12 @@ class Slot:
     def start(self) -> None:
         req_r, self.req_w = os.pipe()
         self.resp_r, resp_w = os.pipe()
+        self.log = tempfile.TemporaryFile()  # the zygote's stderr: a file, so it can never block on it
         try:
             self.process = subprocess.Popen(
                 [self.config["python"], "-I", "-S", "-B", str(ZYGOTE), json.dumps(self.config), str(req_r), str(resp_w)],
                 pass_fds=(req_r, resp_w), env=PROGRAM_ENV, start_new_session=True,
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log,
             )
         finally:
             os.close(req_r)
@@ -178,9 +179,9 @@ class Slot:
             except ProcessLookupError:
                 pass
             self.process.wait()
-            if self.process.stderr is not None:
-                stderr = self.process.stderr.read().decode(errors="replace")[-2000:]
-                self.process.stderr.close()
+            self.log.seek(0)
+            stderr = self.log.read().decode(errors="replace")[-2000:]
+            self.log.close()
             self.process = None
             for fd in (self.req_w, self.resp_r):
                 os.close(fd)
