@@ -1,9 +1,11 @@
 """Find and normalise the final answer in a completion: ``\\boxed{}``, ``#### 42``, ``<answer>``, "the answer is".
 
-Shared by the answer-checking families (exact_match, math, majority_vote). Every function here runs
-in linear time on any input (no backtracking regex, brace matching by counting) and never raises
-on text: pathological completions give ``None``. Answers longer than ``max_chars`` are rejected,
-since a 10k-character "answer" is a hedge or garbage, not an answer.
+The one answer extractor of the project, shared by the answer-checking families (exact_match, math,
+majority_vote); each family picks its order of extractors and its length limit. Every function here
+runs in linear time on any input (no backtracking regex, brace matching by counting) and never
+raises on text: pathological completions give ``None``. Answers longer than ``max_chars`` are
+rejected, since a 10k-character "answer" is a hedge or garbage, not an answer; ``max_chars=None``
+returns them whatever their length, for callers that report the length themselves.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ MAX_ANSWER_CHARS = 1000
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
 _BRACE = re.compile(r"[{}]")
 _TOKEN = re.compile(r"[^\s$}]*")
+_OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 _ANSWER_IS = re.compile(r"answer\s{0,5}(?:is\b:?|:)", re.IGNORECASE)
-_NUMBER_TOKEN = re.compile(r"[+-]?\d[\d,]*(?:\.\d+)?")
 _SENTENCE_END = re.compile(r"\.(?:\s|$)")
+_DOLLAR = re.compile(r"\\.|\$", re.DOTALL)  # an escaped character (``\$`` delimits nothing) or a dollar
+_NUMBER_TOKEN = re.compile(r"[+-]?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?")
 
 
 class Extraction(NamedTuple):
@@ -36,11 +40,12 @@ class Extraction(NamedTuple):
     how: str
 
 
-def last_boxed(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
+def last_boxed(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
     """Content of the last closed ``\\boxed{...}`` (or ``\\fbox{}``, ``\\boxed 5``), or None.
 
     Braces are matched by counting. When the last box is unclosed (a truncated completion), earlier
     boxes are tried; each stretch of text is scanned at most once, so the whole call is linear.
+    Empty boxes are skipped; an over-long last box gives None (no fall back to an earlier one).
     """
     end = len(text)  # no box starting before `end` can close after it (see below)
     found = {command: text.rfind(command) for command in _BOX_COMMANDS}
@@ -65,10 +70,8 @@ def last_boxed(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
             answer = _TOKEN.match(text, i, end).group()
         else:
             continue
-        if answer and len(answer) <= max_chars:
-            return answer
         if answer:
-            return None  # the last box is an over-long hedge: do not fall back to an earlier one
+            return _bounded(answer, max_chars)  # an over-long last box is a hedge: no earlier one
 
 
 def _matching_brace(text: str, open_index: int, end: int) -> int | None:
@@ -81,18 +84,34 @@ def _matching_brace(text: str, open_index: int, end: int) -> int | None:
     return None
 
 
-def answer_tag(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
-    """Content of the last ``<answer>...</answer>`` block, or None."""
-    close = text.rfind("</answer>")
-    if close < 0:
-        return None
-    open_ = text.rfind("<answer>", 0, close)
-    if open_ < 0:
-        return None
-    return _bounded(text[open_ + len("<answer>") : close].strip(), max_chars)
+def answer_tag(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
+    """Content of the last closed ``<answer>...</answer>`` block (the last box in it, if any), or None."""
+    return _tagged(text, max_chars, to_end=False)
 
 
-def gsm8k(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
+def open_answer_tag(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
+    """Like :func:`answer_tag`, but a last ``<answer>`` left open (a truncated completion) runs to the end."""
+    return _tagged(text, max_chars, to_end=True)
+
+
+def _tagged(text: str, max_chars: int | None, *, to_end: bool) -> str | None:
+    start = text.rfind(_OPEN_TAG)
+    if start < 0:
+        return None
+    close = text.find(_CLOSE_TAG, start)
+    if close < 0 and to_end:
+        close = len(text)
+    elif close < 0:  # the last tag is unclosed: the last closed block before it
+        close = text.rfind(_CLOSE_TAG, 0, start)
+        start = text.rfind(_OPEN_TAG, 0, close) if close >= 0 else -1
+        if start < 0:
+            return None
+    content = text[start + len(_OPEN_TAG) : close]
+    boxed = last_boxed(content, max_chars)
+    return boxed if boxed is not None else _bounded(content.strip(), max_chars)
+
+
+def gsm8k(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
     """The answer after the last ``####`` marker (GSM8K's format), up to the end of its line."""
     marker = text.rfind("####")
     if marker < 0:
@@ -102,8 +121,11 @@ def gsm8k(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
     return _bounded(line.lstrip("#").strip(), max_chars)
 
 
-def answer_is(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
-    """What follows the last "answer is" / "answer:", up to the end of that sentence or line."""
+def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
+    """What follows the last "(final) answer is" / "answer:", up to the end of that sentence or line.
+
+    When that stretch holds a math span (``$...$``, ``\\(...\\)``, ``\\[...\\]``), its content is the answer.
+    """
     last = _last_match(_ANSWER_IS, text)
     if last is None:
         return None
@@ -112,17 +134,41 @@ def answer_is(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
     sentence_end = _SENTENCE_END.search(rest)
     if sentence_end is not None:
         rest = rest[: sentence_end.start()]
-    answer = rest.strip().rstrip(".").strip().strip("*").strip()
+    span = _math_span(rest)
+    answer = span if span is not None else rest.strip(" \t:*").rstrip(".").strip(" \t*")
     return _bounded(answer, max_chars)
 
 
-def last_number(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
-    """The last number in the text (``1,234.5``, ``-3``), or None; a fallback extractor."""
+def _math_span(text: str) -> str | None:
+    """Stripped content of the first non-empty ``$...$``, ``$$...$$``, ``\\(...\\)`` or ``\\[...\\]``, or None.
+
+    One forward pass per kind of delimiter: no regex that retries from every opening.
+    """
+    spans: list[tuple[int, str]] = []
+    dollars = (match.start() for match in _DOLLAR.finditer(text) if match.group() == "$")
+    start, close = next(dollars, None), next(dollars, None)
+    if start is not None and close == start + 1:  # "$$...$$"
+        start, close = close, next(dollars, None)
+    if start is not None and close is not None:
+        spans.append((start, text[start + 1 : close]))
+    for opening, closing in (("\\(", "\\)"), ("\\[", "\\]")):
+        start = text.find(opening)
+        close = text.find(closing, start + 2) if start >= 0 else -1
+        if close >= 0:
+            spans.append((start, text[start + 2 : close]))
+    for _, content in sorted(spans):
+        if content.strip():
+            return content.strip()
+    return None
+
+
+def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
+    """The last number in the text (``1,234.5``, ``-3``, ``3/4``), or None; a fallback extractor."""
     last = _last_match(_NUMBER_TOKEN, text)
-    return None if last is None else _bounded(last.group().rstrip(","), max_chars)
+    return None if last is None else _bounded(last.group(), max_chars)
 
 
-def whole(text: str, max_chars: int = MAX_ANSWER_CHARS) -> str | None:
+def whole(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
     """The whole completion, stripped: for short-answer tasks with no answer markup."""
     return _bounded(text.strip(), max_chars)
 
@@ -133,13 +179,14 @@ def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return last[0] if last else None
 
 
-def _bounded(answer: str, max_chars: int) -> str | None:
-    return answer if answer and len(answer) <= max_chars else None
+def _bounded(answer: str, max_chars: int | None) -> str | None:
+    return answer if answer and (max_chars is None or len(answer) <= max_chars) else None
 
 
-EXTRACTORS: dict[str, Callable[[str, int], str | None]] = {
+EXTRACTORS: dict[str, Callable[[str, int | None], str | None]] = {
     "boxed": last_boxed,
     "answer_tag": answer_tag,
+    "open_answer_tag": open_answer_tag,
     "gsm8k": gsm8k,
     "answer_is": answer_is,
     "last_number": last_number,
@@ -161,9 +208,14 @@ def check_extractors(names: Sequence[str] | None) -> tuple[str, ...]:
 
 
 def extract_answer(
-    text: str, extractors: Sequence[str] = DEFAULT_EXTRACTORS, max_chars: int = MAX_ANSWER_CHARS
+    text: str, extractors: Sequence[str] = DEFAULT_EXTRACTORS, max_chars: int | None = MAX_ANSWER_CHARS
 ) -> Extraction | None:
-    """The first answer found by ``extractors`` (tried in order), with the extractor's name, or None."""
+    """The first answer found by ``extractors`` (tried in order), with the extractor's name, or None.
+
+    Families differ in policy only: exact_match's default order puts boxes first and rejects long
+    answers here; math's (``mathematics.find_answer``) starts with the answer tag, ends with the last
+    number and passes ``max_chars=None`` to report an over-long answer itself.
+    """
     if not isinstance(text, str):
         return None
     for name in extractors:

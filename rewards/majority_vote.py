@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from rewardhub import Batch, ConfigError, Score, hookimpl
 
-from .math_extract import find_answer, normalize
-from .mathematics import MathChecker, UsesMathWorkers
+from .math_literals import normalize
+from .mathematics import MathChecker, UsesMathWorkers, find_answer
 
 TIES = ("none", "all", "first")
 ANSWERLESS = ("zero", "abstain")
@@ -90,9 +90,9 @@ class MajorityVote(UsesMathWorkers):
 
     def _answer(self, text: str | None) -> str | None:
         found = find_answer(text, last_number=self.last_number) if text is not None else None
-        if found is None or len(found[0]) > self.max_answer_chars:
+        if found is None or len(found.answer) > self.max_answer_chars:
             return None
-        return normalize(found[0]) or None
+        return normalize(found.answer) or None
 
     def _clusters(self, votes: list[list[int]], answers: list[str | None]) -> dict[int, int]:
         """Cluster label per voting row: rows with equivalent answers share the label of the first."""

@@ -1,8 +1,9 @@
 """The ``math`` reward: is the completion's final answer equal to the gold answer?
 
-Extraction and plain literals are decided in the caller (``math_extract``); everything that needs a
-parser (LaTeX, expressions, sets, intervals, matrices, equations) is parsed and verified with
-Math-Verify in worker processes with a hard deadline per answer, so no completion can hang training.
+Extraction (``extract``, in the math family's order) and plain literals (``math_literals``) are
+decided in the caller; everything that needs a parser (LaTeX, expressions, sets, intervals,
+matrices, equations) is parsed and verified with Math-Verify in worker processes with a hard
+deadline per answer, so no completion can hang training.
 The module is named ``mathematics`` to never be confused with the standard library's ``math``.
 """
 
@@ -16,8 +17,11 @@ from typing import Any
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 from rewardhub.workers import WorkerPool, shared_pool
 
-from .math_extract import Scalar, find_answer, last_boxed, literal_verdict, normalize, parse_literal
+from .extract import Extraction, extract_answer, gsm8k, last_boxed
+from .math_literals import Scalar, literal_verdict, normalize, parse_literal
 
+# The answer tag first (even truncated: R1-style prompts ask for it), then boxes, phrases, GSM8K's ####.
+MATH_EXTRACTORS = ("open_answer_tag", "boxed", "answer_is", "gsm8k")
 _REQUIRES = ("rewardhub.rewards.mathematics:warm_up",)
 # One answer of each shape, so that the parser's and sympy's first-use costs are paid at worker start.
 _WARM_UP = [("3", "x = 3"), ("\\frac{1}{2}", "0.5"), ("2\\sqrt{3}", "\\sqrt{12}"), ("2\\pi", "6.28"),
@@ -139,18 +143,20 @@ def _parse(text: str) -> list:
     )
 
 
+def find_answer(text: str, *, last_number: bool = True) -> Extraction | None:
+    """The completion's final answer by the math family's policy (``MATH_EXTRACTORS``, then optionally the
+    last number), whatever its length: callers reject over-long answers with a reason that says so."""
+    extractors = (*MATH_EXTRACTORS, "last_number") if last_number else MATH_EXTRACTORS
+    return extract_answer(text, extractors, max_chars=None)
+
+
 # ----- the reward --------------------------------------------------------------------------------------
 def gold_answer(gold: Any) -> str | None:
     """The answer inside a gold column value: its last ``\\boxed{}``, GSM8K's ``#### x``, or the value itself."""
     if gold is None or isinstance(gold, bool):
         return None
     text = str(gold).strip()
-    boxed = last_boxed(text)
-    if boxed is not None:
-        return boxed
-    if "####" in text:
-        return text.rsplit("####", 1)[1].strip()
-    return text or None
+    return last_boxed(text, None) or gsm8k(text, None) or text or None
 
 
 class UsesMathWorkers(Reward):
@@ -217,10 +223,10 @@ class MathReward(UsesMathWorkers):
         found = find_answer(text, last_number=self.last_number)
         if found is None:
             return Score(0.0, "no answer found", False)
-        if len(found[0]) > self.max_answer_chars:
-            return Score(0.0, f"answer too long ({len(found[0])} chars > {self.max_answer_chars})", False)
+        if len(found.answer) > self.max_answer_chars:
+            return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False)
         gold = normalize(raw_gold)
-        answer = normalize(found[0], decimal_comma=isinstance(parse_literal(gold), Scalar))
+        answer = normalize(found.answer, decimal_comma=isinstance(parse_literal(gold), Scalar))
         if not answer:
             return Score(0.0, "no answer found", False)
         return gold, answer

@@ -1,4 +1,8 @@
-"""Answer extraction and normalisation (rewards/extract.py): values, edge cases, and linear time on huge input."""
+"""Answer extraction and normalisation (rewards/extract.py): values, edge cases, and linear time on huge input.
+
+Both policies are tested here: exact_match's (``extract_answer`` with its defaults) and the math
+family's (``mathematics.find_answer``: answer tag first, unbounded, last-number fallback).
+"""
 
 import pytest
 from hypothesis import given, settings
@@ -18,8 +22,10 @@ from rewardhub.rewards.extract import (
     gsm8k,
     last_boxed,
     last_number,
+    open_answer_tag,
     strip_latex,
 )
+from rewardhub.rewards.mathematics import find_answer
 
 MB = 1_000_000
 
@@ -32,6 +38,11 @@ MB = 1_000_000
         (r"\boxed{1} then \boxed{2}", "2"),  # the last box wins
         (r"\boxed{a} and a truncated \boxed{b", "a"),  # an unclosed last box falls back
         (r"\boxed{ 7 }", "7"),
+        (r"\boxed{ {x} }", "{x}"),
+        (r"so \boxed{\frac{a}{b^{2}}} done", r"\frac{a}{b^{2}}"),
+        (r"\boxed{1} then \fbox{4}", "4"),
+        (r"{\boxed 5}", "5"),
+        (r"\boxed{5} then \boxed{}", "5"),  # an empty box is no answer
         (r"\boxed {7}", "7"),
         (r"$\boxed 5$", "5"),
         (r"\fbox{x}", "x"),
@@ -62,6 +73,12 @@ def test_last_boxed_rejects_overlong_answer_without_falling_back():
         (answer_tag, "<answer></answer>", None),
         (answer_tag, "</answer> <answer>", None),
         (answer_tag, "<answer>open", None),
+        (answer_tag, "<answer>1</answer> <answer>2", "1"),  # a truncated last tag: the last closed one
+        (answer_tag, r"<answer>so \boxed{3}</answer>", "3"),  # a box inside the tag is the answer
+        (open_answer_tag, "<answer>12", "12"),  # truncated: to the end of the text
+        (open_answer_tag, "<answer>1</answer> <answer>2", "2"),
+        (open_answer_tag, "<answer> 7 </answer> tail", "7"),
+        (open_answer_tag, "<answer></answer>", None),
         (gsm8k, "reasoning\n#### 1,000\nmore text", "1,000"),
         (gsm8k, "#### 3\n#### 4", "4"),
         (gsm8k, "####", None),
@@ -72,9 +89,22 @@ def test_last_boxed_rejects_overlong_answer_without_falling_back():
         (answer_is, "the answer is 1.\nThe answer is 2.", "2"),
         (answer_is, "the answer is", None),
         (answer_is, "my answers are long", None),
+        (answer_is, r"Hence the final answer is $\frac{3}{4}$. I hope it is correct.", r"\frac{3}{4}"),
+        (answer_is, "The answer is: **42**.", "42"),
+        (answer_is, "Final Answer: 3.5 m", "3.5 m"),
+        (answer_is, r"answer is \(x=2\)", "x=2"),
+        (answer_is, r"answer is $$ y $$", "y"),
+        (answer_is, r"answer is \[ z \] indeed", "z"),
+        (answer_is, "the answer is $5. That costs $3.", "$5"),  # a span never crosses the sentence end
+        (answer_is, "The answer is : 5", "5"),
+        (answer_is, "the answer is\nnext line", None),
+        (answer_is, "answer is $" + "\\$" * 100, "$" + "\\$" * 100),  # unclosed: the raw sentence
+        (answer_is, "answer is $" + "\\$" * 100 + "$ done", "\\$" * 100),
         (last_number, "x = 3, then 4,500.25 units.", "4,500.25"),
         (last_number, "minus -7", "-7"),
         (last_number, "none", None),
+        (last_number, "Prices: 1,250.50 dollars", "1,250.50"),
+        (last_number, "ratio 3/4", "3/4"),
     ],
 )
 def test_extractors(func, text, expected):
@@ -188,13 +218,23 @@ def test_normalizer(options, a, b, equal):
         "#" * MB,
         "<answer>" * (MB // 8),
         "</answer>" * (MB // 9),
+        "answer is " + "\\(" * (MB // 2),
+        "answer is " + "$" + "\\$" * (MB // 2),
     ],
     ids=["open", "close", "open_boxes", "bare_boxes", "deep_unclosed", "long_prefix", "answer_is", "numbers",
-         "hashes", "answer_tags", "closing_tags"],
+         "hashes", "answer_tags", "closing_tags", "unclosed_parens", "escaped_dollars"],
 )
 def test_one_megabyte_inputs_finish(text):
     for name in EXTRACTORS:
         extract_answer(text, [name])  # must return (quickly): no quadratic scans
+
+
+def test_unbounded_extraction_returns_long_answers_for_the_caller_to_judge():
+    deep = r"\boxed{" + "{" * 100_000 + "}" * 100_000 + "}"
+    assert last_boxed(deep) is None
+    assert last_boxed(deep, max_chars=None) == "{" * 100_000 + "}" * 100_000
+    assert last_number("1" * MB, max_chars=None) == "1" * MB
+    assert last_boxed(r"\boxed{" * 50_000, max_chars=None) is None
 
 
 def test_deeply_nested_box_is_matched_exactly():
@@ -219,3 +259,46 @@ def test_nested_braces_balance(depth, unclosed):
     inner = "{" * depth + "7" + "}" * depth
     assert last_boxed(r"\boxed{" + inner + "}", max_chars=len(inner)) == inner
     assert last_boxed(r"\boxed{" + "{" * (depth + unclosed) + "7" + "}" * depth, max_chars=10 * depth) is None
+
+
+# ----- the math family's policy: mathematics.find_answer ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"<think>\boxed{1}</think><answer>The value is \boxed{2}</answer>", ("2", "open_answer_tag")),
+        ("<answer> 12 </answer>", ("12", "open_answer_tag")),
+        ("<answer>12", ("12", "open_answer_tag")),
+        (r"<answer>5</answer> \boxed{6}", ("5", "open_answer_tag")),  # the tag first, unlike exact_match
+        (r"\boxed{7} and then \boxed{8", ("7", "boxed")),
+        (r"Hence the final answer is $\frac{3}{4}$. I hope it is correct.", (r"\frac{3}{4}", "answer_is")),
+        ("The answer is 3\n#### 4", ("3", "answer_is")),  # phrases before ####, unlike exact_match
+        ("She has 3 + 4 = 7 apples.\n#### 7", ("7", "gsm8k")),
+        ("I get 12 eggs, minus 3 is 9 eggs", ("9", "last_number")),
+        ("Prices: 1,250.50 dollars", ("1,250.50", "last_number")),
+        ("ratio 3/4", ("3/4", "last_number")),
+        ("nothing to see", None),
+        ("{" * MB, None),
+    ],
+)
+def test_find_answer(text, expected):
+    assert find_answer(text) == (None if expected is None else Extraction(*expected))
+
+
+def test_find_answer_last_number_fallback_can_be_disabled():
+    assert find_answer("so it is 9", last_number=False) is None
+
+
+def test_find_answer_is_unbounded_and_linear():
+    """Over-long answers come back whole (the math reward reports their length); huge inputs stay fast."""
+    deep = r"\boxed{" + "{" * 100_000 + "}" * 100_000 + "}"
+    assert find_answer(deep) == ("{" * 100_000 + "}" * 100_000, "boxed")
+    assert find_answer("x " * 500_000 + "answer is 4") == ("4", "answer_is")
+    assert find_answer("1" * MB) == ("1" * MB, "last_number")
+
+
+@given(st.text(max_size=200))
+def test_find_answer_never_raises(text):
+    found = find_answer(text)
+    assert found is None or (isinstance(found.answer, str) and found.answer)

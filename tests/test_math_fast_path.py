@@ -7,7 +7,7 @@ from fractions import Fraction
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from rewardhub.rewards.math_extract import Bracketed, Scalar, normalize, parse_literal
+from rewardhub.rewards.math_literals import Bracketed, Scalar, normalize, parse_literal
 from rewardhub.rewards.mathematics import _fast_verdict, verify_pair
 
 

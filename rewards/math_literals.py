@@ -1,106 +1,16 @@
-"""Math answers in the caller: find the final answer in a completion, normalise it, decide plain literals.
+"""Math answers in the caller: normalise an extracted answer, decide plain literals exactly.
 
-Everything here is linear-time string work (``str.rfind``, brace counting, regexes without nested
-quantifiers) plus exact rational arithmetic on short literals, so it is safe to run in the trainer's
-process. Anything that needs a real parser goes to the worker processes (``rewards/mathematics.py``).
+Finding the answer is ``rewards/extract.py``'s job; this is what only the math family needs. Everything
+here is linear-time string work (regexes without nested quantifiers) plus exact rational arithmetic
+on short literals, so it is safe to run in the trainer's process. Anything that needs a real parser
+goes to the worker processes (``rewards/mathematics.py``).
 """
 
 from __future__ import annotations
 
 import re
-from collections import deque
 from dataclasses import dataclass
 from fractions import Fraction
-
-_BOX_COMMANDS = ("\\boxed", "\\fbox")
-_BRACES = re.compile(r"[{}]")
-_PHRASES = ("final answer is", "answer is", "final answer:", "answer:")
-_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?")
-_MATH_SPAN = re.compile(r"\$\$?((?:\\.|[^$\\])+)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
-_MAX_CANDIDATES = 3  # boxes tried from the end when the last one is unclosed (truncated output)
-
-
-def find_answer(text: str, *, last_number: bool = True) -> tuple[str, str] | None:
-    """The completion's final answer and where it came from, or ``None`` when there is none.
-
-    Order: the last ``\\boxed{}``/``\\fbox{}`` (inside ``<answer>`` tags if present), the ``<answer>``
-    content, "the (final) answer is ...", GSM8K's ``#### ...``, then (optionally) the last number.
-    """
-    tagged = answer_tag(text)
-    if tagged is not None:
-        boxed = last_boxed(tagged)
-        return (boxed, "boxed") if boxed is not None else (tagged, "answer tag")
-    boxed = last_boxed(text)
-    if boxed is not None:
-        return boxed, "boxed"
-    phrase = after_phrase(text)
-    if phrase:
-        return phrase, "answer phrase"
-    hashes = text.rfind("####")
-    if hashes >= 0:
-        line = text[hashes + 4 :].strip().split("\n", 1)[0].strip()
-        if line:
-            return line, "####"
-    if last_number:
-        last = deque(_NUMBER.finditer(text), maxlen=1)
-        if last:
-            return last[0].group(0), "last number"
-    return None
-
-
-def last_boxed(text: str) -> str | None:
-    """Content of the last closed ``\\boxed{...}`` / ``\\fbox{...}`` (or ``\\boxed 5``), by brace counting."""
-    end = len(text)
-    for _ in range(_MAX_CANDIDATES):
-        start, command = max((text.rfind(c, 0, end), c) for c in _BOX_COMMANDS)
-        if start < 0:
-            return None
-        content = _box_content(text, start + len(command))
-        if content is not None:
-            return content.strip()
-        end = start
-    return None
-
-
-def _box_content(text: str, pos: int) -> str | None:
-    rest = text[pos : pos + 1]
-    if rest == " ":  # "\boxed 5": the argument runs to the next space or dollar sign
-        match = re.match(r" +([^\s$]+)", text[pos : pos + 200])
-        return match.group(1) if match else None
-    if rest != "{":
-        return None
-    depth = 0
-    for brace in _BRACES.finditer(text, pos):
-        depth += 1 if brace.group() == "{" else -1
-        if depth == 0:
-            return text[pos + 1 : brace.start()]
-    return None
-
-
-def answer_tag(text: str) -> str | None:
-    """Content of the last ``<answer>...</answer>`` (to the end of the text if the tag is unclosed)."""
-    start = text.rfind("<answer>")
-    if start < 0:
-        return None
-    end = text.find("</answer>", start)
-    content = text[start + 8 : end if end >= 0 else len(text)].strip()
-    return content or None
-
-
-def after_phrase(text: str) -> str | None:
-    """What follows the last "answer is" / "answer:" on its line, trimmed to the math it states."""
-    lowered = text.lower()
-    position, phrase = max((lowered.rfind(p), p) for p in _PHRASES)
-    if position < 0:
-        return None
-    line = text[position + len(phrase) : position + len(phrase) + 300].split("\n", 1)[0]
-    span = _MATH_SPAN.search(line)
-    if span:
-        return next(g for g in span.groups() if g is not None).strip()
-    line = line.strip().strip("*").strip()
-    line = re.split(r"\.(?:\s|$)", line, maxsplit=1)[0]  # the sentence, not what follows it
-    return line.strip(" :*").strip() or None
-
 
 # ----- normalisation ----------------------------------------------------------------------------------
 _SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])")
@@ -258,7 +168,6 @@ def literal_verdict(gold: Literal, answer: Literal) -> bool | None:
             return False if gold.is_interval() and answer.is_interval() else None
         verdicts = [_scalar_verdict(g, a) for g, a in zip(gold.items, answer.items, strict=True)]
         return None if None in verdicts else all(verdicts)
-    return None
     return None
 
 

@@ -1,0 +1,68 @@
+"""Math answer normalisation in the caller (rewards/math_literals.py) and the gold column's answer."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rewardhub.rewards.math_literals import normalize
+from rewardhub.rewards.mathematics import gold_answer
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (r"\dfrac{1}{2}", r"\frac{1}{2}"),
+        (r"\frac12", r"\frac{1}{2}"),
+        (r"\left( 1, 2 \right)", "( 1, 2 )"),
+        ("1,000,000", "1000000"),
+        ("1{,}000", "1000"),
+        ("12,345.5", "12345.5"),
+        (r"90^\circ", "90"),
+        ("90°", "90"),
+        (r"\$12.50", "12.50"),
+        (r"\text{Tuesday}", "Tuesday"),
+        (r"\textbf{5}", "5"),
+        ("50%", r"50\%"),
+        ("$x = 3$.", "x = 3"),
+        ("5 apples", "5"),
+        ("5 apples and pears.", "5"),
+        ("5 x", "5 x"),
+        ("2 pi", "2 pi"),
+        ("3,5", "3,5"),
+        ("12.", "12"),
+    ],
+)
+def test_normalize(raw, expected):
+    assert normalize(raw) == expected
+
+
+def test_decimal_comma_only_when_asked():
+    assert normalize("3,5", decimal_comma=True) == "3.5"
+    assert normalize("1,000", decimal_comma=True) == "1000"
+
+
+@pytest.mark.parametrize(
+    ("gold", "expected"),
+    [
+        (r"The area is $\boxed{12}$.", "12"),
+        ("48/2 = 24\n#### 72", "72"),
+        (7, "7"),
+        (" 0.5 ", "0.5"),
+        (None, None),
+        ("", None),
+        (True, None),
+    ],
+)
+def test_gold_answer(gold, expected):
+    assert gold_answer(gold) == expected
+
+
+def test_normalize_has_no_exponential_backtracking():
+    assert normalize("5 " + "ab" * 400 + "!") == "5 " + "ab" * 400 + "!"
+
+
+@given(st.text(max_size=200))
+def test_normalize_never_raises(text):
+    assert isinstance(normalize(text), str)
