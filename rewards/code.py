@@ -212,7 +212,7 @@ class CodeReward(Reward):
         tests = batch.column(self.tests_column)
         entry_points = batch.columns.get(self.entry_point_column, [None] * len(batch))
         scores: list[Score | None] = [None] * len(batch)
-        plans: list[tuple[int, Cases, str, list[sandbox.Program]]] = []
+        plans: dict[int, tuple[str, Cases]] = {}
         for i, text in enumerate(batch.texts):
             if text is None:
                 scores[i] = Score(None, batch.text_errors[i])
@@ -228,28 +228,50 @@ class CodeReward(Reward):
             elif cases.scripts is not None and self.language != "python":
                 scores[i] = Score(None, "Python test code needs language='python'; give stdin/stdout cases")
             else:
-                nonce = secrets.token_hex(12)
-                plans.append((i, cases, nonce, self._programs(code, cases, nonce)))
-        programs = [p for *_, batch_programs in plans for p in batch_programs]
+                plans[i] = (code, cases)
         try:
-            results = sandbox.run_many(programs, backend=self.backend) if programs else []
+            executables = self._build(plans, scores) if self.language != "python" else {}
+            runs = {i: self._programs(code, cases, executables.get(i)) for i, (code, cases) in plans.items()
+                    if scores[i] is None}
+            results = sandbox.run_many([p for _, programs in runs.values() for p in programs], backend=self.backend)
         except sandbox.SandboxUnavailableError as exc:
             return [s if s is not None else Score(None, f"sandbox unavailable: {exc}") for s in scores]
         offset = 0
-        for i, cases, nonce, batch_programs in plans:
-            row_results = results[offset:offset + len(batch_programs)]
-            offset += len(batch_programs)
-            scores[i] = self._score(cases, nonce, row_results)
+        for i, (nonce, programs) in runs.items():
+            scores[i] = self._score(plans[i][1], nonce, results[offset:offset + len(programs)])
+            offset += len(programs)
         return scores  # type: ignore[return-value]
 
-    def _programs(self, code: str, cases: Cases, nonce: str) -> list[Any]:
+    def _build(self, plans: dict[int, tuple[str, Cases]], scores: list[Score | None]) -> dict[int, bytes]:
+        """Compile each row's program once (its cases then run the build); failures are scored here."""
+        from rewardhub import sandbox
+
+        rows = list(plans)
+        builds = sandbox.run_many(
+            [sandbox.Program(plans[i][0], language=self.language, compile_only=True, memory_mb=self.memory_mb)
+             for i in rows],
+            backend=self.backend,
+        )
+        executables = {}
+        for i, build in zip(rows, builds, strict=True):
+            if build.error is not None:
+                scores[i] = Score(None, f"sandbox failed: {build.error}")
+            elif build.executable is None:
+                scores[i] = Score(0.0, build.reason or "compile error", False)
+            else:
+                executables[i] = build.executable
+        return executables
+
+    def _programs(self, code: str, cases: Cases, executable: bytes | None) -> tuple[str, list[Any]]:
+        """The row's runs and the nonce its harness reports with (stdin cases need none)."""
         from rewardhub.sandbox import Program
 
         limits = {"timeout": self.timeout, "memory_mb": self.memory_mb, "language": self.language}
         if cases.io is not None:
-            return [Program(code, stdin=stdin, **limits) for stdin, _ in cases.io]
+            return "", [Program(code, stdin=stdin, executable=executable, **limits) for stdin, _ in cases.io]
+        nonce = secrets.token_hex(12)
         files = {"solution.py": code, **{f"test_{i}.py": script for i, script in enumerate(cases.scripts or [])}}
-        return [Program(_HARNESS.format(cases=len(cases)), stdin=nonce + "\n", files=files, **limits)]
+        return nonce, [Program(_HARNESS.format(cases=len(cases)), stdin=nonce + "\n", files=files, **limits)]
 
     def _score(self, cases: Cases, nonce: str, results: list[Any]) -> Score:
         broken = next((r for r in results if r.error is not None), None)
@@ -272,8 +294,6 @@ class CodeReward(Reward):
 
     def _io_verdict(self, result: Any, expected: str) -> str | None:
         """``None`` when the case passed, else why it failed."""
-        if result.reason == "compile error":
-            return "compile error"
         if result.timed_out or result.exit_code != 0 or result.stdout_truncated:
             return result.reason or "output limit exceeded"
         if not outputs_match(result.stdout, expected, self.float_tolerance):

@@ -8,6 +8,7 @@ compiles it if needed, runs it with rlimits and a deadline with output going to 
 kills every other process of the sandbox user so nothing outlives the run, and prints one JSON line.
 """
 
+import base64
 import json
 import math
 import os
@@ -74,7 +75,12 @@ def main():
             with open(os.path.join(workdir, name), "w") as f:
                 f.write(content)
         command = [sys.executable, "main.py"]
-        if req["language"] in COMPILERS:
+        if req["executable"] is not None:
+            with open(os.path.join(workdir, "main"), "wb") as f:
+                f.write(base64.b64decode(req["executable"]))
+            os.chmod(os.path.join(workdir, "main"), 0o755)
+            command = ["./main"]
+        elif req["language"] in COMPILERS:
             compiler, source, flags = COMPILERS[req["language"]]
             with open(os.path.join(workdir, source), "w") as f:
                 f.write(req["code"])
@@ -86,6 +92,10 @@ def main():
                                       req["compile_timeout"], max(req["memory_mb"], 2048))
             if code != 0:
                 result.update(exit_code=1, reason="compile error", stderr=err.decode(errors="replace"))
+                return result
+            if req["compile_only"]:
+                with open(os.path.join(workdir, "main"), "rb") as f:
+                    result.update(exit_code=0, stdout=base64.b64encode(f.read()).decode())
                 return result
             command, start = ["./main"], time.monotonic()
         else:

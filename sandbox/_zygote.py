@@ -14,6 +14,7 @@ Stdlib only: it runs outside the rewardhub package (``-I -S``) and before the ho
 
 from __future__ import annotations
 
+import base64
 import fcntl
 import gc
 import importlib
@@ -273,8 +274,17 @@ def program(req: dict, cfg: dict, status_w: int) -> None:
         with open(os.path.join(WORK, name), "w") as f:
             f.write(content)
     if req["language"] in COMPILERS:
-        set_limits(req, memory_mb=max(req["memory_mb"], 2048), cpu=req["compile_timeout"], baseline=0)
-        compile_source(req, status_w)
+        if req["executable"] is not None:
+            with open("main", "wb") as f:
+                f.write(base64.b64decode(req["executable"]))
+            os.chmod("main", 0o755)
+        else:
+            set_limits(req, memory_mb=max(req["memory_mb"], 2048), cpu=req["compile_timeout"], baseline=0)
+            compile_source(req, status_w)
+            if req["compile_only"]:
+                with open("main", "rb") as f, open(1, "wb", closefd=False) as out:
+                    out.write(base64.b64encode(f.read()))
+                os._exit(0)
         set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=0)
         os.write(status_w, RUNNING)
         os.execve(f"{WORK}/main", [f"{WORK}/main"], os.environ)

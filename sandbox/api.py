@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .backends import get_backend
-from .program import Program, SandboxResult
+from .program import Program, SandboxResult, collect_executable
 
 
 def run(code: str, *, stdin: str = "", timeout: float = 5.0, memory_mb: int = 512, backend: str = "auto",
@@ -18,7 +18,7 @@ def run(code: str, *, stdin: str = "", timeout: float = 5.0, memory_mb: int = 51
     """
     program = Program(code, stdin=stdin, files=dict(files or {}), language=language, timeout=timeout,
                       memory_mb=memory_mb, **limits)
-    return get_backend(backend).run_many([program])[0]
+    return run_many([program], backend=backend)[0]
 
 
 def run_many(programs: Iterable[Program | str], *, backend: str = "auto", **backend_options: Any) -> list[SandboxResult]:
@@ -26,4 +26,5 @@ def run_many(programs: Iterable[Program | str], *, backend: str = "auto", **back
     batch = [p if isinstance(p, Program) else Program(p) for p in programs]
     if not batch:
         return []
-    return get_backend(backend, **backend_options).run_many(batch)
+    results = get_backend(backend, **backend_options).run_many(batch)
+    return [collect_executable(p, r) for p, r in zip(batch, results, strict=True)]

@@ -126,7 +126,7 @@ class Slot:
             self.start()
         answered = False
         payload = json.dumps(program.request()).encode()
-        compile_budget = program.compile_timeout if program.language != "python" else 0.0
+        compile_budget = program.compile_budget
         deadline = time.monotonic() + program.timeout + compile_budget + GRACE
         streams = {STDOUT: bytearray(), STDERR: bytearray()}
         try:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from .errors import ProgramError
 
@@ -28,6 +29,8 @@ class Program:
     max_processes: int = 16  # per run; with memory_mb, bounds the run's total memory
     max_open_files: int = 256
     compile_timeout: float = 30.0
+    compile_only: bool = False  # c/cpp: build, and return the executable instead of running it
+    executable: bytes | None = None  # c/cpp: run this build (from a compile_only run) instead of compiling
 
     def __post_init__(self) -> None:
         if not isinstance(self.code, str) or not isinstance(self.stdin, str):
@@ -40,14 +43,26 @@ class Program:
                     f"bad file name {name!r}: use a plain name (letters, digits, '_', '-', '.'), "
                     f"not a path and not one of {sorted(_RESERVED)}"
                 )
+        if (self.compile_only or self.executable is not None) and self.language == "python":
+            raise ProgramError("compile_only and executable are for compiled languages (c, cpp)")
+        if self.compile_only and self.executable is not None:
+            raise ProgramError("a program is either compiled (compile_only) or given as an executable, not both")
         for name in ("timeout", "memory_mb", "output_limit", "disk_mb", "max_files", "max_processes",
                      "max_open_files", "compile_timeout"):
             if not getattr(self, name) > 0:
                 raise ProgramError(f"{name} must be positive; got {getattr(self, name)!r}")
 
+    @property
+    def compile_budget(self) -> float:
+        """Seconds allowed for compiling before the run's own ``timeout`` starts (0 when nothing compiles)."""
+        return self.compile_timeout if self.language != "python" and self.executable is None else 0.0
+
     def request(self) -> dict:
-        """The program as a JSON-able dict (what backends send to their workers)."""
-        return asdict(self)
+        """The program as a JSON-able dict (what backends send to their workers; executable in base64)."""
+        data = asdict(self)
+        if self.executable is not None:
+            data["executable"] = base64.b64encode(self.executable).decode()
+        return data
 
 
 @dataclass(frozen=True)
@@ -68,6 +83,7 @@ class SandboxResult:
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     error: str | None = None
+    executable: bytes | None = None  # what a successful compile_only run built
 
     @property
     def ok(self) -> bool:
@@ -78,3 +94,13 @@ class SandboxResult:
     def failed(cls, error: str) -> SandboxResult:
         """A result for a run the sandbox could not carry out."""
         return cls(error=error, reason=f"sandbox error: {error}")
+
+
+def collect_executable(program: Program, result: SandboxResult) -> SandboxResult:
+    """A compile_only run prints its build in base64: move it from ``stdout`` to ``executable``."""
+    if not program.compile_only or not result.ok:
+        return result
+    try:
+        return replace(result, stdout="", executable=base64.b64decode(result.stdout, validate=True))
+    except ValueError:
+        return replace(result, error="the compile run returned no executable", reason="sandbox error: no executable")

@@ -7,6 +7,7 @@ machines where no isolation is possible and must be chosen by name (``backend="u
 
 from __future__ import annotations
 
+import base64
 import math
 import os
 import resource
@@ -53,6 +54,12 @@ class UnsafeBackend:
             with open(os.path.join(workdir, "main.py"), "w") as f:
                 f.write(program.code)
             return [sys.executable, "-I", "main.py"]
+        binary = os.path.join(workdir, "main")
+        if program.executable is not None:
+            with open(binary, "wb") as f:
+                f.write(program.executable)
+            os.chmod(binary, 0o755)
+            return [binary]
         compiler, source, flags = COMPILERS[program.language]
         with open(os.path.join(workdir, source), "w") as f:
             f.write(program.code)
@@ -63,7 +70,10 @@ class UnsafeBackend:
             return SandboxResult(exit_code=None, timed_out=True, reason="compile timeout")
         if done.returncode != 0:
             return SandboxResult(stderr=done.stderr.decode(errors="replace"), exit_code=1, reason="compile error")
-        return [os.path.join(workdir, "main")]
+        if program.compile_only:
+            with open(binary, "rb") as f:
+                return SandboxResult(stdout=base64.b64encode(f.read()).decode(), exit_code=0)
+        return [binary]
 
     def _execute(self, program: Program, command: list[str], workdir: str) -> SandboxResult:
         start = time.monotonic()

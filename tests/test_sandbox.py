@@ -89,6 +89,20 @@ def test_c_and_cpp_compile_and_run(language, code):
 
 @needs_isolation
 @needs_compilers
+def test_compile_once_then_run_the_build_per_input():
+    build = sandbox.run_many([Program('#include <stdio.h>\nint main(){int a; scanf("%d",&a); printf("%d\\n",a*a);}',
+                                      language="c", compile_only=True)])[0]
+    assert build.ok and build.stdout == "" and build.executable.startswith(b"\x7fELF")
+    runs = sandbox.run_many([Program("", language="c", executable=build.executable, stdin=f"{i}\n") for i in range(4)])
+    assert [r.stdout for r in runs] == ["0\n", "1\n", "4\n", "9\n"]
+    broken = sandbox.run_many([Program("int main( {", language="c", compile_only=True)])[0]
+    assert broken.executable is None and broken.reason == "compile error"
+    with pytest.raises(ProgramError, match="compiled languages"):
+        Program("print(1)", compile_only=True)
+
+
+@needs_isolation
+@needs_compilers
 def test_a_compiled_infinite_loop_times_out():
     result = sandbox.run("int main(){ for(;;); }", language="c", timeout=1)
     assert result.timed_out and result.exit_code is None

@@ -3,6 +3,7 @@ answers, the backend itself (skipped with the reason otherwise)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import subprocess
@@ -42,6 +43,9 @@ def test_runner_compiles_c(tmp_path):
     result = run_runner(Program('#include <stdio.h>\nint main(){puts("ok");return 0;}', language="c"), tmp_path)
     assert (result["stdout"], result["exit_code"]) == ("ok\n", 0)
     assert run_runner(Program("int main( {", language="c"), tmp_path)["reason"] == "compile error"
+    build = run_runner(Program('#include <stdio.h>\nint main(){puts("built");}', language="c", compile_only=True), tmp_path)
+    executable = base64.b64decode(build["stdout"])
+    assert run_runner(Program("", language="c", executable=executable), tmp_path)["stdout"] == "built\n"
 
 
 def _engine_problem() -> str | None:
