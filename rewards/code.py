@@ -34,6 +34,7 @@ FENCE_LANGUAGES = {
     "cpp": ("cpp", "c++", "cc", "cxx"),
 }
 MODES = ("fraction", "all")
+BUILD_LIMIT = 64 * 1024 * 1024  # bytes of base64 a compile_only run may return (its build)
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.S | re.M)
 _CHECK_CALL = re.compile(r"^check\s*\(", re.M)
 # Runs the solution, then each test, printing markers tagged with a nonce. The nonce arrives on
@@ -248,8 +249,8 @@ class CodeReward(Reward):
 
         rows = list(plans)
         builds = sandbox.run_many(
-            [sandbox.Program(plans[i][0], language=self.language, compile_only=True, memory_mb=self.memory_mb)
-             for i in rows],
+            [sandbox.Program(plans[i][0], language=self.language, compile_only=True, memory_mb=self.memory_mb,
+                             output_limit=BUILD_LIMIT) for i in rows],
             backend=self.backend,
         )
         executables = {}
