@@ -194,6 +194,7 @@ class CodeReward(Reward):
         memory_mb: int = 512,
         float_tolerance: float | None = None,
         backend: str = "auto",
+        prepend_prompt: bool = False,
         on_error: str = "none",
     ):
         super().__init__(on_error=on_error)
@@ -205,7 +206,7 @@ class CodeReward(Reward):
             raise ConfigError("code: timeout and memory_mb must be positive")
         self.tests_column, self.entry_point_column = tests_column, entry_point_column
         self.language, self.mode, self.timeout, self.memory_mb = language, mode, timeout, memory_mb
-        self.float_tolerance, self.backend = float_tolerance, backend
+        self.float_tolerance, self.backend, self.prepend_prompt = float_tolerance, backend, prepend_prompt
 
     def score_batch(self, batch: Batch) -> list[Score]:
         from rewardhub import sandbox
@@ -224,6 +225,8 @@ class CodeReward(Reward):
                 scores[i] = Score(None, f"unusable tests: {exc}")
                 continue
             code = extract_program(text, self.language)
+            if self.prepend_prompt and isinstance(batch.prompts[i], str) and code.strip():
+                code = batch.prompts[i] + code  # HumanEval-style: the prompt holds the signature
             if not code.strip():
                 scores[i] = Score(0.0, "no code block", False)
             elif cases.scripts is not None and self.language != "python":

@@ -113,6 +113,15 @@ def test_a_solution_cannot_forge_the_harness_markers_from_its_files():
 
 
 @needs_isolation
+def test_prepend_prompt_completes_a_function_body():
+    prompt = 'def add(a, b):\n    """Add two numbers."""\n'
+    reward = rewardhub.get("code", prepend_prompt=True, timeout=2.0)
+    result = reward.evaluate([prompt, prompt], ["    return a + b\n", "    return a * b\n"],
+                             tests=[ADD_TESTS] * 2, entry_point=["add"] * 2)
+    assert result.values == [1.0, 0.0]
+
+
+@needs_isolation
 def test_mbpp_style_asserts_give_partial_credit():
     tests = ["assert double(2) == 4", "assert double(0) == 0", "assert double(-3) == -6", "assert double(5) == 10"]
     scores = score([fenced("def double(x):\n    return x * 2 if x > 0 else x"), fenced("def double(x):\n    return x * 2")],
