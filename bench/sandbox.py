@@ -10,8 +10,7 @@ on a warm pool of ``--workers`` zygotes (its one-time start is reported separate
 Two mixes: programs that finish (passing solutions, wrong answers, exceptions), then the same plus
 ``--loops`` infinite loops, which both executors must wait out until the timeout.
 Goal: >= 3x the baseline's throughput on 2 cores.
-Run: python -P bench/sandbox.py [--n 300] [--loops 6] [--timeout 1.0] [--workers 2]
-(``-P``: keep bench/ off sys.path, so its modules cannot shadow the standard library's)
+Run: python -m bench.sandbox [--n 300] [--loops 6] [--timeout 1.0] [--workers 2]
 """
 
 from __future__ import annotations
