@@ -138,3 +138,22 @@ def test_loading_every_builtin_plugin_stays_light():
             "print(sorted(heavy & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_the_wheel_maps_the_top_level_folders_into_one_package(tmp_path):
+    """DESIGN's layout (plugins/, rewards/, sandbox/, trainers/ -> rewardhub.*) must hold in a wheel too."""
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                    str(tmp_path / "dist"), str(ROOT)], check=True, capture_output=True)
+    wheel = next((tmp_path / "dist").glob("rewardhub-*.whl"))
+    pip_install_target(wheel, tmp_path / "site")
+    code = (
+        "import rewardhub, rewardhub.rewards, rewardhub.sandbox, rewardhub.trainers, importlib.resources as r; "
+        "print(rewardhub.__file__); "
+        "print(r.files('rewardhub.rewards').joinpath('templates/pointwise.txt').is_file()); "
+        "print(len(rewardhub.list_rewards()) >= 10)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout.split()
+    assert out[0].startswith(str(tmp_path / "site" / "rewardhub"))
+    assert out[1:] == ["True", "True"]
+    assert not list((tmp_path / "site").glob("plugins")) and not list((tmp_path / "site").glob("rewards"))
