@@ -10,6 +10,10 @@ The first argument is the completion text (a list of texts for ``batch_reward``)
 positional parameters are dataset columns fetched by name (``prompt``, ``completion``,
 ``completion_ids`` and ``trainer_state`` are also available); keyword-only parameters are the
 reward's params; ``**columns`` receives every column. ``async def`` functions make async rewards.
+
+``sample_reward(isolated=True)`` runs each sample in deadline-killed worker processes
+(:mod:`rewardhub.workers`) for scorers that may run away (parsers, solvers, huge regexes); such a
+reward gains the params ``timeout`` (seconds per sample), ``timeout_score`` and ``workers``.
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .batch import Batch, Row
-from .errors import MissingColumnError
+from .batch import Batch, Row, Score
+from .errors import ConfigError, MissingColumnError
 from .registry import Param, factory_params
 from .reward import AsyncReward, Reward
 
@@ -33,13 +37,19 @@ _FROM_BATCH = {
 class FunctionRewardFactory:
     """A registry factory around a scoring function; calling it with params builds the reward."""
 
-    def __init__(self, func: Callable[..., Any], *, name: str | None, description: str | None, batched: bool):
+    def __init__(
+        self, func: Callable[..., Any], *, name: str | None, description: str | None, batched: bool,
+        isolated: bool = False,
+    ):
         self.func = func
+        self.isolated = isolated
         self.name = name or func.__name__
         self.description = description or _first_line(inspect.getdoc(func))
         self.batched = batched
         self.signature_target = func
         self.is_async = inspect.iscoroutinefunction(func)
+        if isolated and (batched or self.is_async):
+            raise TypeError(f"{func.__qualname__}: isolated=True is for synchronous per-sample scorers only")
         self.column_args, self.takes_all_columns = _column_args(func)
         self.__module__ = func.__module__
         self.__qualname__ = func.__qualname__
@@ -51,10 +61,15 @@ class FunctionRewardFactory:
             for name, param in factory_params(self.func).items()
             if inspect.signature(self.func).parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
         }
+        if self.isolated:
+            own.update({name: Param(name, default, kind) for name, (default, kind) in ISOLATION_PARAMS.items()})
         own["on_error"] = Param("on_error", "none", "str")
         return own
 
     def __call__(self, *, on_error: str = "none", **params: Any) -> Reward:
+        if self.isolated:
+            isolation = {name: params.pop(name, default) for name, (default, _) in ISOLATION_PARAMS.items()}
+            return IsolatedFunctionReward(self, params, on_error=on_error, **isolation)
         cls = AsyncFunctionReward if self.is_async else FunctionReward
         return cls(self, params, on_error=on_error)
 
@@ -152,11 +167,71 @@ class AsyncFunctionReward(AsyncReward, FunctionReward):
         return await self.factory.func(texts, *args, **kwargs)
 
 
-def sample_reward(func: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None):
-    """Make a registry factory from a per-sample scorer ``func(text, columns..., *, params)``."""
+class IsolatedFunctionReward(FunctionReward):
+    """A per-sample function reward whose samples run in worker processes killed at the deadline."""
+
+    def __init__(self, factory: FunctionRewardFactory, params: dict[str, Any], *, on_error: str = "none",
+                 timeout: float = 10.0, timeout_score: float | None = 0.0, workers: int | None = None):
+        super().__init__(factory, params, on_error=on_error)
+        if not timeout > 0:
+            raise ConfigError(f"reward {factory.name!r}: timeout must be a positive number of seconds; got {timeout}")
+        if workers is not None and workers < 1:
+            raise ConfigError(f"reward {factory.name!r}: workers must be at least 1 (or None); got {workers}")
+        self.timeout, self.timeout_score, self.workers = timeout, timeout_score, workers
+
+    def score_batch(self, batch: Batch) -> list[Any]:
+        from .workers import shared_pool
+
+        scores: list[Any] = [None] * len(batch)
+        jobs: list[tuple[int, tuple[Any, ...]]] = []
+        for i, text in enumerate(batch.texts):
+            if text is None:
+                continue
+            try:
+                args, kwargs = self._sample_args(batch.row(i))
+            except Exception as exc:
+                scores[i] = self._failure(exc)
+                continue
+            jobs.append((i, (self.factory, text, args, kwargs)))
+        outcomes = shared_pool(self.workers).map(call_isolated, [job for _, job in jobs], timeout=self.timeout)
+        for (i, _), outcome in zip(jobs, outcomes, strict=True):
+            if outcome.status == "ok":
+                scores[i] = outcome.value
+            elif outcome.status == "timeout":
+                scores[i] = Score(self.timeout_score, f"timeout after {self.timeout:g} s")
+            else:
+                scores[i] = self._failure(IsolatedScorerError(outcome.value))
+        return scores
+
+
+class IsolatedScorerError(RuntimeError):
+    """A scorer raised inside a worker process; the message is the worker's report."""
+
+
+def call_isolated(job: tuple[Any, ...]) -> Any:
+    """Run one sample of an isolated function reward (in a worker process)."""
+    factory, text, args, kwargs = job
+    return factory.func(text, *args, **kwargs)
+
+
+ISOLATION_PARAMS: dict[str, tuple[Any, str]] = {
+    "timeout": (10.0, "float"),
+    "timeout_score": (0.0, "float | None"),
+    "workers": (None, "int | None"),
+}
+
+
+def sample_reward(
+    func: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None,
+    isolated: bool = False,
+):
+    """Make a registry factory from a per-sample scorer ``func(text, columns..., *, params)``.
+
+    ``isolated=True``: run each sample in a worker process with a hard ``timeout`` (a param).
+    """
 
     def wrap(f: Callable[..., Any]) -> FunctionRewardFactory:
-        return FunctionRewardFactory(f, name=name, description=description, batched=False)
+        return FunctionRewardFactory(f, name=name, description=description, batched=False, isolated=isolated)
 
     return wrap(func) if func is not None else wrap
 

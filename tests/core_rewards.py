@@ -101,3 +101,17 @@ async def t_async_batch(texts):
 
 
 ALL.append(t_async_batch)
+
+
+@rewardhub.sample_reward(name="t_isolated", isolated=True)
+def t_isolated(text, solution, *, bonus: float = 0.0):
+    """Spins forever on 'spin', raises on 'boom', else compares with the solution."""
+    if "spin" in text:
+        while True:
+            pass
+    if "boom" in text:
+        raise ValueError("exploded in a worker")
+    return float(text == solution) + bonus, "compared in a worker"
+
+
+ALL.append(t_isolated)

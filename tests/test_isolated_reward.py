@@ -1,0 +1,55 @@
+"""``sample_reward(isolated=True)``: samples run in worker processes killed at the deadline."""
+
+import threading
+import time
+
+import pytest
+
+import rewardhub
+
+
+def test_a_runaway_sample_times_out_and_the_others_are_scored(core_registry):
+    reward = rewardhub.get("t_isolated", timeout=1.0, bonus=0.5)
+    beats = []
+    stop = threading.Event()
+
+    def heartbeat():
+        while not stop.is_set():
+            beats.append(time.monotonic())
+            time.sleep(0.05)
+
+    ticker = threading.Thread(target=heartbeat)
+    ticker.start()
+    result_box = {}
+    worker = threading.Thread(target=lambda: result_box.update(
+        r=reward.evaluate(["q"] * 4, ["42", "spin", "boom", "41"], solution=["42"] * 4)))
+    worker.start()
+    worker.join(timeout=60)
+    stop.set()
+    ticker.join()
+    result = result_box["r"]
+    assert result.values == [1.5, 0.0, None, 0.5]
+    assert result.reasons[1] == "timeout after 1 s"
+    assert result.reasons[2].startswith("error: IsolatedScorerError") and "exploded in a worker" in result.reasons[2]
+    assert result.reasons[0] == "compared in a worker"
+    gaps = [b - a for a, b in zip(beats, beats[1:], strict=False)]
+    assert max(gaps) < 1.0  # the calling process kept running while the worker spun
+
+
+def test_isolation_params_are_listed_and_checked(core_registry):
+    spec = rewardhub.registry.spec("t_isolated")
+    assert {"timeout", "timeout_score", "workers", "bonus", "on_error"} <= set(spec.params)
+    with pytest.raises(rewardhub.ConfigError, match="timeout must be a positive number"):
+        rewardhub.get("t_isolated", timeout=0)
+    assert rewardhub.get("t_isolated", timeout=1.0, timeout_score=None).evaluate(
+        ["q"], ["spin"], solution=["x"]).values == [None]
+
+
+def test_missing_column_abstains_without_reaching_a_worker(core_registry):
+    result = rewardhub.get("t_isolated").evaluate(["q"], ["42"])
+    assert result.values == [None] and "needs column 'solution'" in result.reasons[0]
+
+
+def test_isolated_only_for_sync_sample_scorers():
+    with pytest.raises(TypeError, match="isolated=True is for synchronous per-sample scorers only"):
+        rewardhub.functional.FunctionRewardFactory(lambda texts: [], name="x", description="", batched=True, isolated=True)
