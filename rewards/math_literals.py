@@ -27,12 +27,18 @@ _DROP = (
     "°",
 )
 _WRAPPER = re.compile(r"\\(?:text|textbf|mathrm|mbox|mathbf)\{([^{}]*)\}")
-_UNIT = re.compile(r"(-?[\d.,/]*\d(?:\\%)?)\s*\\(?:text|mbox|mathrm)\{[^{}]*\}")
+_UNIT = re.compile(r"(-?[\d.,/]*\d(?:\\%)?)\s*\\(?:text|mbox|mathrm)\{([^{}]*)\}")
 _FRAC_SHORT = re.compile(r"\\frac(\d)(\d)")
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
 _TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)((?:\s+[A-Za-z]+\.?)+)")  # unambiguous: no backtracking
 _MATH_WORDS = {"pi", "sqrt", "infty", "frac", "cdot", "times", "mod"}
+# Words after a number that change its value or hedge it: "5 or more", "2 million", "1 half" are not units.
+_VALUE_WORDS = {
+    "or", "not", "more", "less", "fewer", "than", "plus", "minus", "over", "divided", "squared", "cubed",
+    "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "billions", "trillion",
+    "dozen", "dozens", "half", "halves", "third", "thirds", "quarter", "quarters", "percent", "exp",
+}  # fmt: skip
 
 
 def normalize(answer: str, *, decimal_comma: bool = False) -> str:
@@ -53,8 +59,9 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     if whole:
         s = whole.group(1).strip()
     unit = _UNIT.fullmatch(s)
-    if unit:
-        s = unit.group(1)
+    if unit:  # "5\text{ cm}" -> "5"; "5\text{ or more}" -> "5 or more" (the parser would drop it as a unit)
+        words = unit.group(2).split()
+        s = unit.group(1) if _is_unit(words) else " ".join([unit.group(1), *words])
     s = s.removeprefix("\\(").removesuffix("\\)").removeprefix("\\[").removesuffix("\\]").strip()
     s = s.rstrip(".").strip()  # a sentence's full stop
     if _THOUSANDS.fullmatch(s):
@@ -63,10 +70,15 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
         s = s.replace(",", ".")
     number_and_words = _TRAILING_WORDS.fullmatch(s)
     if number_and_words:
-        words = [w.rstrip(".").lower() for w in number_and_words.group(2).split()]
-        if all(len(w) > 1 and w not in _MATH_WORDS for w in words):
+        if _is_unit(number_and_words.group(2).split()):
             s = number_and_words.group(1)
     return s
+
+
+def _is_unit(words: list[str]) -> bool:
+    """Whether the words after a number name its unit ("apples", "cm"), not math or a change of value."""
+    words = [w.rstrip(".").lower() for w in words]
+    return all(len(w) > 1 and w not in _MATH_WORDS and w not in _VALUE_WORDS for w in words)
 
 
 # ----- the exact fast path ---------------------------------------------------------------------------
@@ -148,8 +160,8 @@ def _scalar(text: str) -> Scalar | None:
         if int(denominator) == 0:
             return None
         value = Fraction(int(numerator), int(denominator))
-    if percent and (sign or "." in (plain or "")):  # the full path reads these its own way: let it decide
-        return None
+    if percent and (sign or plain is None or "." in plain):  # the full path reads these its own way
+        return None  # (-3%, 12.5%, 1/2%: is the last half a percent or 1/(2%)?): let it decide
     return Scalar(-value if sign else value, plain is not None and "." in plain, percent is not None)
 
 

@@ -39,6 +39,13 @@ CASES = [
     ("5", r"\boxed{5\text{ cm}}", True),
     ("5", r"\boxed{\text{5}}", True),
     ("5", r"The answer is 5 apples.", True),
+    ("5", "The answer is 5 or more.", False),
+    ("5", r"\boxed{5 \text{ or more}}", False),
+    ("2", "The answer is 2 million.", False),
+    ("2", r"\boxed{2\text{ million}}", False),
+    ("0.5", r"\boxed{\frac{1}{2}\%}", False),
+    ("1/2", r"\boxed{1/2\%}", False),
+    (r"\frac{1}{200}", r"\boxed{\frac{1}{2}\%}", True),
     ("12", r"\boxed{\$12}", True),
     # radicals, pi, symbolic expressions
     (r"\frac{\sqrt{2}}{2}", r"\boxed{\frac{1}{\sqrt{2}}}", True),

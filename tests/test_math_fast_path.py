@@ -89,6 +89,8 @@ def literal_pair(draw) -> tuple[str, str]:
 @example(("x = 3", "y = 3"))
 @example(("(3,3)", "(4,4)"))
 @example(("(4,-9)", "(4, -9)"))
+@example(("1/2", "1/2\\%"))
+@example(("0.5", "\\frac{1}{2}\\%"))
 def test_fast_path_agrees_with_full_path(pair):
     gold, answer = (normalize(text) for text in pair)
     fast = _fast_verdict(gold, answer)
@@ -122,6 +124,8 @@ def test_parse_literal_shapes():
     assert parse_literal("12\\%") == Scalar(Fraction(12), False, True)
     assert parse_literal("12.5\\%") is None  # decimal and negative percentages: the full path decides
     assert parse_literal("-3\\%") is None
+    assert parse_literal("1/2\\%") is None  # half a percent, or 1/(2%)? the full path decides
+    assert parse_literal("\\frac{1}{2}\\%") is None
     assert parse_literal("[1, 2)") == Bracketed(
         "[", (Scalar(Fraction(1), False, False), Scalar(Fraction(2), False, False)), ")"
     )
