@@ -19,6 +19,14 @@ _LABELLED = re.compile(
     rf"\b(?:score|rating|grade)\b[^\w-]{{0,4}}(?:is|of)?[^\w-]{{0,4}}({_NUMBER})(?:\s*(?:/|out of)\s*({_NUMBER}))?", re.I
 )
 _FRACTION = re.compile(rf"({_NUMBER})\s*(?:/|out of)\s*({_NUMBER})", re.I)
+# "not 10/10", "rather than 9/10", "wouldn't give 10/10": a score the judge rules out.
+_NEGATED = re.compile(r"(?:\bnot|\bnever|\bthan|\binstead of|n't\s+\w+)\s+(?:an?\s+|even\s+)?$", re.I)
+# "(0-10)", "on a scale of 1 to 10", "from 0 to 10": the range the judge was given, not its score.
+_RANGE = rf"{_NUMBER}\s*(?:-|–|to)\s*{_NUMBER}"
+_SCALE_PHRASE = re.compile(
+    rf"\(\s*(?:from\s+)?{_RANGE}\s*\)|\b(?:scale|range)\s+(?:of\s+|from\s+)?{_RANGE}|\bfrom\s+{_NUMBER}\s+to\s+{_NUMBER}",
+    re.I,
+)
 _ANY_NUMBER = re.compile(_NUMBER)
 _LEADING_NUMBER = re.compile(rf"^\W*({_NUMBER})\b")
 _VERDICT_WORDS = {
@@ -109,7 +117,8 @@ def _from_json(text: str, scale: ScoreScale) -> Parsed | None:
 
 
 def _from_labelled_number(text: str, scale: ScoreScale) -> Parsed | None:
-    matches = _LABELLED.findall(text) or _FRACTION.findall(text)
+    text = _SCALE_PHRASE.sub(" ", text)
+    matches = _asserted(_LABELLED, text) or _asserted(_FRACTION, text)
     if not matches:
         return None
     number, denominator = matches[-1]
@@ -119,7 +128,13 @@ def _from_labelled_number(text: str, scale: ScoreScale) -> Parsed | None:
     return _number(raw, scale, "number")
 
 
+def _asserted(pattern: re.Pattern[str], text: str) -> list[tuple[str, str]]:
+    """The groups of each match of ``pattern`` that no negation rules out ("7/10, not 10/10")."""
+    return [m.groups() for m in pattern.finditer(text) if not _NEGATED.search(text, max(0, m.start() - 40), m.start())]
+
+
 def _from_any_number(text: str, scale: ScoreScale) -> Parsed | None:
+    text = _SCALE_PHRASE.sub(" ", text)
     leading = _LEADING_NUMBER.match(text)
     if leading:
         return _number(float(leading.group(1)), scale, "number")

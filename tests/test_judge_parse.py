@@ -42,6 +42,15 @@ TEN = ScoreScale(0, 10)
         ("Score: 3 out of 10", "auto", 0.3),
         ("yes", "auto", 1.0),
         ("maybe 2", "auto", 0.2),
+        # a negated score is not the score; a stated scale is not a score
+        ("I'd give it 7/10, not 10/10", "number", 0.7),
+        ("Solid work: 8/10 rather than 9/10.", "number", 0.8),
+        ("Score (0-10): 7", "number", 0.7),
+        ("Rating (1-10): 6", "number", 0.6),
+        ("I'd rate it 8 on a scale of 1 to 10.", "number", 0.8),
+        ("On a scale from 0 to 10, this deserves a 6.", "number", 0.6),
+        ("Score: 8 out of 10", "number", 0.8),
+        ("on a scale of 1 to 10, 8", "auto", 0.8),
     ],
 )
 def test_parse_answer_reads_chatty_answers(text, mode, value):
