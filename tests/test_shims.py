@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import inspect
 import json
 from pathlib import Path
 
@@ -51,6 +52,16 @@ def test_openrlhf_reward_file(config_path):
     assert out["scores"].tolist() == pytest.approx([e / 1.75 for e in expected])
     assert out["extra_logs"]["th_contains"].tolist() == [1.0, 0.0]
     assert out["extra_logs"]["abstained"].tolist() == [0.0, 0.0]
+
+
+def test_openrlhf_reward_file_defines_a_plain_function_ray_can_wrap(config_path):
+    """OpenRLHF runs ``ray.remote(module.reward_func)``; Ray's ``_make_remote`` accepts only functions
+    (``inspect.isfunction``) and classes, and raises TypeError for any other callable object."""
+    reward_func = _load_file(EXAMPLES / "openrlhf_reward.py", "reward_func")
+    assert inspect.isfunction(reward_func)
+    assert list(inspect.signature(reward_func).parameters)[:3] == ["queries", "prompts", "labels"]
+    out = reward_func(["Q: 1+1? A: 2"], ["Q: 1+1? A:"], ["2"], metas=None)  # newer OpenRLHF may pass more
+    assert out["extra_logs"]["th_contains"].tolist() == [1.0]
 
 
 def test_openrlhf_reward_file_without_a_config_says_how_to_set_one(monkeypatch):

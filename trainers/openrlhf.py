@@ -97,11 +97,21 @@ def to_response(scored: Scored, weights: Sequence[float], abstain_value: float =
     return {"rewards": rewards, "scores": scores, "extra_logs": extra_logs}
 
 
+def reward_func(queries: Any, prompts: Any = None, labels: Any = None, **kwargs: Any) -> dict[str, Any]:
+    """OpenRLHF's ``reward_func`` with the config in ``$REWARDHUB_CONFIG``; import it into a reward file.
+
+    A plain function on purpose: OpenRLHF wraps it with ``ray.remote``, which takes only functions
+    and classes (a callable object such as a :class:`RewardFunc` instance is refused).
+    """
+    return RewardFunc()(queries, prompts, labels, **kwargs)
+
+
 class RewardFunc:
     """A callable with OpenRLHF's ``reward_func(queries, prompts, labels, **kwargs) -> dict`` signature.
 
     The reward set is loaded on first call (from ``config`` or ``$REWARDHUB_CONFIG``), in the
-    worker process that imported the reward file.
+    worker process that imported the reward file. OpenRLHF needs a function, so wrap an instance
+    in one: ``def reward_func(queries, prompts, labels, **kw): return scorer(queries, prompts, labels, **kw)``.
     """
 
     def __init__(self, config: Any = None, *, label_column: str = LABEL_COLUMN, abstain_value: float = 0.0,
