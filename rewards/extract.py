@@ -232,7 +232,10 @@ _LATEX_NOISE = re.compile(r"\\left|\\right|\\[,;:! ]|\^\s*\{?\\circ\}?|\\display
 _NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _MAX_EXPONENT = 100
 _EXACT = Context(prec=200)  # no rounding: canonical forms of distinct numbers must differ
-_PUNCTUATION = frozenset(string.punctuation)
+_OPERATORS = frozenset("+-*/^=<>")  # kept by punctuation stripping: "-x" is not "x", "x-1" is not "x+1"
+_PUNCTUATION = frozenset(string.punctuation) - _OPERATORS
+_TEXT_DASH = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])|(?<=\s)-(?=\s)")  # "well-known", "Paris - France"
+_OPERATOR_SPACING = re.compile(r"\s*([+\-*/^=<>])\s*")
 _WHITESPACE = re.compile(r"\s+")
 
 
@@ -248,7 +251,7 @@ class Normalizer:
 
     def __call__(self, answer: str) -> str:
         """Strip LaTeX wrappers, canonicalise numbers (``1,000`` = ``1000.0`` = ``1e3`` -> ``1000``),
-        else drop punctuation, fold case and collapse whitespace."""
+        else drop punctuation (not signs and operators), fold case and collapse whitespace."""
         text = unicodedata.normalize("NFKC", answer).replace("\u2212", "-").strip()  # U+2212 minus sign
         if self.latex:
             text = strip_latex(text)
@@ -257,7 +260,12 @@ class Normalizer:
             if number is not None:
                 return number
         if self.punctuation:
-            text = "".join(" " if c in _PUNCTUATION or unicodedata.category(c).startswith("P") else c for c in text)
+            text = _TEXT_DASH.sub(" ", text)
+            text = "".join(
+                " " if c in _PUNCTUATION or (c not in _OPERATORS and unicodedata.category(c).startswith("P")) else c
+                for c in text
+            )
+            text = _OPERATOR_SPACING.sub(r"\1", text)
         if not self.case_sensitive:
             text = text.casefold()
         if self.whitespace:

@@ -82,6 +82,26 @@ def test_normalisation_switches(params, completion, solution, value):
 
 
 @pytest.mark.parametrize(
+    ("completion", "solution", "value"),
+    [
+        # punctuation goes, but signs and operators carry meaning: a sign flip is never a match
+        (r"\boxed{-x}", "x", 0.0),
+        (r"\boxed{x-1}", "x+1", 0.0),
+        (r"\boxed{e^{-x}}", "e^{x}", 0.0),
+        (r"\boxed{a<b}", "a>b", 0.0),
+        (r"\boxed{3/4}", "3*4", 0.0),
+        (r"\boxed{x + 1}", "x+1", 1.0),
+        (r"\boxed{-x}", "- x", 1.0),
+        ("<answer>well-known</answer>", "well known", 1.0),
+        ("<answer>Paris - France</answer>", "paris, france", 1.0),
+        (r"\boxed{(B)}", "B.", 1.0),
+    ],
+)
+def test_punctuation_keeps_signs_and_operators(completion, solution, value):
+    assert rewardhub.get("exact_match")(None, [completion], solution=[solution]) == [value]
+
+
+@pytest.mark.parametrize(
     ("params", "message"),
     [
         ({"extractors": ["boxd"]}, "unknown extractor 'boxd'"),
