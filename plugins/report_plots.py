@@ -38,6 +38,11 @@ def _data_uri(figure: Figure) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def _plain(text: str) -> str:
+    """``text`` shown literally: matplotlib would read a span between two ``$`` as mathtext."""
+    return text.replace("$", r"\$")
+
+
 def _tidy(axes) -> None:
     axes.spines[["top", "right"]].set_visible(False)
     axes.tick_params(labelsize=8)
@@ -62,7 +67,7 @@ def distribution_chart(summary: RewardSummary) -> str | None:
     else:
         axes.hist(summary.values, bins=30, color=PRIMARY)
     axes.set_ylabel("completions", fontsize=8)
-    axes.set_title(f"{summary.name}: {len(summary.values)} values, {summary.none_count} None", fontsize=9)
+    axes.set_title(f"{_plain(summary.name)}: {len(summary.values)} values, {summary.none_count} None", fontsize=9)
     _tidy(axes)
     return _data_uri(figure)
 
@@ -80,7 +85,7 @@ def spread_chart(spreads: list[Spread]) -> str | None:
     axes.barh(positions, fractions, color=colours)
     for y, (spread, fraction) in enumerate(zip(shown, fractions, strict=True)):
         axes.text(min(fraction, 100) + 1, y, f"{spread.flat}/{spread.groups}", va="center", fontsize=8)
-    axes.set_yticks(list(positions), [s.name for s in shown])
+    axes.set_yticks(list(positions), [_plain(s.name) for s in shown])
     axes.invert_yaxis()
     axes.set_xlim(0, 112)
     axes.set_xlabel("% of prompts whose completions all get the same value", fontsize=8)
@@ -99,7 +104,7 @@ def speed_chart(summaries: list[RewardSummary]) -> str | None:
     scale, unit = time_unit(max(seconds))
     times = [scale * t for t in seconds]
     axes.barh(range(len(timed)), times, color=PRIMARY)
-    axes.set_yticks(range(len(timed)), [s.name for s in timed])
+    axes.set_yticks(range(len(timed)), [_plain(s.name) for s in timed])
     axes.invert_yaxis()
     positive = [t for t in times if t > 0]
     if positive and max(positive) / min(positive) > 100:
@@ -133,8 +138,9 @@ def correlation_chart(names: list[str], matrix: dict[tuple[str, str], Correlatio
             text = "n/a" if math.isnan(value) else f"{value:.2f}".replace("-0.00", "0.00")
             colour = "white" if not math.isnan(value) and abs(value) > 0.6 else "black"
             axes.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)
-    axes.set_xticks(range(size), names, rotation=40, ha="right", fontsize=8)
-    axes.set_yticks(range(size), names, fontsize=8)
+    labels = [_plain(name) for name in names]
+    axes.set_xticks(range(size), labels, rotation=40, ha="right", fontsize=8)
+    axes.set_yticks(range(size), labels, fontsize=8)
     figure.colorbar(image, ax=axes, shrink=0.8)
     return _data_uri(figure)
 
@@ -154,7 +160,7 @@ def training_chart(curves: TrainingCurves) -> str | None:
         steps, values = zip(*series, strict=True)
         colour = MUTED if title == "frac_reward_zero_std" else PRIMARY
         axes.plot(steps, values, color=colour, marker="." if len(series) < 40 else None, linewidth=1.5)
-        axes.set_title(title, fontsize=9)
+        axes.set_title(_plain(title), fontsize=9)
         axes.set_xlabel("step", fontsize=8)
         _tidy(axes)
     return _data_uri(figure)

@@ -308,3 +308,19 @@ def test_report_from_parquet_matches_jsonl(tmp_path):
     judge = [v for r in rows if (v := r["rewards"]["judge"]) is not None]
     assert page.row("overview", "judge")[1] == f"{statistics.fmean(judge):.3f}"
     assert "11 scored completions of 3 prompts" in page.section_text("overview")
+
+
+def test_reward_names_with_dollar_signs_are_plain_text_in_charts(tmp_path):
+    """matplotlib reads text between two '$' as mathtext: an alias like 'cost$\\x$' must not break or
+    restyle the charts (the aliases come from user configs and TRL logs)."""
+    names = ["cost$\\foo$", "a$b$"]
+    rows = [
+        {"prompt": f"p{p}", "completion": f"c{c}", "reward": float(c),
+         "rewards": {names[0]: float(c), names[1]: float((c + p) % 2)}}
+        for p in range(3) for c in range(3)
+    ]
+    state = {"log_history": [{"step": 1, f"rewards/{names[0]}/mean": 0.5}, {"step": 2, f"rewards/{names[0]}/mean": 0.7}]}
+    out = write_report(rows, tmp_path / "dollars.html", trainer_state=state)
+    page = out.read_text(encoding="utf-8")
+    assert "cost$\\foo$" in page and "a$b$" in page
+    assert page.count("data:image/png;base64,") >= 5  # per-reward and total distributions, spread, correlation, training
