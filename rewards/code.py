@@ -37,36 +37,45 @@ MODES = ("fraction", "all")
 BUILD_LIMIT = 64 * 1024 * 1024  # bytes of base64 a compile_only run may return (its build)
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.S | re.M)
 _CHECK_CALL = re.compile(r"^check\s*\(", re.M)
-# Runs the solution, then each test, printing markers tagged with a nonce. The nonce arrives on
+# Runs the solution, then each test, writing markers tagged with a nonce. The nonce arrives on
 # stdin, which is closed before the solution runs, so a solution cannot read it from a file to
 # print a forged "done" and exit early (it would have to dig it out of the harness's memory).
+# The harness binds the builtins it uses before the solution runs and writes its markers to its own
+# copy of the output fd, so a solution that patches compile/open/exec/print or replaces sys.stdout
+# cannot skip the tests or rewrite a "fail" into a "pass".
 _HARNESS = '''\
 import io, os, sys, traceback
 
 
-def main():
+def main(open=open, compile=compile, exec=exec, str=str, type=type, range=range, write=os.write,
+         print_exc=traceback.print_exc):
+    out = os.dup(1)
     nonce = sys.stdin.readline().strip()
     os.close(0)
     sys.stdin = io.StringIO()
+
+    def mark(*words):
+        write(out, ("\\n" + " ".join([nonce, *[str(word) for word in words]]) + "\\n").encode())
+
     namespace = {{"__name__": "__main__", "__builtins__": __builtins__}}
     try:
         with open("solution.py") as f:
             solution = compile(f.read(), "solution.py", "exec")
     except (SyntaxError, ValueError) as exc:
-        print(nonce, "syntax", type(exc).__name__, flush=True)
+        mark("syntax", type(exc).__name__)
         raise SystemExit(3)
     exec(solution, namespace)
-    print(nonce, "ready", flush=True)
+    mark("ready")
     for i in range({cases}):
         try:
             with open(f"test_{{i}}.py") as f:
                 exec(compile(f.read(), f"test_{{i}}.py", "exec"), namespace)
         except Exception as exc:
-            traceback.print_exc()
-            print(nonce, "fail", i, type(exc).__name__, flush=True)
+            print_exc()
+            mark("fail", i, type(exc).__name__)
         else:
-            print(nonce, "pass", i, flush=True)
-    print(nonce, "done", flush=True)
+            mark("pass", i)
+    mark("done")
 
 
 main()

@@ -113,6 +113,27 @@ def test_a_solution_cannot_forge_the_harness_markers_from_its_files():
 
 
 @needs_isolation
+def test_a_wrong_solution_cannot_pass_by_patching_the_harness():
+    wrong = "def add(a, b):\n    return a - b\n"
+    hacks = [
+        "import builtins\n_c = builtins.compile\nbuiltins.compile = lambda s, f, m, *a, **k: _c('pass', f, m)\n",
+        "import builtins, io\n_o = builtins.open\n"
+        "builtins.open = lambda f, *a, **k: io.StringIO('') if str(f).startswith('test_') else _o(f, *a, **k)\n",
+        "import builtins\n_p = builtins.print\n"
+        "builtins.print = lambda *a, **k: _p(*[{'fail': 'pass'}.get(x, x) for x in a], **k)\n",
+        "import sys\nclass Out:\n    def __init__(self, s): self.s = s\n"
+        "    def write(self, t): return self.s.write(t.replace('fail', 'pass'))\n"
+        "    def flush(self): self.s.flush()\nsys.stdout = Out(sys.stdout)\n",
+        "import builtins\nbuiltins.exec = lambda *a, **k: None\n",
+    ]
+    completions = [fenced(hack + wrong) for hack in hacks]
+    scores = score(completions, tests=[ADD_TESTS] * len(hacks), entry_point=["add"] * len(hacks))
+    assert [s.value for s in scores] == [0.0] * len(hacks), [s.reason for s in scores]
+    right = score([fenced(hacks[0] + "def add(a, b):\n    return a + b\n")], tests=[ADD_TESTS], entry_point=["add"])
+    assert right[0].value == 1.0
+
+
+@needs_isolation
 def test_prepend_prompt_completes_a_function_body():
     prompt = 'def add(a, b):\n    """Add two numbers."""\n'
     reward = rewardhub.get("code", prepend_prompt=True, timeout=2.0)
