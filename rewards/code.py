@@ -23,6 +23,7 @@ import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from rewardhub import Batch, ConfigError, Reward, RewardhubError, Score
@@ -37,6 +38,8 @@ MODES = ("fraction", "all")
 BUILD_LIMIT = 64 * 1024 * 1024  # bytes of base64 a compile_only run may return (its build)
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.S | re.M)
 _CHECK_CALL = re.compile(r"^check\s*\(", re.M)
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)  # no "1_000", "inf", "١٠"
+_INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
 # Runs the solution, then each test, writing markers tagged with a nonce. The nonce arrives on
 # stdin, which is closed before the solution runs, so a solution cannot read it from a file to
 # print a forged "done" and exit early (it would have to dig it out of the harness's memory).
@@ -157,8 +160,8 @@ def _text(value: Any) -> str:
 def outputs_match(got: str, expected: str, float_tolerance: float | None = None) -> bool:
     """Line-for-line equality of whitespace-separated tokens; blank lines at either end are ignored.
 
-    Truncated or extra lines fail. With ``float_tolerance``, numeric tokens may differ by that much
-    (absolute or relative).
+    Truncated or extra lines fail. With ``float_tolerance``, decimal tokens may differ by that much
+    (absolute or relative); where the expected token is an integer, only its exact value matches.
     """
     got_lines, expected_lines = _token_lines(got), _token_lines(expected)
     if len(got_lines) != len(expected_lines):
@@ -176,13 +179,13 @@ def _token_lines(text: str) -> list[list[str]]:
     return [line.split() for line in text.strip().splitlines()]
 
 
-def _close(a: str, b: str, tolerance: float | None) -> bool:
-    if tolerance is None:
+def _close(got: str, expected: str, tolerance: float | None) -> bool:
+    """Numbers within ``tolerance``; an integer ``expected`` must be met exactly (``3.0`` is 3, ``1000001`` is not 10^6)."""
+    if tolerance is None or not (_DECIMAL.fullmatch(got) and _DECIMAL.fullmatch(expected)):
         return False
-    try:
-        x, y = float(a), float(b)
-    except ValueError:
-        return False
+    if _INTEGER.fullmatch(expected):
+        return Decimal(got) == Decimal(expected)
+    x, y = float(got), float(expected)
     return math.isfinite(x) and math.isfinite(y) and math.isclose(x, y, rel_tol=tolerance, abs_tol=tolerance)
 
 

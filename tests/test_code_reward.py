@@ -50,6 +50,15 @@ def test_outputs_match_is_whitespace_tolerant_but_exact_in_lines_and_tokens():
     assert outputs_match("0.3333\n", "0.333333\n", float_tolerance=1e-3)
     assert not outputs_match("0.3\n", "0.333333\n", float_tolerance=1e-3)
     assert outputs_match("nan\n", "nan\n", float_tolerance=1e-3)  # equal tokens match as text
+    assert not outputs_match("inf\n", "1e308\n", float_tolerance=1e-3)
+    # the tolerance is for real-valued answers: an integer answer stays exact (as a value)
+    assert not outputs_match("1000001\n", "1000000\n", float_tolerance=1e-6)
+    assert not outputs_match("10000000000000001\n", "10000000000000000\n", float_tolerance=1e-6)
+    assert outputs_match("3.0\n", "3\n", float_tolerance=1e-6)
+    assert outputs_match("1000000.0000001\n", "1000000.0\n", float_tolerance=1e-6)
+    # only plain decimal numbers are numbers: Python's float() also reads "1_000" and "infinity"
+    assert not outputs_match("1_000\n", "1000.0\n", float_tolerance=1e-6)
+    assert not outputs_match("١٠\n", "10.0\n", float_tolerance=1e-6)
 
 
 def test_parse_tests_accepts_the_common_dataset_forms():
