@@ -115,3 +115,27 @@ def test_reference_loop_runs_two_iterations_on_the_tiny_model(tmp_path):
     assert any(not torch.equal(a, b) for a, b in zip(before, loop.policy.model.parameters(), strict=True))
     assert all(not p.requires_grad for p in loop.reference.parameters())
     assert all(torch.equal(a, r) for a, r in zip(before, loop.reference.parameters(), strict=True))
+
+
+@pytest.mark.slow
+def test_rollouts_sample_the_distribution_their_logprobs_describe(tmp_path):
+    """A model's generation_config.json may reshape sampling (Qwen ships repetition_penalty, top_k...);
+    the loop's log-probs are softmax(logits / temperature), so sampling must ignore those settings.
+    With no_repeat_ngram_size=1 in the model's config no token could repeat anywhere in a sequence."""
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    path = make_causal_lm(tmp_path / "lm")
+    model = AutoModelForCausalLM.from_pretrained(str(path))
+    model.generation_config.no_repeat_ngram_size = 1
+    model.generation_config.repetition_penalty = 50.0
+    tokenizer = load_tokenizer(path)
+    loop = PPOLoop(model, tokenizer, PPORewards(COMPOSED), PPOConfig(rollout_batch_size=8, max_new_tokens=24))
+    rollout = loop.rollout([{"prompt": "Add 2 and 3:", "solution": "5"}] * 8)
+    repeats = 0  # response tokens already seen earlier in their sequence (prompt or response)
+    for tokens, keep in zip(rollout.sequences, rollout.attention_mask, strict=True):
+        kept = tokens[keep.bool()].tolist()
+        start = len(kept) - int(keep[rollout.prompt_length:].sum())
+        repeats += sum(kept[i] in kept[:i] for i in range(start, len(kept)))
+    assert repeats > 0

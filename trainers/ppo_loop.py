@@ -28,6 +28,16 @@ from torch import nn
 from .ppo import PPORewards, SequenceScores, kl_shaped_rewards
 
 
+# Sampling must follow softmax(logits / temperature), the distribution whose log-probs the update
+# uses. ``generate`` fills unset options from the model's generation_config.json (Qwen ships
+# repetition_penalty and top_k, others min_p or no_repeat_ngram_size): set every reshaping one to neutral.
+PLAIN_SAMPLING: dict[str, Any] = {
+    "top_k": 0, "top_p": 1.0, "min_p": 0.0, "typical_p": 1.0, "epsilon_cutoff": 0.0, "eta_cutoff": 0.0,
+    "repetition_penalty": 1.0, "no_repeat_ngram_size": 0, "min_length": 0, "min_new_tokens": 0,
+    "suppress_tokens": [], "begin_suppress_tokens": [],
+}
+
+
 @dataclass
 class PPOConfig:
     """Hyper-parameters of :class:`PPOLoop` (defaults are the usual RLHF-PPO ones)."""
@@ -122,8 +132,9 @@ class PPOLoop:
         )
         prompt_length = encoded["input_ids"].shape[1]
         sequences = self.policy.model.generate(
-            **encoded, do_sample=True, max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
-            top_k=0, top_p=1.0, pad_token_id=self.tokenizer.pad_token_id, eos_token_id=self.tokenizer.eos_token_id,
+            **encoded, **PLAIN_SAMPLING, do_sample=True, max_new_tokens=cfg.max_new_tokens,
+            temperature=cfg.temperature, pad_token_id=self.tokenizer.pad_token_id,
+            eos_token_id=self.tokenizer.eos_token_id,
         )
         response = sequences[:, prompt_length:]
         response_mask = _until_first_eos(response, self.tokenizer.eos_token_id)
