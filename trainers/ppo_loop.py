@@ -27,7 +27,6 @@ from torch import nn
 
 from .ppo import PPORewards, SequenceScores, kl_shaped_rewards
 
-
 # Sampling must follow softmax(logits / temperature), the distribution whose log-probs the update
 # uses. ``generate`` fills unset options from the model's generation_config.json (Qwen ships
 # repetition_penalty and top_k, others min_p or no_repeat_ngram_size): set every reshaping one to neutral.
