@@ -39,8 +39,10 @@ def to_score(raw: Any) -> Score:
         value, reason, verdict = raw, "", None
     if value is None:
         return Score(None, reason, verdict)
-    if isinstance(value, bool):
-        return Score(float(value), reason, value if verdict is None else verdict)
+    if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":  # bool, numpy bool
+        return Score(float(value), reason, bool(value) if verdict is None else verdict)
+    if isinstance(value, str | bytes):  # float("0.5") would pass: a scorer returning text is a bug
+        raise TypeError(f"a score must be a number, bool, None or (value, reason); got {type(value).__name__} {value!r:.40}")
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -90,7 +92,7 @@ class Batch:
     @classmethod
     def from_call(cls, prompts: Any, completions: Any, kwargs: dict[str, Any], reward_name: str) -> Batch:
         """Build a batch from TRL-style arguments (trainer hooks already removed from ``kwargs``)."""
-        if isinstance(completions, str) or not isinstance(completions, Sequence):
+        if not _is_list_like(completions):
             raise RewardInputError(
                 f"reward {reward_name!r} takes a list of completions, got {type(completions).__name__}"
             )
@@ -99,7 +101,7 @@ class Batch:
         return cls(
             list(prompts) if prompts is not None else None,
             list(completions),
-            {k: list(v) if isinstance(v, Sequence) and not isinstance(v, str | bytes) else v for k, v in columns.items()},
+            {k: list(v) if _is_list_like(v) else v for k, v in columns.items()},
             extras,
             reward_name=reward_name,
         )
@@ -140,6 +142,15 @@ class Batch:
         for i, prompt in enumerate(self.prompts):
             by_prompt.setdefault(prompt_key(prompt), []).append(i)
         return list(by_prompt.values())
+
+
+def _is_list_like(value: Any) -> bool:
+    """Lists, tuples, numpy arrays, pandas Series, tensors: one value per row (not text, not a mapping)."""
+    if isinstance(value, str | bytes | Mapping):
+        return False
+    if isinstance(value, Sequence):
+        return True
+    return hasattr(value, "__len__") and hasattr(value, "__iter__") and getattr(value, "ndim", 1) >= 1
 
 
 class Row(Mapping[str, Any]):

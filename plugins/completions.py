@@ -43,8 +43,8 @@ def message_text(message: Mapping) -> str:
         for part in content:
             if isinstance(part, str):
                 parts.append(part)
-            elif isinstance(part, Mapping) and part.get("type", "text") == "text":
-                parts.append(str(part.get("text", "")))
+            elif isinstance(part, Mapping) and part.get("type", "text") == "text" and part.get("text") is not None:
+                parts.append(str(part["text"]))
         return "".join(parts)
     raise NotText(f"message content is not text: got {type(content).__name__}")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from .batch import TRAINER_HOOKS, Batch, Score
 from .completions import prompt_key
 from .config import Gate, RewardEntry, read_config
 from .errors import ConfigError, UnknownRewardError
-from .loop import background_loop
+from .loop import submit
 from .registry import registry
 from .reward import AsyncReward, BatchResult, Reward
 
@@ -39,7 +38,7 @@ class GatedReward(Reward):
     """``inner`` counts only where ``gate`` passes (value >= threshold); elsewhere ``otherwise``."""
 
     def __init__(self, inner: Reward, gate_reward: Reward, gate: Gate):
-        super().__init__(on_error=inner.on_error)
+        super().__init__(on_error="raise")  # members contain their own errors; what escapes them must propagate
         self.inner = inner
         self.gate_reward = gate_reward.share()
         self.gate = gate
@@ -68,7 +67,7 @@ class WeightedReward(Reward):
     """
 
     def __init__(self, members: list[Member], name: str = "rewardhub"):
-        super().__init__()
+        super().__init__(on_error="raise")  # members contain their own errors; what escapes them must propagate
         self.members = members
         self.__name__ = name
 
@@ -110,12 +109,7 @@ def weighted_totals(components: dict[str, BatchResult], weights: dict[str, float
 
 def _evaluate_all(rewards: list[Reward], batch: Batch) -> list[BatchResult]:
     """Evaluate several rewards on one batch: async ones concurrently on the loop, sync ones meanwhile."""
-    pending = {}
-    if any(isinstance(r, AsyncReward) for r in rewards):
-        loop = background_loop()
-        for i, reward in enumerate(rewards):
-            if isinstance(reward, AsyncReward):
-                pending[i] = asyncio.run_coroutine_threadsafe(reward.aevaluate_batch(batch), loop)
+    pending = {i: submit(r.aevaluate_batch(batch)) for i, r in enumerate(rewards) if isinstance(r, AsyncReward)}
     results: list[BatchResult | None] = [None] * len(rewards)
     for i, reward in enumerate(rewards):
         if i not in pending:
@@ -131,17 +125,16 @@ class RewardSet:
     def __init__(self, entries: list[RewardEntry]):
         self.entries = entries
         bases = {e.alias: _create(e) for e in entries}
-        by_name = _unique_by_name(entries, bases)
-        for reward in bases.values():
+        for alias, reward in bases.items():
             for role, target in reward.dependencies().items():
-                bound = bases.get(target) or by_name.get(target)
+                bound = _in_set(target, entries, bases, f"reward entry {alias!r}, dependency {role!r}")
                 if bound is not None:
                     reward.bind(role, bound)
         self.members: list[Member] = []
         for entry in entries:
             reward = bases[entry.alias]
             if entry.gate is not None:
-                gate_reward = bases.get(entry.gate.reward) or by_name.get(entry.gate.reward)
+                gate_reward = _in_set(entry.gate.reward, entries, bases, f"reward entry {entry.alias!r}, gate")
                 if gate_reward is None:
                     gate_reward = _create(RewardEntry(entry.gate.reward, entry.gate.reward))
                 reward = GatedReward(reward, gate_reward, entry.gate)
@@ -249,12 +242,22 @@ def _create(entry: RewardEntry) -> Reward:
     return reward
 
 
-def _unique_by_name(entries: list[RewardEntry], bases: dict[str, Reward]) -> dict[str, Reward]:
-    """Rewards reachable by registry name (when that name appears exactly once in the set)."""
-    counts: dict[str, int] = {}
-    for e in entries:
-        counts[e.name] = counts.get(e.name, 0) + 1
-    return {e.name: bases[e.alias] for e in entries if counts[e.name] == 1}
+def _in_set(target: str, entries: list[RewardEntry], bases: dict[str, Reward], where: str) -> Reward | None:
+    """The set's reward that ``target`` (an alias, or a registry name used once) refers to; None if not in the set.
+
+    A name used by several entries is ambiguous (each may have other params): that is a config error,
+    and so is a target that is neither in the set nor installed.
+    """
+    if target in bases:
+        return bases[target]
+    aliases = [e.alias for e in entries if e.name == target]
+    if len(aliases) > 1:
+        raise ConfigError(f"{where}: {target!r} names several entries ({', '.join(aliases)}); refer to one by its alias")
+    if aliases:
+        return bases[aliases[0]]
+    if target not in registry:
+        raise ConfigError(f"{where}: {UnknownRewardError(target, registry.names())}")
+    return None
 
 
 def load(config: Any) -> RewardSet:

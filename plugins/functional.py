@@ -25,7 +25,7 @@ from typing import Any
 
 from .batch import Batch, Row, Score
 from .errors import ConfigError, MissingColumnError
-from .registry import Param, factory_params
+from .registry import Param, factory_params, spec_from_factory
 from .reward import AsyncReward, Reward
 
 _FROM_BATCH = {
@@ -51,6 +51,8 @@ class FunctionRewardFactory:
         if isolated and (batched or self.is_async):
             raise TypeError(f"{func.__qualname__}: isolated=True is for synchronous per-sample scorers only")
         self.column_args, self.takes_all_columns = _column_args(func)
+        # Names **columns must not pass on: the text argument and the positional columns.
+        self.taken_names = (next(iter(inspect.signature(func).parameters)), *(c for c, _ in self.column_args))
         self.__module__ = func.__module__
         self.__qualname__ = func.__qualname__
         self.__doc__ = func.__doc__
@@ -67,6 +69,7 @@ class FunctionRewardFactory:
         return own
 
     def __call__(self, *, on_error: str = "none", **params: Any) -> Reward:
+        spec_from_factory(self, self.__module__).check_params({**params, "on_error": on_error})  # typos fail here
         if self.isolated:
             isolation = {name: params.pop(name, default) for name, (default, _) in ISOLATION_PARAMS.items()}
             return IsolatedFunctionReward(self, params, on_error=on_error, **isolation)
@@ -74,8 +77,14 @@ class FunctionRewardFactory:
         return cls(self, params, on_error=on_error)
 
     def __reduce__(self) -> Any:
-        # Decorating rebinds the module-level name to this factory: pickle it by that reference.
-        return (_resolve, (self.__module__, self.__qualname__))
+        # Decorating rebinds the module-level name to this factory: pickle it by that reference. When the
+        # name still holds the plain function (``f = sample_reward(name=...)(g)``), pickle the parts instead.
+        try:
+            if _resolve(self.__module__, self.__qualname__) is self:
+                return (_resolve, (self.__module__, self.__qualname__))
+        except (ImportError, AttributeError):
+            pass
+        return (_rebuild_factory, (self.func, self.name, self.description, self.batched, self.isolated))
 
     def __repr__(self) -> str:
         return f"<reward factory {self.name!r} from {self.__module__}.{self.__qualname__}>"
@@ -86,6 +95,10 @@ def _resolve(module: str, qualname: str) -> Any:
     for part in qualname.split("."):
         target = getattr(target, part)
     return target
+
+
+def _rebuild_factory(func: Callable[..., Any], name: str, description: str, batched: bool, isolated: bool) -> Any:
+    return FunctionRewardFactory(func, name=name, description=description, batched=batched, isolated=isolated)
 
 
 def _column_args(func: Callable[..., Any]) -> tuple[list[tuple[str, Any]], bool]:
@@ -120,7 +133,7 @@ class FunctionReward(Reward):
                     raise
                 args.append(default)
         extra = dict(row.items()) if self.factory.takes_all_columns else {}
-        for name, _ in self.factory.column_args:
+        for name in self.factory.taken_names:
             extra.pop(name, None)
         return args, {**extra, **self.params}
 
@@ -136,7 +149,7 @@ class FunctionReward(Reward):
             else:
                 args.append([default] * len(batch))
         extra = {k: v for k, v in batch.columns.items() if self.factory.takes_all_columns}
-        for name, _ in self.factory.column_args:
+        for name in self.factory.taken_names:
             extra.pop(name, None)
         return args, {**extra, **self.params}
 

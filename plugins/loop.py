@@ -7,6 +7,7 @@ them be reused across calls instead of being rebuilt by a fresh ``asyncio.run`` 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -29,13 +30,18 @@ def background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion from synchronous code and return its result."""
+def submit(coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+    """Schedule ``coro`` on the background loop; refuse from the loop's own thread (waiting there deadlocks)."""
     loop = background_loop()
     if threading.current_thread() is _thread:
         coro.close()
         raise RuntimeError(
             "a synchronous rewardhub call was made from inside an async reward; await the async API "
-            "(aevaluate / aevaluate_batch) instead"
+            "(aevaluate / aevaluate_batch / adependency_scores) instead"
         )
-    return asyncio.run_coroutine_threadsafe(coro, loop).result()
+    return asyncio.run_coroutine_threadsafe(coro, loop)
+
+
+def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion from synchronous code and return its result."""
+    return submit(coro).result()

@@ -14,7 +14,7 @@ import inspect
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -65,7 +65,7 @@ class Reward:
         self.on_error = on_error
         self.__name__ = self.name or type(self).__name__
         self.totals = {"samples": 0, "errors": 0, "abstained": 0, "seconds": 0.0}
-        self._memo: OrderedDict[int, BatchResult] | None = None
+        self._memo: OrderedDict[tuple, BatchResult] | None = None
         self._bound: dict[str, Reward] = {}
 
     # ----- what authors override -------------------------------------------------------------
@@ -206,16 +206,24 @@ class Reward:
             return run_coroutine(reward.aevaluate_batch(batch)).scores
         return reward.evaluate_batch(batch).scores
 
-    def _memo_key(self, batch: Batch) -> int | None:
+    async def adependency_scores(self, role: str, batch: Batch) -> list[Score]:
+        """``dependency_scores`` for async scorers: awaits an async dependency instead of blocking the loop."""
+        reward = self.dependency(role)
+        if isinstance(reward, AsyncReward):
+            return (await reward.aevaluate_batch(batch)).scores
+        return reward.evaluate_batch(batch).scores
+
+    def _memo_key(self, batch: Batch) -> tuple | None:
+        """The batch's full content as a dict key (not a hash: two batches never share a key)."""
         if self._memo is None:
             return None
-        return hash((
-            tuple(t if t is not None else repr(c) for t, c in zip(batch.texts, batch.completions, strict=True)),
+        return (
+            tuple((t, None) if t is not None else (None, _frozen(c)) for t, c in zip(batch.texts, batch.completions, strict=True)),
             tuple(prompt_key(p) for p in batch.prompts),
-            repr(sorted(batch.columns.items())),
-        ))
+            tuple(sorted((name, _frozen(values)) for name, values in batch.columns.items())),
+        )
 
-    def _recall(self, key: int | None) -> BatchResult | None:
+    def _recall(self, key: tuple | None) -> BatchResult | None:
         if key is None:
             return None
         with _MEMO_LOCK:
@@ -224,7 +232,7 @@ class Reward:
                 self._memo.move_to_end(key)
             return result
 
-    def _remember(self, key: int | None, result: BatchResult) -> None:
+    def _remember(self, key: tuple | None, result: BatchResult) -> None:
         if key is None or self._memo is None:
             return
         with _MEMO_LOCK:
@@ -310,6 +318,19 @@ def _error_reason(exc: BaseException) -> str:
     if len(message) > 300:
         message = message[:297] + "..."
     return f"{_ERROR_PREFIX}{type(exc).__name__}: {message}"
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable, complete stand-in for a column value (``repr`` elides the middle of big arrays)."""
+    if isinstance(value, str | bytes | int | float | bool | type(None)):
+        return (type(value).__name__, value)
+    if isinstance(value, Mapping):
+        return ("map", tuple((repr(k), _frozen(v)) for k, v in value.items()))
+    if hasattr(value, "tolist") and callable(value.tolist):  # numpy arrays and scalars, torch tensors
+        return _frozen(value.tolist())
+    if isinstance(value, list | tuple | set | frozenset):
+        return (type(value).__name__, tuple(_frozen(v) for v in value))
+    return ("repr", repr(value))
 
 
 def _unwrap(result: Any) -> Any:

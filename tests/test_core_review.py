@@ -1,0 +1,192 @@
+"""Defects found by reviewing the core, each pinned by the test that failed before its fix."""
+
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+import rewardhub
+from rewardhub import AsyncReward, ConfigError, Score
+from rewardhub.batch import to_score
+from rewardhub.completions import completion_text
+
+
+def raw_length(text):
+    return float(len(text))
+
+
+# The module-level name keeps the plain function; the factory lives under another name.
+raw_length_factory = rewardhub.sample_reward(name="t_raw_length")(raw_length)
+
+
+class AsyncExact(AsyncReward):
+    """Async exact match with a verdict, counting the batches it really scores."""
+
+    name = "t_async_exact"
+
+    def __init__(self, *, on_error: str = "none"):
+        super().__init__(on_error=on_error)
+        self.batches = 0
+
+    async def score_batch_async(self, batch):
+        self.batches += 1
+        return [t == s for t, s in zip(batch.texts, batch.column("solution"), strict=True)]
+
+
+class AsyncBrevityIfCorrect(AsyncReward):
+    """An async reward reusing an async reward's verdicts."""
+
+    name = "t_async_brevity"
+
+    def dependencies(self):
+        return {"correctness": "t_async_exact"}
+
+    async def score_batch_async(self, batch):
+        verdicts = await self.adependency_scores("correctness", batch)
+        return [1.0 / len(t) if v.verdict else 0.0 for t, v in zip(batch.texts, verdicts, strict=True)]
+
+
+# ----- shared-verdict memo ------------------------------------------------------------------------
+
+def test_memo_tells_a_text_from_a_non_text_completion_with_the_same_repr(core_registry):
+    exact = rewardhub.get("t_counting_exact").share()
+    assert exact.evaluate(["q"], ["123"], solution=["123"]).values == [1.0]
+    assert exact.evaluate(["q"], [123], solution=["123"]).values == [None]  # was the cached 1.0
+
+
+def test_memo_sees_the_middle_of_big_array_columns(core_registry):
+    exact = rewardhub.get("t_counting_exact").share()
+    ids_a, ids_b = np.zeros(5000, dtype=int), np.zeros(5000, dtype=int)
+    ids_b[2500] = 1  # repr() of both arrays is the same ("0, 0, 0, ..., 0, 0, 0")
+    exact.evaluate(["q"], ["a"], solution=["a"], ids=[ids_a])
+    exact.evaluate(["q"], ["a"], solution=["a"], ids=[ids_b])
+    assert exact.batches == 2
+
+
+# ----- composition --------------------------------------------------------------------------------
+
+def test_dependency_on_a_name_used_twice_is_a_config_error(core_registry):
+    with pytest.raises(ConfigError, match=r"'t_counting_exact' names several entries \(e1, e2\)"):
+        rewardhub.load([
+            {"name": "t_counting_exact", "alias": "e1"}, {"name": "t_counting_exact", "alias": "e2"},
+            "t_length_if_correct",
+        ])
+
+
+def test_gate_on_a_name_used_twice_is_a_config_error(core_registry):
+    with pytest.raises(ConfigError, match="gate: 't_length' names several entries"):
+        rewardhub.load([
+            {"name": "t_length", "alias": "a"}, {"name": "t_length", "alias": "b"},
+            {"name": "t_contains", "gate": "t_length"},
+        ])
+
+
+def test_dependency_on_an_unknown_reward_fails_at_load_not_at_every_step(core_registry):
+    with pytest.raises(ConfigError, match="dependency 'correctness': unknown reward 'nope'"):
+        rewardhub.load([{"name": "t_length_if_correct", "params": {"correctness": "nope"}}])
+
+
+def test_dependency_by_alias_uses_the_configured_instance(core_registry):
+    rewards = rewardhub.load([
+        {"name": "t_counting_exact", "alias": "judge_a"},
+        {"name": "t_length_if_correct", "params": {"correctness": "judge_a"}},
+    ])
+    exact, brevity = rewards.reward_funcs
+    brevity(["q"], ["a"], solution=["a"])
+    exact(["q"], ["a"], solution=["a"])
+    assert exact.batches == 1
+
+
+def test_a_members_raise_policy_is_not_swallowed_by_weighted_evaluate(core_registry):
+    rewards = rewardhub.load([{"name": "t_flaky", "params": {"on_error": "raise"}}, "t_length"])
+    with pytest.raises(RuntimeError, match="exploded on purpose"):
+        rewards.weighted.evaluate(["q"], ["boom"])
+
+
+def test_a_gates_raise_policy_propagates(core_registry):
+    rewards = rewardhub.load([
+        {"name": "t_flaky", "params": {"on_error": "raise"}},
+        {"name": "t_length", "alias": "gated", "gate": "t_flaky"},
+    ])
+    with pytest.raises(RuntimeError, match="exploded on purpose"):
+        rewards["gated"].evaluate(["q", "q"], ["boom", "fine"])
+
+
+# ----- async --------------------------------------------------------------------------------------
+
+def test_async_reward_awaits_an_async_dependency(core_registry):
+    exact = AsyncExact()
+    brevity = AsyncBrevityIfCorrect()
+    brevity.bind("correctness", exact)
+    assert brevity.evaluate(["q", "q"], ["ab", "x"], solution=["ab", "ab"]).values == [0.5, 0.0]
+    assert exact.evaluate(["q", "q"], ["ab", "x"], solution=["ab", "ab"]).values == [1.0, 0.0]
+    assert exact.batches == 1
+
+
+class SyncSetInsideAsync(AsyncReward):
+    """Calls a blocking composite from the background loop's own thread (a deadlock before the fix)."""
+
+    name = "t_sync_inside_async"
+
+    def __init__(self, rewards, *, on_error: str = "none"):
+        super().__init__(on_error=on_error)
+        self.rewards = rewards
+
+    async def score_batch_async(self, batch):
+        return self.rewards.weighted.evaluate_batch(batch).values
+
+
+def test_blocking_on_the_background_loop_from_its_own_thread_is_an_error_not_a_hang(core_registry):
+    reward = SyncSetInsideAsync(rewardhub.load(["t_async_len"]))
+    result = {}
+    worker = threading.Thread(target=lambda: result.update(r=reward.evaluate(["q"], ["abc"])), daemon=True)
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "deadlocked"
+    assert result["r"].values == [None]
+    assert "await the async API" in result["r"].reasons[0]
+
+
+# ----- input shapes -------------------------------------------------------------------------------
+
+def test_numpy_and_tuple_columns_and_completions(core_registry):
+    contains = rewardhub.get("t_contains")
+    assert contains(("q", "q"), np.array(["42", "x"]), solution=np.array(["42", "42"])) == [1.0, 0.0]
+    assert contains(["q"], [[{"role": "assistant", "content": "42"}]], solution=("42",)) == [1.0]
+
+
+def test_text_part_without_text_is_empty_not_the_word_none():
+    assert completion_text([{"role": "assistant", "content": [{"type": "text", "text": None}, "ok"]}]) == "ok"
+
+
+def test_a_string_is_not_a_score():
+    with pytest.raises(TypeError, match="got str '0.5'"):
+        to_score("0.5")
+    assert rewardhub.batch_reward(lambda texts: ["1"] * len(texts), name="strs")().evaluate(None, ["a"]).values == [None]
+
+
+def test_numpy_bool_keeps_its_verdict():
+    assert to_score(np.bool_(True)) == Score(1.0, "", True)
+    assert to_score(np.float32(0.5)).value == 0.5
+
+
+# ----- function rewards ---------------------------------------------------------------------------
+
+def test_a_column_named_like_the_text_argument_does_not_break_all_columns_scorers():
+    @rewardhub.sample_reward(name="t_all_columns")
+    def all_columns(text, **columns):
+        return float(len(columns)), ",".join(sorted(columns))
+
+    result = all_columns().evaluate(["q"], ["a"], text=["from the dataset"], other=[1])
+    assert result.values == [1.0] and result.reasons == ["other"]
+
+
+def test_calling_a_factory_directly_checks_param_names(core_registry):
+    with pytest.raises(ConfigError, match="unknown param"):
+        rewardhub.registry.spec("t_length").factory(per_chr=0.2)
+
+
+def test_factory_pickles_when_its_module_name_holds_the_plain_function():
+    clone = pickle.loads(pickle.dumps(raw_length_factory()))
+    assert clone(None, ["abc"]) == [3.0]
