@@ -193,7 +193,9 @@ class _Run:
         modules = self.modules
         wanted = self.pool.size if not self.items else min(self.pool.size, len(self.chunks))
         for worker in list(self.pool._workers):
-            if not worker.process.is_alive():
+            # A worker still busy with an interrupted call's items (Ctrl-C, an exception in the caller)
+            # would answer them as this call's: it cannot be trusted, so it is replaced.
+            if not worker.process.is_alive() or worker.pending:
                 self.pool._kill(worker)
             elif modules - worker.modules:
                 worker.conn.send(("import", sorted(modules - worker.modules)))

@@ -51,6 +51,15 @@ def crash(x: int) -> int:
     return x
 
 
+def nap(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+class Interrupted(Exception):
+    """Raised in the caller by a signal handler, as Ctrl-C raises KeyboardInterrupt."""
+
+
 WARMED: list[str] = []
 
 
@@ -123,6 +132,24 @@ def test_crashing_worker_gives_an_error_outcome(pool):
     outcomes = pool.map(crash, [5, -1, 6], timeout=5, chunksize=3)
     assert outcomes[0] == Outcome("ok", 5) and outcomes[2] == Outcome("ok", 6)
     assert outcomes[1].status == "error" and "exit code 3" in outcomes[1].value
+
+
+def test_an_interrupted_call_leaves_no_stale_answers_for_the_next(pool):
+    """Workers still busy with an interrupted call's items must not answer the next call's items."""
+
+    def interrupt(signum, frame):
+        raise Interrupted
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(Interrupted):
+            pool.map(nap, [0.8] * 4, timeout=5, chunksize=2)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert pool.map(square, [5, 6], timeout=5, chunksize=1) == [Outcome("ok", 25), Outcome("ok", 36)]
+    assert pool.map(square, range(8), timeout=5, chunksize=1) == [Outcome("ok", i * i) for i in range(8)]
 
 
 def test_caller_thread_and_main_thread_stay_responsive(pool):
