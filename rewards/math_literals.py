@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 
 # ----- normalisation ----------------------------------------------------------------------------------
@@ -31,6 +32,7 @@ _UNIT = re.compile(r"(-?[\d.,/]*\d(?:\\%)?)\s*\\(?:text|mbox|mathrm)\{([^{}]*)\}
 _FRAC_SHORT = re.compile(r"\\frac(\d)(\d)")
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
+_SCIENTIFIC = re.compile(r"-?\d+(?:\.\d+)?[eE][+-]?\d{1,2}")  # "1e3", "2.5e-05": not Euler's e times 3
 _TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)((?:\s+[A-Za-z]+\.?)+)")  # unambiguous: no backtracking
 _MATH_WORDS = {"pi", "sqrt", "infty", "frac", "cdot", "times", "mod"}
 # Words after a number that change its value or hedge it: "5 or more", "2 million", "1 half" are not units.
@@ -68,6 +70,9 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
         s = s.replace(",", "")
     elif decimal_comma and _DECIMAL_COMMA.fullmatch(s):
         s = s.replace(",", ".")
+    elif _SCIENTIFIC.fullmatch(s):
+        s = format(Decimal(s), "f")
+        s = s.rstrip("0").rstrip(".") if "." in s else s
     number_and_words = _TRAILING_WORDS.fullmatch(s)
     if number_and_words:
         if _is_unit(number_and_words.group(2).split()):

@@ -25,6 +25,11 @@ CASES = [
     ("-3", r"\boxed{3}", False),
     ("3.0", r"\boxed{3}", True),
     ("0.1", r"\boxed{0.10001}", False),
+    ("1e3", r"\boxed{1000}", True),
+    ("1000", r"The answer is 1.0e3.", True),
+    ("1000", r"\boxed{1e4}", False),
+    (2.5e-05, r"\boxed{0.000025}", True),
+    (2.5e-05, r"\boxed{0.00025}", False),
     # separators, percentages, units, degrees, text wrappers, currency
     ("1000", r"\boxed{1,000}", True),
     ("1234567", r"The answer is 1,234,567.", True),

@@ -42,6 +42,12 @@ from rewardhub.rewards.mathematics import gold_answer
         ("2 pi", "2 pi"),
         ("3,5", "3,5"),
         ("12.", "12"),
+        # scientific notation is a number, not e = 2.718...
+        ("1e3", "1000"),
+        ("2.5E-3", "0.0025"),
+        ("-1.5e+2", "-150"),
+        ("1e999", "1e999"),  # far too big to write out: left to the parser
+        ("1e-05", "0.00001"),  # Python's str() of a numeric gold column's float
     ],
 )
 def test_normalize(raw, expected):
