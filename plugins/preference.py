@@ -2,9 +2,10 @@
 
 Completions are grouped by prompt. A prompt's completions must sit on consecutive rows (as
 ``rewardhub score`` writes them), so that input streams with one prompt in memory at a time;
-``unsorted="spill"`` groups any order through a temporary on-disk index instead. Rows that already
-carry scores are reused; raw rows are scored with a reward config. Every row, prompt or pair left
-out is counted by reason in :class:`Stats`.
+``unsorted="spill"`` groups any order through a temporary on-disk index instead. Scores already
+in the rows are reused; a prompt with raw rows is scored whole with a reward config, after
+grouping (group-aware rewards see all its completions). Every row, prompt or pair left out is
+counted by reason in :class:`Stats`.
 
     from rewardhub.preference import PairOptions, write_pairs
     stats = write_pairs("scored.jsonl", "pairs.parquet", PairOptions(min_margin=0.5, require=["format>=1"]))
@@ -307,8 +308,8 @@ def _from_rows(rows: Iterable[Mapping[str, Any]], options: _Options, stats: Stat
                unsorted: str) -> Iterator[dict[str, Any]]:
     stats = stats if stats is not None else Stats()
     stats.kind = options.kind
-    items = _scored(_valid(_numbered(rows, stats), stats), options)
-    return _per_prompt(items, options, stats, unsorted)
+    items = _in_prompt_order(_valid(_numbered(rows, stats), stats), unsorted)
+    return _per_prompt(_scored(items, options), options, stats)
 
 
 def pairs_for_prompt(rows: list[Mapping[str, Any]], options: PairOptions, dropped: Counter) -> list[dict[str, Any]]:
@@ -511,19 +512,26 @@ def _scored(items: Iterator[_Item], options: _Options, rewards: RewardSet | None
             rescore: bool = False, batch_size: int = 64) -> Iterator[_Item]:
     """Items with every score the options read: reused when present, else computed by ``rewards``.
 
-    Runs of rows that need scoring go through :meth:`RewardSet.iter_scores` in order, so output
-    order is input order and memory stays at one scoring batch.
+    Decided per run of one prompt's rows: if any lacks a score the whole run is scored, since
+    group-aware rewards (majority vote, group length shaping) must see all of a prompt's
+    completions. Runs that need scoring go through :meth:`RewardSet.iter_scores` (batches end at
+    prompt boundaries) in order, so output order is input order and memory stays at one batch.
     """
     names = options.score_names
 
-    def needs_scores(item: _Item) -> bool:
-        return rescore or not all(_has_score(item.row, name) for name in names)
+    def has_scores(item: _Item) -> bool:
+        return all(_has_score(item.row, name) for name in names)
 
-    for needs, run in itertools.groupby(items, key=needs_scores):
+    def needs_scores(run: list[_Item]) -> bool:
+        return rescore or not all(has_scores(item) for item in run)
+
+    prompt_runs = (list(run) for _, run in itertools.groupby(items, key=lambda item: prompt_key(item.row["prompt"])))
+    for needs, runs in itertools.groupby(prompt_runs, key=needs_scores):
+        run = itertools.chain.from_iterable(runs)
         if not needs:
             yield from run
         elif rewards is None:
-            first = next(run)
+            first = next(item for item in run if not has_scores(item))
             raise PreferenceError(f"{first.where} has no {_missing_scores(first.row, names)}; "
                                   f"pass a reward config (--config) to score raw completions")
         else:
@@ -551,16 +559,18 @@ def _missing_scores(row: Mapping[str, Any], names: set[str]) -> str:
     return " and no ".join(parts)
 
 
-def _per_prompt(items: Iterator[_Item], options: _Options, stats: Stats, unsorted: str) -> Iterator[dict[str, Any]]:
-    """The options' output for each prompt group, counted in ``stats``; checks ``unsorted`` right away."""
+def _in_prompt_order(items: Iterator[_Item], unsorted: str) -> Iterator[_Item]:
+    """``items`` with each prompt's rows together, before any scoring: as they come (``error``: a
+    prompt seen again is caught when grouping) or regrouped through disk (``spill``). Checks
+    ``unsorted`` right away."""
     if unsorted not in UNSORTED_POLICIES:
         raise PreferenceError(f"unsorted must be one of {', '.join(UNSORTED_POLICIES)}, got {unsorted!r}")
-    groups = _spilled_groups(items) if unsorted == "spill" else _contiguous_groups(items)
-    return _built(groups, options, stats)
+    return itertools.chain.from_iterable(_spilled_groups(items)) if unsorted == "spill" else items
 
 
-def _built(groups: Iterator[list[_Item]], options: _Options, stats: Stats) -> Iterator[dict[str, Any]]:
-    for group in groups:
+def _per_prompt(items: Iterator[_Item], options: _Options, stats: Stats) -> Iterator[dict[str, Any]]:
+    """The options' output for each prompt group, counted in ``stats``."""
+    for group in _contiguous_groups(items):
         stats.prompts += 1
         out = options.build([item.row for item in group], stats.dropped)
         if out:
@@ -668,9 +678,9 @@ def _write_file(input: str | Path, output: str | Path, options: _Options, *,
         raise PreferenceError(f"batch_size must be at least 1, got {batch_size}")
     rewards = _reward_set(config, options, rescore)
     stats = Stats(options.kind)
-    items = _scored(_valid(_read(input, stats, progress), stats), options, rewards,
-                    rescore=rescore, batch_size=batch_size)
-    _write_atomically(_per_prompt(items, options, stats, unsorted), output)
+    items = _in_prompt_order(_valid(_read(input, stats, progress), stats), unsorted)
+    items = _scored(items, options, rewards, rescore=rescore, batch_size=batch_size)
+    _write_atomically(_per_prompt(items, options, stats), output)
     return stats
 
 

@@ -183,3 +183,33 @@ def test_jsonl_input_streams_in_bounded_memory(tmp_path, unsorted):
         tracemalloc.stop()
     assert stats.written == 625 and stats.rows == 10_000
     assert peak < size / 20, f"peak {peak} bytes for a {size}-byte file"
+
+
+# majority_vote is group-aware: it must see every completion of a prompt in one scoring batch.
+VOTE = {"rewards": [{"name": "majority_vote", "alias": "vote", "params": {"equivalence": "string"}}]}
+
+
+def test_spilled_raw_rows_are_scored_as_whole_prompt_groups(tmp_path):
+    """With --spill, rows are grouped by prompt before scoring: an interleaved file scored in input order
+    would hand majority_vote one completion at a time (every completion its own majority: 1.0)."""
+    answers = {"a": ["1", "1", "5"], "b": ["2", "3", "3"]}
+    rows = [{"prompt": p, "completion": f"the answer is {answers[p][i]}"} for i in range(3) for p in "ab"]
+    src = write_jsonl(tmp_path / "raw.jsonl", rows)
+    out = tmp_path / "pairs.jsonl"
+    stats = write_pairs(src, out, config=VOTE, batch_size=1, unsorted="spill")
+    pairs = [(p["prompt"], p["chosen"], p["rejected"], p["margin"]) for p in read_jsonl(out)]
+    assert pairs == [("a", "the answer is 1", "the answer is 5", 1.0), ("b", "the answer is 3", "the answer is 2", 1.0)]
+    assert stats.prompts == 2 and not stats.dropped
+
+
+def test_a_prompt_with_some_rows_unscored_is_scored_as_a_whole(tmp_path):
+    """Reusing the scores of part of a prompt's rows would score the rest as a partial group."""
+    rows = [
+        {"prompt": "a", "completion": "the answer is 1", "reward": 1.0, "rewards": {"vote": 1.0}},
+        {"prompt": "a", "completion": "the answer is 1"},
+        {"prompt": "a", "completion": "the answer is 5"},
+    ]
+    out = tmp_path / "pairs.jsonl"
+    write_pairs(write_jsonl(tmp_path / "raw.jsonl", rows), out, config=VOTE)
+    (pair,) = read_jsonl(out)
+    assert (pair["chosen"], pair["rejected"], pair["margin"]) == ("the answer is 1", "the answer is 5", 1.0)
