@@ -34,6 +34,7 @@ _VERDICT_WORDS = {
     "no": False, "incorrect": False, "false": False, "wrong": False, "fail": False, "not correct": False,
 }  # fmt: skip
 _VERDICT = re.compile(r"\b(not correct|incorrect|correct|yes|no|true|false|wrong|pass|fail)\b", re.I)
+_LEADING_VERDICT = re.compile(_VERDICT.pattern + r"(?=[ \t]*(?:[^\w\s]|\n|$))", re.I)
 _LABELLED_VERDICT = re.compile(
     r"\b(?:verdict|judgement|judgment|final answer|answer)\b\W{0,4}(not correct|incorrect|correct|yes|no|true|false)\b",
     re.I,
@@ -149,7 +150,7 @@ def _from_verdict_word(text: str, scale: ScoreScale) -> Parsed | None:
     words = [w.lower() for w in _VERDICT.findall(text)]
     if not words:
         return None
-    first = _VERDICT.match(text.strip().lstrip("*#>-_ ").strip())
+    first = _LEADING_VERDICT.match(text.strip().lstrip("*#>-_ ").strip())  # "No." counts, "No issues" does not
     word = first.group(1).lower() if first else words[-1]
     return _verdict(_VERDICT_WORDS[word], "yes/no")
 

@@ -51,6 +51,12 @@ TEN = ScoreScale(0, 10)
         ("On a scale from 0 to 10, this deserves a 6.", "number", 0.6),
         ("Score: 8 out of 10", "number", 0.8),
         ("on a scale of 1 to 10, 8", "auto", 0.8),
+        # a leading "No" that starts a phrase is not the verdict
+        ("No issues found. The response is correct.", "yes_no", 1.0),
+        ("No mistakes here, correct.", "yes_no", 1.0),
+        ("No. It is correct in form but the value is wrong.", "yes_no", 0.0),
+        ("**Yes** - matches the reference.", "yes_no", 1.0),
+        ("Yes\n\nThe student's answer has no wrong steps.", "yes_no", 1.0),
     ],
 )
 def test_parse_answer_reads_chatty_answers(text, mode, value):
