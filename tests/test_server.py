@@ -114,6 +114,7 @@ def test_health_reports_503_when_scoring_fails():
     [
         (b"{not json", 400, "not valid JSON"),
         (b"[1, 2]", 400, "must be a JSON object"),
+        (b'{"query": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", 400, "nested too deeply"),
         (b'{"prompts": ["a"]}', 422, "missing 'query'"),
         (b'{"query": "abc"}', 422, "'query' must be a list of strings"),
         (b'{"query": ["a", 3]}', 422, "'query'[1] must be a string"),

@@ -140,6 +140,8 @@ async def _json_object(request, token: str | None, max_body_bytes: int) -> dict[
         body = json.loads(b"".join(chunks))
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"request body is not valid JSON: {exc}", 400) from None
+    except RecursionError:
+        raise BadRequest("request body is nested too deeply to parse", 400) from None
     if not isinstance(body, dict):
         raise BadRequest(f"request body must be a JSON object, got {type(body).__name__}", 400)
     return body
