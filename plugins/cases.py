@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .batch import Batch
+from .completions import is_conversational
 from .compose import RewardSet, load
 from .errors import ConfigError
 from .registry import registry
@@ -113,7 +114,12 @@ def load_case_file(path: str | Path) -> list[Case]:
         raise ConfigError(f"{path}: a case file is a mapping with a 'cases' list")
     _reject_unknown(data, CASE_FILE_KEYS, f"{path}")
     rewards = _rewards_for(data, path)
-    return [_case(path, i, raw, rewards) for i, raw in enumerate(data["cases"], start=1)]
+    cases = [_case(path, i, raw, rewards) for i, raw in enumerate(data["cases"], start=1)]
+    names = [case.name for case in cases]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ConfigError(f"{path}: case name(s) {', '.join(map(repr, twice))} used more than once; names identify cases")
+    return cases
 
 
 def _rewards_for(data: dict[str, Any], path: Path) -> RewardSet | Reward | None:
@@ -140,13 +146,27 @@ def _case(path: Path, index: int, raw: Any, rewards: RewardSet | Reward | None) 
     if ("completion" in raw) == ("completions" in raw):
         raise ConfigError(f"{where}: give exactly one of 'completion' or 'completions'")
     single = "completion" in raw
-    completions = [raw["completion"]] if single else list(raw["completions"])
+    if not single and (not isinstance(raw["completions"], list) or not raw["completions"]):
+        raise ConfigError(f"{where}: 'completions' must be a non-empty list (one completion: use 'completion')")
+    completions = [raw["completion"]] if single else raw["completions"]
     n = len(completions)
     prompt = raw.get("prompt")
-    prompts = prompt if isinstance(prompt, list) and not single and len(prompt) == n and n > 1 else [prompt] * n
+    per_completion = not single and isinstance(prompt, list) and not is_conversational(prompt)
+    if per_completion and len(prompt) != n:
+        raise ConfigError(f"{where}: 'prompt' is a list of {len(prompt)} prompts for {n} completions "
+                          f"(a chat prompt is a list of messages with 'role')")
+    prompts = list(prompt) if per_completion else [prompt] * n
+    raw_columns = raw.get("columns") or {}
+    if not isinstance(raw_columns, dict):
+        raise ConfigError(f"{where}: 'columns' must be a mapping of column name to value")
     columns = {}
-    for key, value in (raw.get("columns") or {}).items():
+    for key, value in raw_columns.items():
+        if not single and isinstance(value, list) and len(value) != n:
+            raise ConfigError(f"{where}: column {key!r} has {len(value)} values for {n} completions; give one "
+                              f"per completion (a list value shared by all: repeat it in a list of {n})")
         columns[key] = [value] if single else (list(value) if isinstance(value, list) else [value] * n)
+    if raw.get("reason") is not None and not isinstance(raw["reason"], str):
+        raise ConfigError(f"{where}: 'reason' must be text the reason contains, got {raw['reason']!r}")
     if "expect" not in raw:
         raise ConfigError(f"{where}: missing 'expect' (a number, null, {{approx, tol}} or {{min, max}})")
     expected = raw["expect"]
@@ -168,7 +188,10 @@ def _case_reward(raw: dict[str, Any], rewards: RewardSet | Reward | None, where:
         except KeyError as exc:
             raise ConfigError(f"{where}: {exc.args[0]}") from None
     if "reward" in raw:
-        return registry.create(raw["reward"])
+        try:
+            return registry.create(raw["reward"])
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
     if rewards is None:
         raise ConfigError(f"{where}: no reward: set 'reward' (and 'params') or 'config' at the top of the file")
     return rewards
@@ -179,12 +202,16 @@ def _expectation(raw: Any, where: str) -> Expectation:
         return Expectation("none")
     if isinstance(raw, bool) or isinstance(raw, int | float):
         return Expectation("exact", float(raw))
-    if isinstance(raw, dict):
-        if "approx" in raw:
+    if isinstance(raw, dict) and all(_is_number(v) for v in raw.values()):
+        if "approx" in raw and set(raw) <= {"approx", "tol"}:
             return Expectation("approx", float(raw["approx"]), tol=float(raw.get("tol", 1e-2)))
-        if "min" in raw or "max" in raw:
+        if raw and set(raw) <= {"min", "max"}:
             return Expectation("range", low=float(raw.get("min", -math.inf)), high=float(raw.get("max", math.inf)))
     raise ConfigError(f"{where}: cannot read 'expect' {raw!r}: use a number, null, {{approx, tol}} or {{min, max}}")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _reject_unknown(raw: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
@@ -195,8 +222,8 @@ def _reject_unknown(raw: dict[str, Any], allowed: tuple[str, ...], where: str) -
 
 def run_case(case: Case) -> CaseResult:
     """Score the case's batch and compare with its expectations."""
-    batch = Batch(case.prompts, case.completions, case.columns, reward_name=case.reward.__name__)
     try:
+        batch = Batch(case.prompts, case.completions, case.columns, reward_name=case.reward.__name__)
         result = case.reward.evaluate_batch(batch)
     except Exception as exc:  # a crashing reward is a failed case, not a crashed run
         return CaseResult(case, [], [], [f"reward raised {type(exc).__name__}: {exc}"])

@@ -35,6 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `rewardhub score ... | head`
         return EXIT_OK
+    except OSError as exc:  # an output path in a missing folder, a file we may not write...
+        print(f"rewardhub: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def add_core_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -119,7 +122,8 @@ def _check(args: argparse.Namespace) -> int:
     failed = [r for r in results if not r.passed]
     if failed and not args.json:
         print(render_failures(failed))
-    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    # With --json, stdout is the JSON document alone.
+    print(f"{len(results) - len(failed)} passed, {len(failed)} failed", file=sys.stderr if args.json else sys.stdout)
     return EXIT_FAILURES if failed else EXIT_OK
 
 

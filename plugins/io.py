@@ -51,9 +51,14 @@ def count_rows(path: str | Path) -> int | None:
     if path.is_dir():
         return None
     if path.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
+        try:
+            import pyarrow.parquet as pq
 
-        return pq.ParquetFile(path).metadata.num_rows
+            return pq.ParquetFile(path).metadata.num_rows
+        except Exception:  # no pyarrow, or not Parquet: reading it says why
+            return None
+    if not path.is_file():
+        return None
     with path.open("rb") as handle:
         return sum(1 for line in handle if line.strip())
 
@@ -63,7 +68,7 @@ def _iter_jsonl(handle: IO[bytes]) -> Iterator[InputRow]:
         if not raw.strip():
             continue
         try:
-            text = raw.decode("utf-8")
+            text = raw.decode("utf-8-sig" if number == 1 else "utf-8")  # files saved on Windows start with a BOM
         except UnicodeDecodeError as exc:
             yield InputRow(number, None, f"invalid UTF-8 at byte {exc.start} of the line")
             continue

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .compose import load
+from .errors import InputFileError
 from .io import count_rows, dumps_row, iter_input
 
 _REASON_EXAMPLES = 3
@@ -119,6 +120,8 @@ def score_file(
     config: Any, input_path: str | Path, output: str | Path, *, batch_size: int = 256, progress: bool = False
 ) -> ScoreSummary:
     """Score every row of ``input_path`` and write JSONL to ``output`` (``-`` = stdout)."""
+    if str(output) != "-" and str(input_path) != "-" and Path(output).resolve() == Path(input_path).resolve():
+        raise InputFileError(f"the output {output} is the input file: scoring would overwrite it before reading it")
     rewards = load(config)
     summary = ScoreSummary(stats={alias: RewardStats() for alias in rewards.aliases})
     bar = Progress(count_rows(input_path) if progress else None, enabled=progress)

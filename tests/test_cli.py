@@ -223,3 +223,44 @@ def test_score_with_report(env, config, tmp_path):
     assert result.returncode == 0, result.stderr
     html = report.read_text()
     assert "t_contains" in html and "t_flaky" in html and "<img" in html
+
+
+def test_check_json_keeps_stdout_pure_json(env, tmp_path):
+    cases = tmp_path / "good.cases.yaml"
+    cases.write_text(CASES)
+    result = rh(env, "check", "--json", str(cases))
+    assert result.returncode == 0
+    assert [r["passed"] for r in json.loads(result.stdout)] == [True] * 4
+    assert "4 passed, 0 failed" in result.stderr
+
+
+def test_score_refuses_to_overwrite_its_input(env, config, tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", [{"completion": "x 42", "solution": "42"}])
+    result = rh(env, "score", "-c", str(config), str(data), "-o", str(data))
+    assert result.returncode == 2
+    assert "is the input file" in result.stderr
+    assert json.loads(data.read_text()) == {"completion": "x 42", "solution": "42"}
+
+
+def test_unwritable_output_is_a_usage_error_not_a_traceback(env, config, tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", [{"completion": "x"}])
+    result = rh(env, "score", "-c", str(config), str(data), "-o", str(tmp_path / "no" / "such" / "out.jsonl"))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "No such file or directory" in result.stderr
+
+
+def test_jsonl_with_a_byte_order_mark_reads_its_first_row(env, config, tmp_path):
+    data = tmp_path / "bom.jsonl"
+    data.write_bytes(b"\xef\xbb\xbf" + json.dumps({"completion": "42", "solution": "42"}).encode() + b"\n")
+    result = rh(env, "score", "-c", str(config), str(data), "--progress")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["rewards"]["t_contains"] == 1.0
+
+
+
+def test_corrupt_parquet_with_progress_bar_is_a_clear_error(env, config, tmp_path):
+    data = tmp_path / "broken.parquet"
+    data.write_bytes(b"not parquet at all")
+    result = rh(env, "score", "-c", str(config), str(data), "--progress")
+    assert result.returncode == 2
+    assert "cannot read Parquet file" in result.stderr and "Traceback" not in result.stderr

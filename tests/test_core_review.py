@@ -190,3 +190,42 @@ def test_calling_a_factory_directly_checks_param_names(core_registry):
 def test_factory_pickles_when_its_module_name_holds_the_plain_function():
     clone = pickle.loads(pickle.dumps(raw_length_factory()))
     assert clone(None, ["abc"]) == [3.0]
+
+
+# ----- case files ---------------------------------------------------------------------------------
+
+def _cases(tmp_path, text):
+    from rewardhub.cases import load_case_file
+
+    path = tmp_path / "x.cases.yaml"
+    path.write_text("reward: t_contains\ncases:\n" + text)
+    return load_case_file(path)
+
+
+def test_a_chat_prompt_as_long_as_the_group_is_one_prompt(core_registry, tmp_path):
+    from rewardhub.cases import run_case
+
+    (case,) = _cases(tmp_path, (
+        "  - prompt: [{role: system, content: s}, {role: user, content: u}]\n"
+        "    completions: ['42', 'x']\n    columns: {solution: '42'}\n    expect: [1.0, 0.0]\n"
+    ))
+    assert case.prompts == [[{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]] * 2
+    assert run_case(case).passed
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("  - completions: 'abc'\n    expect: 0\n", "'completions' must be a non-empty list"),
+    ("  - completions: []\n    expect: []\n", "'completions' must be a non-empty list"),
+    ("  - prompt: [a, b, c]\n    completions: [x, y]\n    expect: 0\n", "a list of 3 prompts for 2 completions"),
+    ("  - completions: [x, y]\n    columns: {solution: [a, b, c]}\n    expect: 0\n", "column 'solution' has 3 values"),
+    ("  - completion: x\n    columns: [solution]\n    expect: 0\n", "'columns' must be a mapping"),
+    ("  - completion: x\n    expect: {approx: high}\n", "cannot read 'expect'"),
+    ("  - completion: x\n    expect: {min: 0, approx: 1}\n", "cannot read 'expect'"),
+    ("  - completion: x\n    expect: 1\n    reason: 42\n", "'reason' must be text"),
+    ("  - completion: x\n    reward: t_contain\n    expect: 1\n", "case 'case 1': unknown reward 't_contain'"),
+    ("  - {name: a, completion: x, expect: 1}\n  - {name: a, completion: y, expect: 1}\n", "'a' used more than once"),
+])
+def test_malformed_cases_are_config_errors_naming_the_case(core_registry, tmp_path, text, message):
+    with pytest.raises(ConfigError) as info:
+        _cases(tmp_path, text)
+    assert message in str(info.value)
