@@ -62,6 +62,10 @@ class MissingColumnError(RewardhubError, KeyError):
         return self.args[0]
 
 
+class PluginLoadError(RewardhubError):
+    """A third-party plugin's entry point failed to import; the message names the plugin and its distribution."""
+
+
 class InputFileError(RewardhubError):
     """An input file (JSONL, Parquet, datasets folder) cannot be read."""
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import os
+import re
 import threading
 
 import pluggy
 
 from . import hookspecs
+from .errors import PluginLoadError
 
 ENTRY_POINT_GROUP = "rewardhub"
 LOAD_PLUGINS_ENV = "REWARDHUB_LOAD_PLUGINS"
@@ -57,7 +59,8 @@ def allowed_distributions() -> set[str] | None:
 
 
 def _normalise(distribution: str) -> str:
-    return distribution.strip().lower().replace("_", "-")
+    """PEP 503 form: case and runs of ``-``, ``_``, ``.`` do not matter (``My.Plugin`` = ``my-plugin``)."""
+    return re.sub(r"[-_.]+", "-", distribution.strip()).lower()
 
 
 def load_plugins() -> pluggy.PluginManager:
@@ -82,10 +85,19 @@ def _load_entry_points(allowed: set[str] | None) -> None:
         distribution = entry_point.dist.name if entry_point.dist else entry_point.value
         if allowed is not None and _normalise(distribution) not in allowed:
             continue
-        if pm.get_plugin(entry_point.name) is not None:
+        try:
+            plugin = entry_point.load()
+        except Exception as exc:
+            raise PluginLoadError(
+                f"plugin {entry_point.name!r} of distribution {distribution!r} failed to load: "
+                f"{type(exc).__name__}: {exc}. Fix or uninstall it, or list only the plugins you want in "
+                f"{LOAD_PLUGINS_ENV} (comma-separated distribution names)"
+            ) from exc
+        if pm.is_registered(plugin):
             continue
-        plugin = entry_point.load()
-        pm.register(plugin, name=entry_point.name)
+        # Entry-point names are chosen freely: two distributions may both call theirs "rewards".
+        name = entry_point.name if pm.get_plugin(entry_point.name) is None else f"{distribution}:{entry_point.name}"
+        pm.register(plugin, name=name)
         _plugin_sources[id(plugin)] = distribution
 
 

@@ -11,7 +11,6 @@ look-alike characters) that must never earn full credit.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import pickle
 import time
@@ -19,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .loop import run_coroutine
 from .reward import is_async_reward
 
 _HOMOGLYPHS = str.maketrans({"0": "O", "1": "l", "a": "а", "e": "е", "o": "о", "c": "с", "x": "х", "A": "Α", "B": "В"})
@@ -114,8 +114,12 @@ def check_contract(
     else:
         _compare(report, "the unpickled copy", values, _checked_call(clone, prompt, texts, columns, report, "unpickled"))
     if hasattr(reward, "evaluate"):
-        evaluated = reward.evaluate([prompt] * len(texts), texts, **_repeat(columns, len(texts))).values
-        _compare(report, "evaluate() (sync/async parity)", values, evaluated)
+        try:
+            evaluated = reward.evaluate([prompt] * len(texts), texts, **_repeat(columns, len(texts))).values
+        except Exception as exc:
+            report.failures.append(f"evaluate(): the reward raised {type(exc).__name__}: {exc}")
+        else:
+            _compare(report, "evaluate() (sync/async parity)", values, evaluated)
     if not isinstance(getattr(reward, "__name__", None), str):
         report.failures.append("no __name__: TRL names its reward metrics by it")
     odd = _checked_call(reward, prompt, [None, 123, {"role": "assistant"}], columns, report, "non-text completions")
@@ -131,7 +135,9 @@ def _repeat(columns: dict[str, Any], n: int) -> dict[str, list[Any]]:
 def _call(reward: Any, prompt: Any, completions: list[Any], columns: dict[str, Any]) -> list[Any]:
     kwargs = _repeat(columns, len(completions))
     if is_async_reward(reward):
-        return asyncio.run(reward(prompts=[prompt] * len(completions), completions=completions, **kwargs))
+        # rewardhub's persistent loop, not asyncio.run: works inside a running loop (Jupyter, async tests)
+        # and keeps loop-bound clients alive across the kit's calls, as a trainer's loop would.
+        return run_coroutine(reward(prompts=[prompt] * len(completions), completions=completions, **kwargs))
     return reward(prompts=[prompt] * len(completions), completions=completions, **kwargs)
 
 

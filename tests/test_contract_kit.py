@@ -82,3 +82,26 @@ def test_wrong_length_and_bad_values_are_caught():
 def test_correct_completion_must_get_full_credit():
     report = check_contract(strict(), correct_completion="I think it's 10", raise_on_failure=False)
     assert report.failures == ["the correct completion got 0.0, not full credit 1.0"]
+
+
+def test_the_kit_runs_async_rewards_from_inside_a_running_event_loop():
+    import asyncio
+
+    async def inside_a_loop():  # Jupyter, pytest-asyncio tests
+        return check_contract(async_strict(), raise_on_failure=False)
+
+    assert asyncio.run(inside_a_loop()).failures == []
+
+
+def test_a_raising_evaluate_is_reported_not_raised():
+    class Broken:
+        __name__ = "broken"
+
+        def __call__(self, prompts, completions, **kwargs):
+            return [0.0] * len(completions)
+
+        def evaluate(self, *args, **kwargs):
+            raise RuntimeError("evaluate is broken")
+
+    report = check_contract(Broken(), raise_on_failure=False)
+    assert "evaluate(): the reward raised RuntimeError: evaluate is broken" in report.failures

@@ -157,3 +157,45 @@ def test_the_wheel_maps_the_top_level_folders_into_one_package(tmp_path):
     assert out[0].startswith(str(tmp_path / "site" / "rewardhub"))
     assert out[1:] == ["True", "True"]
     assert not list((tmp_path / "site").glob("plugins")) and not list((tmp_path / "site").glob("rewards"))
+
+
+def fake_distribution(site: Path, name: str, entry_point: str, module: str, source: str) -> None:
+    """A distribution as an installer leaves it: a module plus its .dist-info with one entry point."""
+    info = site / f"{name.replace('-', '_')}-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text(f"[rewardhub]\n{entry_point} = {module}\n")
+    (site / f"{module}.py").write_text(textwrap.dedent(source))
+
+
+def test_two_distributions_may_use_the_same_entry_point_name(plugin_site, tmp_path):
+    fake_distribution(tmp_path, "rewardhub-samename", "politeness", "rewardhub_samename", """
+        import rewardhub
+
+        @rewardhub.sample_reward(name="other_reward")
+        def other(text):
+            return 1.0
+
+        @rewardhub.hookimpl
+        def register_rewards(register):
+            register(other)
+    """)
+    result = run_cli("list", "--json", env_extra={"PYTHONPATH": os.pathsep.join([str(plugin_site), str(tmp_path)])})
+    assert result.returncode == 0, result.stderr
+    sources = {r["name"]: r["source"] for r in json.loads(result.stdout)}
+    assert sources["politeness"] == "rewardhub-politeness"  # was silently dropped: same entry-point name
+    assert sources["other_reward"] == "rewardhub-samename"
+
+
+def test_a_plugin_that_fails_to_import_is_named_with_the_way_out(tmp_path):
+    fake_distribution(tmp_path, "rewardhub-broken", "broken", "rewardhub_broken", "import not_a_module_anywhere\n")
+    result = run_cli("list", site=tmp_path)
+    assert result.returncode == 2
+    assert "plugin 'broken' of distribution 'rewardhub-broken' failed to load: ModuleNotFoundError" in result.stderr
+    assert "REWARDHUB_LOAD_PLUGINS" in result.stderr and "Traceback" not in result.stderr
+    assert run_cli("list", site=tmp_path, env_extra={"REWARDHUB_LOAD_PLUGINS": ""}).returncode == 0
+
+
+def test_allow_list_names_are_compared_in_pep_503_form(plugin_site):
+    result = run_cli("list", "--json", site=plugin_site, env_extra={"REWARDHUB_LOAD_PLUGINS": "RewardHub.Politeness"})
+    assert "politeness" in {r["name"] for r in json.loads(result.stdout)}
