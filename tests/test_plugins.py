@@ -172,13 +172,15 @@ def test_two_distributions_may_use_the_same_entry_point_name(plugin_site, tmp_pa
     fake_distribution(tmp_path, "rewardhub-samename", "politeness", "rewardhub_samename", """
         import rewardhub
 
-        @rewardhub.sample_reward(name="other_reward")
-        def other(text):
-            return 1.0
+        class Other(rewardhub.Reward):
+            name = "other_reward"
+
+            def score_sample(self, text, row):
+                return 1.0
 
         @rewardhub.hookimpl
         def register_rewards(register):
-            register(other)
+            register(Other)
     """)
     result = run_cli("list", "--json", env_extra={"PYTHONPATH": os.pathsep.join([str(plugin_site), str(tmp_path)])})
     assert result.returncode == 0, result.stderr
