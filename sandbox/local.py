@@ -147,6 +147,9 @@ class Slot:
             if not answered and not isinstance(exc, TimeoutError):
                 return None
             return SandboxResult.failed(f"the sandbox slot stopped answering ({type(exc).__name__}); restarted it")
+        except BaseException:  # interrupted mid-run (Ctrl-C): the rest of this run must not reach the next one
+            self._stop()
+            raise
 
     def _write(self, data: bytes) -> None:
         view = memoryview(data)

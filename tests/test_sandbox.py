@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -12,7 +13,7 @@ from rewardhub import sandbox
 from rewardhub.hookspecs import hookimpl
 from rewardhub.plugins import pm
 from rewardhub.sandbox import Program, ProgramError, SandboxResult, UnknownBackendError
-from rewardhub.sandbox.local import isolation_problem
+from rewardhub.sandbox.local import LocalBackend, isolation_problem
 
 needs_isolation = pytest.mark.skipif(isolation_problem() is not None, reason=f"no local isolation: {isolation_problem()}")
 needs_compilers = pytest.mark.skipif(not (shutil.which("gcc") and shutil.which("g++")), reason="gcc/g++ not installed")
@@ -58,6 +59,31 @@ def test_run_many_keeps_order_and_runs_concurrently_safe_programs():
     results = sandbox.run_many(programs)
     assert [r.stdout for r in results] == [f"{i * i}\n" for i in range(40)]
     assert all(r.ok for r in results)
+
+
+class Interrupted(Exception):
+    """Raised in the caller by a signal handler, as Ctrl-C raises KeyboardInterrupt."""
+
+
+@needs_isolation
+def test_an_interrupted_run_leaves_nothing_for_the_next_run_on_its_slot():
+    backend = LocalBackend(workers=1)
+
+    def interrupt(signum, frame):
+        raise Interrupted
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.5)
+        with pytest.raises(Interrupted):
+            backend.run(Program("import time\nprint('first', flush=True)\ntime.sleep(1.5)\nprint('late')"))
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        result = backend.run(Program("print('second')"))
+        assert (result.stdout, result.exit_code, result.error) == ("second\n", 0, None)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        backend.close()
 
 
 @needs_isolation
