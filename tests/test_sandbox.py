@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import signal
 import subprocess
 import sys
 
 import pytest
+from interrupts import Interrupted, interrupt_after
 
 from rewardhub import sandbox
 from rewardhub.hookspecs import hookimpl
@@ -61,28 +61,15 @@ def test_run_many_keeps_order_and_runs_concurrently_safe_programs():
     assert all(r.ok for r in results)
 
 
-class Interrupted(Exception):
-    """Raised in the caller by a signal handler, as Ctrl-C raises KeyboardInterrupt."""
-
-
 @needs_isolation
 def test_an_interrupted_run_leaves_nothing_for_the_next_run_on_its_slot():
     backend = LocalBackend(workers=1)
-
-    def interrupt(signum, frame):
-        raise Interrupted
-
-    previous = signal.signal(signal.SIGALRM, interrupt)
     try:
-        signal.setitimer(signal.ITIMER_REAL, 0.5)
-        with pytest.raises(Interrupted):
+        with pytest.raises(Interrupted), interrupt_after(0.5):
             backend.run(Program("import time\nprint('first', flush=True)\ntime.sleep(1.5)\nprint('late')"))
-        signal.setitimer(signal.ITIMER_REAL, 0)
         result = backend.run(Program("print('second')"))
         assert (result.stdout, result.exit_code, result.error) == ("second\n", 0, None)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
         backend.close()
 
 

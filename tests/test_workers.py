@@ -11,6 +11,7 @@ import threading
 import time
 
 import pytest
+from interrupts import Interrupted, interrupt_after
 
 from rewardhub import WorkerStartupError
 from rewardhub.workers import Outcome, WorkerPool, shared_pool, usable_cores
@@ -54,10 +55,6 @@ def crash(x: int) -> int:
 def nap(seconds: float) -> float:
     time.sleep(seconds)
     return seconds
-
-
-class Interrupted(Exception):
-    """Raised in the caller by a signal handler, as Ctrl-C raises KeyboardInterrupt."""
 
 
 WARMED: list[str] = []
@@ -137,17 +134,8 @@ def test_crashing_worker_gives_an_error_outcome(pool):
 def test_an_interrupted_call_leaves_no_stale_answers_for_the_next(pool):
     """Workers still busy with an interrupted call's items must not answer the next call's items."""
 
-    def interrupt(signum, frame):
-        raise Interrupted
-
-    previous = signal.signal(signal.SIGALRM, interrupt)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, 0.3)
-        with pytest.raises(Interrupted):
-            pool.map(nap, [0.8] * 4, timeout=5, chunksize=2)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    with pytest.raises(Interrupted), interrupt_after(0.3):
+        pool.map(nap, [0.8] * 4, timeout=5, chunksize=2)
     assert pool.map(square, [5, 6], timeout=5, chunksize=1) == [Outcome("ok", 25), Outcome("ok", 36)]
     assert pool.map(square, range(8), timeout=5, chunksize=1) == [Outcome("ok", i * i) for i in range(8)]
 
