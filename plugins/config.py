@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from .errors import ConfigError, number_text_hint
 
 ENTRY_KEYS = ("name", "alias", "weight", "params", "gate")
 GATE_KEYS = ("reward", "threshold", "otherwise")
@@ -49,6 +49,8 @@ def read_config(config: Any) -> list[RewardEntry]:
         if "rewards" not in config:
             raise ConfigError("config has no 'rewards' list")
         config = config["rewards"]
+    if isinstance(config, tuple):
+        config = list(config)
     if not isinstance(config, list):
         raise ConfigError(f"'rewards' must be a list of entries, got {type(config).__name__}")
     if not config:
@@ -102,7 +104,7 @@ def _entry(index: int, raw: Any) -> RewardEntry:
         raise ConfigError(f"{where}: 'alias' must be a non-empty string")
     weight = raw.get("weight", 1.0)
     if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight):
-        raise ConfigError(f"{where}: 'weight' must be a finite number, got {weight!r}")
+        raise ConfigError(f"{where}: 'weight' must be a finite number, got {weight!r}{number_text_hint(weight)}")
     params = raw.get("params") or {}
     if not isinstance(params, dict):
         raise ConfigError(f"{where}: 'params' must be a mapping of param name to value, got {type(params).__name__}")
@@ -125,8 +127,8 @@ def _gate(where: str, raw: Any) -> Gate | None:
     numbers = {}
     for key, default in (("threshold", 1.0), ("otherwise", 0.0)):
         value = raw.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ConfigError(f"{where}: gate {key!r} must be a number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ConfigError(f"{where}: gate {key!r} must be a finite number, got {value!r}{number_text_hint(value)}")
         numbers[key] = float(value)
     return Gate(raw["reward"], **numbers)
 

@@ -72,3 +72,14 @@ class InputFileError(RewardhubError):
 
 class WorkerStartupError(RewardhubError, RuntimeError):
     """Worker processes could not be started (e.g. a script without an `if __name__ == "__main__"` guard)."""
+
+
+def number_text_hint(value: object) -> str:
+    """A hint when a number arrived as text, as YAML 1.1 reads ``1e-3`` (no dot): else ``""``."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        float(value)
+    except ValueError:
+        return ""
+    return " (a number given as text: unquote it; YAML also reads 1e-3 as text, write 1.0e-3 or 0.001)"

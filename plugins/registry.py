@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ConfigError, DuplicateRewardError, UnknownRewardError
+from .errors import ConfigError, DuplicateRewardError, UnknownRewardError, number_text_hint
 from .plugins import load_plugins, plugin_source, pm
 
 REQUIRED = inspect.Parameter.empty
@@ -59,7 +59,7 @@ class RewardSpec:
         if missing:
             raise ConfigError(f"reward {self.name!r} needs param(s) {', '.join(map(repr, missing))}")
         for key, value in params.items():
-            problem = _type_problem(self.factory, key, value)
+            problem = _type_problem(self.factory, key, value, self.params[key].annotation)
             if problem:
                 raise ConfigError(f"reward {self.name!r}, param {key!r}: {problem}")
 
@@ -119,17 +119,20 @@ def _annotation_text(annotation: Any) -> str:
 _SIMPLE_TYPES = {bool: (bool,), int: (int,), float: (int, float), str: (str,)}
 
 
-def _type_problem(factory: Any, key: str, value: Any) -> str | None:
-    """A message when ``value`` clearly does not fit the annotated type of ``key``, else None."""
+def _type_problem(factory: Any, key: str, value: Any, annotation_text: str = "") -> str | None:
+    """A message when ``value`` clearly does not fit the annotated type of ``key``, else None.
+
+    The resolved annotation is used when the hints resolve; else its text (``"float | None"``), so that
+    an unresolvable annotation of another param does not switch the checks off.
+    """
     target = factory.__init__ if inspect.isclass(factory) else getattr(factory, "signature_target", factory)
     annotation = _hints(target).get(key)
-    if annotation is None:
-        return None
-    allowed = _allowed_types(annotation)
+    allowed = _allowed_types(annotation) if annotation is not None else _allowed_from_text(annotation_text)
     if allowed is None or isinstance(value, allowed) and not (isinstance(value, bool) and bool not in allowed):
         return None
     names = " or ".join(sorted({t.__name__ for t in allowed}))
-    return f"expected {names}, got {type(value).__name__} {value!r}"
+    hint = number_text_hint(value) if float in allowed else ""
+    return f"expected {names}, got {type(value).__name__} {value!r}{hint}"
 
 
 def _allowed_types(annotation: Any) -> tuple[type, ...] | None:
@@ -147,6 +150,17 @@ def _allowed_types(annotation: Any) -> tuple[type, ...] | None:
                 return None
         return tuple(allowed)
     return None
+
+
+_TYPE_NAMES = {"bool": bool, "int": int, "float": float, "str": str}
+
+
+def _allowed_from_text(text: str) -> tuple[type, ...] | None:
+    """``_allowed_types`` for an annotation given as text (``"float"``, ``"int | None"``)."""
+    names = [part.strip() for part in text.split("|")] if text else []
+    if not names or any(n not in _TYPE_NAMES and n != "None" for n in names):
+        return None
+    return tuple(t for n in names for t in (_SIMPLE_TYPES[_TYPE_NAMES[n]] if n != "None" else (type(None),)))
 
 
 def _first_line(text: str | None) -> str:

@@ -229,3 +229,48 @@ def test_malformed_cases_are_config_errors_naming_the_case(core_registry, tmp_pa
     with pytest.raises(ConfigError) as info:
         _cases(tmp_path, text)
     assert message in str(info.value)
+
+
+# ----- registry and config ------------------------------------------------------------------------
+
+class UnresolvableHints(rewardhub.Reward):
+    """One annotation names a type only a type checker sees: get_type_hints() fails for all params."""
+
+    name = "t_unresolvable_hints"
+
+    def __init__(self, *, scale: float = 1.0, helper: "NotImportedHere | None" = None, on_error: str = "none"):  # noqa: F821
+        super().__init__(on_error=on_error)
+        self.scale = scale
+
+    def score_sample(self, text, row):
+        return self.scale * len(text)
+
+
+def test_params_are_type_checked_even_when_another_annotation_does_not_resolve(clean_registry):
+    clean_registry.add(UnresolvableHints)
+    with pytest.raises(ConfigError, match="param 'scale': expected float or int, got str 'x'"):
+        rewardhub.get("t_unresolvable_hints", scale="x")
+    assert rewardhub.get("t_unresolvable_hints", scale=2).evaluate(None, ["ab"]).values == [4.0]
+
+
+def test_isolation_params_are_type_checked(core_registry):
+    with pytest.raises(ConfigError, match="reward 't_isolated', param 'timeout': expected float or int, got str '5s'"):
+        rewardhub.load([{"name": "t_isolated", "params": {"timeout": "5s"}}])
+    with pytest.raises(ConfigError, match="param 'workers': expected NoneType or int, got float"):
+        rewardhub.get("t_isolated", workers=2.5)
+
+
+def test_yaml_exponents_without_a_dot_get_a_hint(core_registry, tmp_path):
+    path = tmp_path / "rewards.yaml"
+    path.write_text("rewards:\n  - name: t_length\n    weight: 1e-3\n")
+    with pytest.raises(ConfigError, match="'weight' must be a finite number, got '1e-3' .*write 1.0e-3"):
+        rewardhub.load(str(path))
+    path.write_text("rewards:\n  - name: t_length\n    params: {per_char: 1e-3}\n")
+    with pytest.raises(ConfigError, match="got str '1e-3' .*write 1.0e-3"):
+        rewardhub.load(str(path))
+
+
+def test_a_tuple_config_and_a_nan_gate_threshold(core_registry):
+    assert rewardhub.load(("t_length", "t_contains")).aliases == ["t_length", "t_contains"]
+    with pytest.raises(ConfigError, match="gate 'threshold' must be a finite number, got nan"):
+        rewardhub.load([{"name": "t_length", "gate": {"reward": "t_contains", "threshold": float("nan")}}])
