@@ -20,7 +20,7 @@ _LABELLED = re.compile(
 )
 _FRACTION = re.compile(rf"({_NUMBER})\s*(?:/|out of)\s*({_NUMBER})", re.I)
 # "not 10/10", "rather than 9/10", "wouldn't give 10/10": a score the judge rules out.
-_NEGATED = re.compile(r"(?:\bnot|\bnever|\bthan|\binstead of|n't\s+\w+)\s+(?:an?\s+|even\s+)?$", re.I)
+_NEGATED = re.compile(r"(?:\bnot|\bnever|\brather than|\binstead of|n't\s+\w+)\s+(?:an?\s+|even\s+)?$", re.I)
 # "(0-10)", "on a scale of 1 to 10", "from 0 to 10": the range the judge was given, not its score.
 _RANGE = rf"{_NUMBER}\s*(?:-|–|to)\s*{_NUMBER}"
 _SCALE_PHRASE = re.compile(

@@ -45,6 +45,7 @@ TEN = ScoreScale(0, 10)
         # a negated score is not the score; a stated scale is not a score
         ("I'd give it 7/10, not 10/10", "number", 0.7),
         ("Solid work: 8/10 rather than 9/10.", "number", 0.8),
+        ("It deserves no more than 5/10.", "number", 0.5),  # a cap, not a negation
         ("Score (0-10): 7", "number", 0.7),
         ("Rating (1-10): 6", "number", 0.6),
         ("I'd rate it 8 on a scale of 1 to 10.", "number", 0.8),
