@@ -234,7 +234,8 @@ _MAX_EXPONENT = 100
 _EXACT = Context(prec=200)  # no rounding: canonical forms of distinct numbers must differ
 _OPERATORS = frozenset("+-*/^=<>")  # kept by punctuation stripping: "-x" is not "x", "x-1" is not "x+1"
 _PUNCTUATION = frozenset(string.punctuation) - _OPERATORS
-_TEXT_DASH = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])|(?<=\s)-(?=\s)")  # "well-known", "Paris - France"
+# A hyphen inside a word ("well-known", "COVID-19") or between spaced words ("Paris - France"), not a minus sign.
+_TEXT_DASH = re.compile(r"(?<=[^\W\d_])-(?=[^\W_])|(?<=[^\W_])-(?=[^\W\d_])|(?<=\s)-(?=\s)")
 _OPERATOR_SPACING = re.compile(r"\s*([+\-*/^=<>])\s*")
 _WHITESPACE = re.compile(r"\s+")
 
