@@ -34,7 +34,7 @@ def to_score(raw: Any) -> Score:
     if isinstance(raw, Score):
         value, reason, verdict = raw.value, raw.reason, raw.verdict
     elif isinstance(raw, tuple) and len(raw) == 2:
-        value, reason, verdict = raw[0], str(raw[1]), None
+        value, reason, verdict = raw[0], "" if raw[1] is None else str(raw[1]), None
     else:
         value, reason, verdict = raw, "", None
     if value is None:

@@ -123,6 +123,8 @@ def load_case_file(path: str | Path) -> list[Case]:
 
 
 def _rewards_for(data: dict[str, Any], path: Path) -> RewardSet | Reward | None:
+    if "config" in data and ("reward" in data or "params" in data):
+        raise ConfigError(f"{path}: give either 'config' (cases pick an alias with 'reward') or 'reward' and 'params'")
     if "config" in data:
         return load(path.parent / data["config"])
     if "reward" in data:

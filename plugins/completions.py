@@ -38,7 +38,7 @@ def message_text(message: Mapping) -> str:
         return ""
     if isinstance(content, str):
         return content
-    if isinstance(content, Sequence):
+    if isinstance(content, Sequence) and not isinstance(content, (bytes, bytearray)):
         parts = []
         for part in content:
             if isinstance(part, str):

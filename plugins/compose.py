@@ -189,7 +189,8 @@ class RewardSet:
         chunk: list[dict[str, Any]] = []
         last_key = None
         for row in rows:
-            key = prompt_key(row.get("prompt"))
+            # Rows without a prompt form no group: a unique key lets the chunk end at batch_size.
+            key = prompt_key(row["prompt"]) if row.get("prompt") is not None else object()
             if len(chunk) >= batch_size and key != last_key:
                 yield from self._score_chunk(chunk)
                 chunk = []

@@ -30,8 +30,13 @@ class CaseFile(pytest.File):
 
     def collect(self):
         from .cases import load_case_file
+        from .errors import RewardhubError
 
-        for case in load_case_file(self.path):
+        try:
+            cases = load_case_file(self.path)
+        except RewardhubError as exc:  # the message says what is wrong; a traceback into rewardhub would not
+            raise self.CollectError(str(exc)) from None
+        for case in cases:
             yield CaseItem.from_parent(self, name=case.name, case=case)
 
 

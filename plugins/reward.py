@@ -240,6 +240,14 @@ class Reward:
             while len(self._memo) > _MEMO_SIZE:
                 self._memo.popitem(last=False)
 
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup failed: the usual cause is a subclass skipping Reward.__init__.
+        if name in _SET_BY_INIT:
+            raise AttributeError(
+                f"{type(self).__name__} has no {name!r}: its __init__ must call super().__init__(on_error=on_error)"
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         if state.get("_memo") is not None:
@@ -311,6 +319,7 @@ class AsyncReward(Reward):
 
 
 _ERROR_PREFIX = "error: "
+_SET_BY_INIT = ("on_error", "totals", "_memo", "_bound", "__name__")
 
 
 def _error_reason(exc: BaseException) -> str:

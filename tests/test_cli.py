@@ -264,3 +264,12 @@ def test_corrupt_parquet_with_progress_bar_is_a_clear_error(env, config, tmp_pat
     result = rh(env, "score", "-c", str(config), str(data), "--progress")
     assert result.returncode == 2
     assert "cannot read Parquet file" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_pytest_reports_a_malformed_case_file_by_its_message(env, tmp_path):
+    (tmp_path / "bad.cases.yaml").write_text("reward: t_contains\ncases:\n  - name: a\n    completion: x\n    expcet: 1\n")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert result.returncode == 2
+    assert "case 'a': unknown key(s) 'expcet'" in result.stdout
+    assert "plugins/cases.py" not in result.stdout  # no traceback into rewardhub's internals

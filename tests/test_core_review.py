@@ -274,3 +274,43 @@ def test_a_tuple_config_and_a_nan_gate_threshold(core_registry):
     assert rewardhub.load(("t_length", "t_contains")).aliases == ["t_length", "t_contains"]
     with pytest.raises(ConfigError, match="gate 'threshold' must be a finite number, got nan"):
         rewardhub.load([{"name": "t_length", "gate": {"reward": "t_contains", "threshold": float("nan")}}])
+
+
+def test_a_subclass_that_skips_super_init_is_told_so():
+    class Forgetful(rewardhub.Reward):
+        name = "t_forgetful"
+
+        def __init__(self, *, scale: float = 1.0):
+            self.scale = scale
+
+        def score_sample(self, text, row):
+            return self.scale
+
+    with pytest.raises(AttributeError, match=r"Forgetful has no .*must call super\(\).__init__\(on_error=on_error\)"):
+        Forgetful()(None, ["a"])
+    assert not hasattr(Forgetful(), "totals")
+
+
+def test_rows_without_prompts_are_chunked_at_batch_size(core_registry):
+    rewards = rewardhub.load(["t_length"])
+    sizes = []
+    original = rewards._score_chunk
+    rewards._score_chunk = lambda chunk: sizes.append(len(chunk)) or original(chunk)
+    out = list(rewards.iter_scores(({"completion": "x"} for _ in range(5)), batch_size=2))
+    assert len(out) == 5 and sizes == [2, 2, 1]  # was one chunk of everything: no streaming, all in memory
+
+
+def test_odd_message_contents():
+    with pytest.raises(ValueError, match="message content is not text: got bytes"):
+        completion_text([{"role": "assistant", "content": b"raw"}])
+    assert to_score((1.0, None)) == Score(1.0, "")
+
+
+def test_a_case_file_with_both_config_and_reward_is_rejected(core_registry, tmp_path):
+    from rewardhub.cases import load_case_file
+
+    (tmp_path / "cfg.yaml").write_text("rewards: [t_length]\n")
+    path = tmp_path / "x.cases.yaml"
+    path.write_text("config: cfg.yaml\nreward: t_contains\ncases:\n  - {completion: x, expect: 0.1}\n")
+    with pytest.raises(ConfigError, match="give either 'config'"):
+        load_case_file(path)
