@@ -40,6 +40,8 @@ _VALUE_WORDS = {
     "or", "not", "more", "less", "fewer", "than", "plus", "minus", "over", "divided", "squared", "cubed",
     "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "billions", "trillion",
     "dozen", "dozens", "half", "halves", "third", "thirds", "quarter", "quarters", "percent", "exp",
+    "least", "most", "under", "above", "below", "nearly", "almost", "approximately", "roughly", "about",
+    "minimum", "maximum",
 }  # fmt: skip
 
 

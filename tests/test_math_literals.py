@@ -35,6 +35,8 @@ from rewardhub.rewards.mathematics import gold_answer
         ("3 squared", "3 squared"),
         ("1 half", "1 half"),
         ("7 not", "7 not"),
+        ("5 at least", "5 at least"),
+        ("5 approximately", "5 approximately"),
         (r"5 \text{ or more}", "5 or more"),
         (r"2\text{ million}", "2 million"),
         (r"\text{5 or more}", "5 or more"),
