@@ -221,6 +221,9 @@ class Reward:
             tuple((t, None) if t is not None else (None, _frozen(c)) for t, c in zip(batch.texts, batch.completions, strict=True)),
             tuple(prompt_key(p) for p in batch.prompts),
             tuple(sorted((name, _frozen(values)) for name, values in batch.columns.items())),
+            # Batch-level objects (trainer_state) are the same object every step: their identity and step
+            # keep a result from one step being served at the next (a reward may follow the schedule).
+            tuple(sorted((k, id(v), getattr(v, "global_step", None)) for k, v in batch.extras.items())),
         )
 
     def _recall(self, key: tuple | None) -> BatchResult | None:

@@ -314,3 +314,18 @@ def test_a_case_file_with_both_config_and_reward_is_rejected(core_registry, tmp_
     path.write_text("config: cfg.yaml\nreward: t_contains\ncases:\n  - {completion: x, expect: 0.1}\n")
     with pytest.raises(ConfigError, match="give either 'config'"):
         load_case_file(path)
+
+
+@rewardhub.sample_reward(name="t_step_schedule")
+def step_schedule(text, trainer_state):
+    return float(trainer_state.global_step)
+
+
+def test_memo_does_not_serve_the_last_steps_result_at_the_next_step():
+    from types import SimpleNamespace
+
+    scheduled = step_schedule().share()
+    state = SimpleNamespace(global_step=1)  # TRL passes the same TrainerState object at every step
+    assert scheduled(["q"], ["a"], trainer_state=state) == [1.0]
+    state.global_step = 2
+    assert scheduled(["q"], ["a"], trainer_state=state) == [2.0]
