@@ -280,3 +280,18 @@ def test_serve_command_refuses_an_unset_token_variable(tmp_path: Path):
     )
     assert proc.returncode == 2
     assert "RH_UNSET_TOKEN" in proc.stderr
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--threads", "0", "argument --threads: must be greater than 0, got 0"),
+    ("--max-body-mb", "-1", "argument --max-body-mb: must be greater than 0, got -1"),
+    ("--threads", "many", "argument --threads: not a number: 'many'"),
+])
+def test_serve_rejects_nonsensical_options_before_starting(tmp_path, option, value, message):
+    config = tmp_path / "rewards.yaml"
+    config.write_text("rewards: [exact_match]\n")
+    rh = os.path.join(os.path.dirname(sys.executable), "rewardhub")
+    result = subprocess.run([rh, "serve", "--config", str(config), option, value], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2
+    assert message in result.stderr

@@ -23,8 +23,9 @@ def register_commands(subparsers):
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, local only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     parser.add_argument("--token-env", metavar="VAR", help="require 'Authorization: Bearer $VAR' on scoring endpoints")
-    parser.add_argument("--max-body-mb", type=float, default=16.0, help="largest request body in MiB (default: 16)")
-    parser.add_argument("--threads", type=int, default=32, help="threads for synchronous rewards (default: 32)")
+    parser.add_argument("--max-body-mb", type=_positive(float), default=16.0,
+                        help="largest request body in MiB (default: 16)")
+    parser.add_argument("--threads", type=_positive(int), default=32, help="threads for synchronous rewards (default: 32)")
     parser.add_argument("--label-column", default="solution", help="column OpenRLHF 'labels' fill (default: solution)")
     parser.add_argument("--abstain-value", type=float, default=0.0,
                         help="reward sent to OpenRLHF where every reward abstained (default: 0.0)")
@@ -33,6 +34,22 @@ def register_commands(subparsers):
                         "(default: common ones such as <pad>, <|im_end|>, </s>, <|eot_id|>; '' for none)")
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     parser.set_defaults(handler=run_serve)
+
+
+def _positive(kind: type) -> object:
+    """An argparse type accepting only numbers > 0 of ``kind`` (bad values exit 2 with a message)."""
+
+    def parse(text: str) -> float | int:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def run_serve(args: argparse.Namespace) -> int:
