@@ -114,6 +114,7 @@ def _iter_dataset(path: Path) -> Iterator[InputRow]:
                 f"{path} holds several splits ({', '.join(loaded)}); pass the split's own folder, e.g. {path}/train"
             )
         loaded = next(iter(loaded.values()))
+    loaded = loaded.with_format(None)  # a folder saved with a numpy/torch format would yield arrays, not lists
     for number, row in enumerate(loaded, start=1):
         yield InputRow(number, dict(row))
 
@@ -130,8 +131,14 @@ def jsonable(value: Any) -> Any:
 
 
 def dumps_row(row: dict[str, Any]) -> str:
-    """One JSONL line (no trailing newline); non-JSON values become their string form."""
-    return json.dumps(jsonable(row), ensure_ascii=False, allow_nan=False, default=str)
+    """One JSONL line (no trailing newline); numpy/torch values become lists and numbers, others their string form."""
+    return json.dumps(jsonable(row), ensure_ascii=False, allow_nan=False, default=_json_default)
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "tolist") and callable(value.tolist):  # numpy arrays and scalars, tensors
+        return jsonable(value.tolist())
+    return str(value)
 
 
 def write_rows(rows: Iterable[dict[str, Any]], path: str | Path) -> int:

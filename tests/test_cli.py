@@ -273,3 +273,24 @@ def test_pytest_reports_a_malformed_case_file_by_its_message(env, tmp_path):
     assert result.returncode == 2
     assert "case 'a': unknown key(s) 'expcet'" in result.stdout
     assert "plugins/cases.py" not in result.stdout  # no traceback into rewardhub's internals
+
+
+def test_a_datasets_folder_saved_in_numpy_format_round_trips(env, config, tmp_path):
+    import datasets
+
+    folder = tmp_path / "np_ds"
+    rows = [{"prompt": "q", "completion": "it is 42", "solution": "42", "ids": [1, 2, 3]}]
+    datasets.Dataset.from_list(rows).with_format("numpy").save_to_disk(str(folder))
+    result = rh(env, "score", "-q", "-c", str(config), str(folder))
+    assert result.returncode == 0, result.stderr
+    row = json.loads(result.stdout)
+    assert row["ids"] == [1, 2, 3] and row["rewards"]["t_contains"] == 1.0  # ids was the string "[1 2 3]"
+
+
+def test_numpy_values_in_rows_are_written_as_json_numbers():
+    import numpy as np
+
+    from rewardhub.io import dumps_row
+
+    assert json.loads(dumps_row({"a": np.int64(3), "b": np.array([0.5, np.nan]), "c": {1, 2}})) == {
+        "a": 3, "b": [0.5, None], "c": "{1, 2}"}
