@@ -10,7 +10,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ConfigError, DuplicateRewardError, UnknownRewardError, number_text_hint
+from .errors import (
+    ConfigError,
+    DuplicateRewardError,
+    PluginLoadError,
+    RewardhubError,
+    UnknownRewardError,
+    number_text_hint,
+)
 from .plugins import load_plugins, plugin_source, pm
 
 REQUIRED = inspect.Parameter.empty
@@ -184,7 +191,15 @@ class Registry:
             load_plugins()
             for impl in pm.hook.register_rewards.get_hookimpls():
                 source = plugin_source(impl.plugin)
-                impl.function(register=lambda factory, _source=source: self.add(factory, source=_source))
+                try:
+                    impl.function(register=lambda factory, _source=source: self.add(factory, source=_source))
+                except RewardhubError:
+                    raise
+                except Exception as exc:  # a plugin bug: say whose, not just where in rewardhub
+                    raise PluginLoadError(
+                        f"plugin {impl.plugin_name!r} (distribution {source!r}) failed in register_rewards: "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
             self._filled = True
 
     def add(self, factory: Any, *, source: str = "rewardhub") -> RewardSpec:

@@ -201,3 +201,17 @@ def test_a_plugin_that_fails_to_import_is_named_with_the_way_out(tmp_path):
 def test_allow_list_names_are_compared_in_pep_503_form(plugin_site):
     result = run_cli("list", "--json", site=plugin_site, env_extra={"REWARDHUB_LOAD_PLUGINS": "RewardHub.Politeness"})
     assert "politeness" in {r["name"] for r in json.loads(result.stdout)}
+
+
+def test_a_plugin_whose_register_rewards_fails_is_named(tmp_path):
+    fake_distribution(tmp_path, "rewardhub-nameless", "nameless", "rewardhub_nameless", """
+        import rewardhub
+
+        @rewardhub.hookimpl
+        def register_rewards(register):
+            register(lambda text: 1.0)  # no registry name
+    """)
+    result = run_cli("list", site=tmp_path)
+    assert result.returncode == 2
+    assert "plugin 'nameless' (distribution 'rewardhub-nameless') failed in register_rewards: TypeError" in result.stderr
+    assert "has no registry name" in result.stderr and "Traceback" not in result.stderr
