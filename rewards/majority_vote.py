@@ -53,6 +53,8 @@ class MajorityVote(UsesMathWorkers):
             raise ConfigError(
                 f"majority_vote: group_size must be a positive number of completions; got {group_size}"
             )
+        if min_votes < 1:
+            raise ConfigError(f"majority_vote: min_votes must be at least 1; got {min_votes}")
         self.group_size = group_size
         self.min_votes = min_votes
         self.ties = ties

@@ -98,7 +98,8 @@ def test_incomplete_group_abstains_with_a_reason():
 def test_registry_and_params():
     vote = rewardhub.get("majority_vote", ties="all")
     assert vote(None, boxed("1", "1", "2")) == [1.0, 1.0, 0.0]  # no prompts: one group, no gold needed
-    for bad in ({"ties": "random"}, {"answerless": "skip"}, {"equivalence": "fuzzy"}, {"group_size": 0}):
+    for bad in ({"ties": "random"}, {"answerless": "skip"}, {"equivalence": "fuzzy"}, {"group_size": 0},
+                {"min_votes": 0}):
         with pytest.raises(ConfigError):
             MajorityVote(**bad)
 
