@@ -332,17 +332,28 @@ def _error_reason(exc: BaseException) -> str:
     return f"{_ERROR_PREFIX}{type(exc).__name__}: {message}"
 
 
+_SCALARS = frozenset({str, bytes, int, float, bool, type(None)})
+
+
 def _frozen(value: Any) -> Any:
-    """A hashable, complete stand-in for a column value (``repr`` elides the middle of big arrays)."""
-    if isinstance(value, str | bytes | int | float | bool | type(None)):
-        return (type(value).__name__, value)
+    """A hashable, complete stand-in for a column value (``repr`` elides the middle of big arrays).
+
+    Types are part of it (``1``, ``1.0`` and ``True`` are equal in Python but may score differently);
+    lists of plain scalars, such as token ids, take a fast path.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return (kind, value)
+    if kind is list or kind is tuple:
+        kinds = set(map(type, value))
+        if kinds <= _SCALARS:
+            return (kind, tuple(value), tuple(kinds) if len(kinds) <= 1 else tuple(map(type, value)))
+        return (kind, tuple(map(_frozen, value)))
     if isinstance(value, Mapping):
-        return ("map", tuple((repr(k), _frozen(v)) for k, v in value.items()))
+        return (Mapping, tuple((repr(k), _frozen(v)) for k, v in value.items()))
     if hasattr(value, "tolist") and callable(value.tolist):  # numpy arrays and scalars, torch tensors
         return _frozen(value.tolist())
-    if isinstance(value, list | tuple | set | frozenset):
-        return (type(value).__name__, tuple(_frozen(v) for v in value))
-    return ("repr", repr(value))
+    return (object, repr(value))
 
 
 def _unwrap(result: Any) -> Any:

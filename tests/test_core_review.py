@@ -62,6 +62,9 @@ def test_memo_sees_the_middle_of_big_array_columns(core_registry):
     exact.evaluate(["q"], ["a"], solution=["a"], ids=[ids_a])
     exact.evaluate(["q"], ["a"], solution=["a"], ids=[ids_b])
     assert exact.batches == 2
+    for flag in (1, True, 1.0, 1):  # equal in Python, not the same value to a reward
+        exact.evaluate(["q"], ["a"], solution=["a"], flag=[flag])
+    assert exact.batches == 5
 
 
 # ----- composition --------------------------------------------------------------------------------
