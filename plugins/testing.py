@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import pickle
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -89,8 +90,20 @@ def check_contract(
         *(probe.make(right, wrong) for probe in probes),
     ]
     start = time.perf_counter()
-    values = _checked_call(reward, prompt, texts, columns, report, "plain completions")
+    # In a daemon thread: a reward that hangs on a probe fails the check instead of hanging the test run.
+    first: list[list[float | None] | None] = []
+    worker = threading.Thread(
+        target=lambda: first.append(_checked_call(reward, prompt, texts, columns, report, "plain completions")),
+        name="rewardhub-contract", daemon=True,
+    )
+    worker.start()
+    worker.join(deadline)
     report.seconds = time.perf_counter() - start
+    if worker.is_alive():
+        report.failures.append(f"deadline: scoring {len(texts)} completions did not finish within {deadline} s "
+                               f"(a gaming probe may send the reward into a runaway loop)")
+        return _finish(report, raise_on_failure)
+    values = first[0]
     if values is None:
         return _finish(report, raise_on_failure)
     if report.seconds > deadline:

@@ -105,3 +105,19 @@ def test_a_raising_evaluate_is_reported_not_raised():
 
     report = check_contract(Broken(), raise_on_failure=False)
     assert "evaluate(): the reward raised RuntimeError: evaluate is broken" in report.failures
+
+
+def test_a_reward_that_hangs_fails_the_deadline_instead_of_hanging_the_tests():
+    import threading
+
+    never = threading.Event()
+
+    def hangs_on_long_inputs(prompts, completions, **kwargs):
+        if any(len(c) > 5000 for c in completions):
+            never.wait()  # a runaway regex, without burning the CPU here
+        return [0.0] * len(completions)
+
+    report = check_contract(hangs_on_long_inputs, deadline=0.5, raise_on_failure=False)
+    assert report.failures == [
+        "deadline: scoring 12 completions did not finish within 0.5 s (a gaming probe may send the reward into a runaway loop)"
+    ]
