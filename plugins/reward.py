@@ -62,6 +62,9 @@ class Reward:
     def __init__(self, *, on_error: str = "none"):
         if on_error not in ON_ERROR_POLICIES:
             raise ConfigError(f"on_error must be one of {', '.join(ON_ERROR_POLICIES)}; got {on_error!r}")
+        if not _overrides_a_scorer(type(self)):  # else every sample would abstain with NotImplementedError
+            raise TypeError(f"{type(self).__name__} must override score_sample or score_batch "
+                            f"(score_sample_async or score_batch_async for an AsyncReward)")
         self.on_error = on_error
         self.__name__ = self.name or type(self).__name__
         self.totals = {"samples": 0, "errors": 0, "abstained": 0, "seconds": 0.0}
@@ -354,6 +357,13 @@ def _frozen(value: Any) -> Any:
     if hasattr(value, "tolist") and callable(value.tolist):  # numpy arrays and scalars, torch tensors
         return _frozen(value.tolist())
     return (object, repr(value))
+
+
+def _overrides_a_scorer(cls: type) -> bool:
+    if issubclass(cls, AsyncReward):
+        return (cls.score_sample_async is not AsyncReward.score_sample_async
+                or cls.score_batch_async is not AsyncReward.score_batch_async)
+    return cls.score_sample is not Reward.score_sample or cls.score_batch is not Reward.score_batch
 
 
 def _unwrap(result: Any) -> Any:

@@ -332,3 +332,18 @@ def test_memo_does_not_serve_the_last_steps_result_at_the_next_step():
     assert scheduled(["q"], ["a"], trainer_state=state) == [1.0]
     state.global_step = 2
     assert scheduled(["q"], ["a"], trainer_state=state) == [2.0]
+
+
+def test_a_reward_without_a_scorer_fails_at_construction_not_with_none_at_every_step():
+    class NoScorer(rewardhub.Reward):
+        name = "t_no_scorer"
+
+    class SyncScorerOnAsync(AsyncReward):
+        name = "t_sync_on_async"
+
+        def score_sample(self, text, row):  # the sync hook is never called for an AsyncReward
+            return 1.0
+
+    for cls in (NoScorer, SyncScorerOnAsync):
+        with pytest.raises(TypeError, match="must override score_sample or score_batch"):
+            cls()
