@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 import time
@@ -126,9 +127,12 @@ def score_file(
     summary = ScoreSummary(stats={alias: RewardStats() for alias in rewards.aliases})
     bar = Progress(count_rows(input_path) if progress else None, enabled=progress)
     start = time.perf_counter()
+    scored_rows = rewards.iter_scores(_valid_rows(input_path, summary), batch_size=batch_size)
+    # Read up to the first scored row before opening the output: an unreadable input must not wipe it.
+    first = next(scored_rows, None)
     handle = sys.stdout if str(output) == "-" else open(output, "w", encoding="utf-8")
     try:
-        for scored in rewards.iter_scores(_valid_rows(input_path, summary), batch_size=batch_size):
+        for scored in itertools.chain([first] if first is not None else [], scored_rows):
             handle.write(dumps_row(scored) + "\n")
             summary.rows += 1
             for alias, stats in summary.stats.items():

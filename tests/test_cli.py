@@ -294,3 +294,11 @@ def test_numpy_values_in_rows_are_written_as_json_numbers():
 
     assert json.loads(dumps_row({"a": np.int64(3), "b": np.array([0.5, np.nan]), "c": {1, 2}})) == {
         "a": 3, "b": [0.5, None], "c": "{1, 2}"}
+
+
+def test_a_failed_read_leaves_the_previous_output_alone(env, config, tmp_path):
+    out = tmp_path / "out.jsonl"
+    out.write_text('{"kept": true}\n')
+    result = rh(env, "score", "-c", str(config), str(tmp_path / "typo.jsonl"), "-o", str(out))
+    assert result.returncode == 2 and "input not found" in result.stderr
+    assert out.read_text() == '{"kept": true}\n'
