@@ -102,6 +102,10 @@ def _score(args: argparse.Namespace) -> int:
     summary = score_file(args.config, args.input, args.output, batch_size=args.batch_size, progress=show_progress)
     if not args.quiet:
         print(summary.render(), file=sys.stderr)
+    if summary.bad_rows and not summary.rows:  # e.g. a CSV file: nothing was scored, that is not a success
+        print(f"rewardhub: error: none of the {len(summary.bad_rows)} rows of {args.input} could be scored "
+              f"(first problem, line {summary.bad_rows[0][0]}: {summary.bad_rows[0][1]})", file=sys.stderr)
+        return EXIT_USAGE
     if args.report:
         from .report import write_report
 

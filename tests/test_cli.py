@@ -302,3 +302,11 @@ def test_a_failed_read_leaves_the_previous_output_alone(env, config, tmp_path):
     result = rh(env, "score", "-c", str(config), str(tmp_path / "typo.jsonl"), "-o", str(out))
     assert result.returncode == 2 and "input not found" in result.stderr
     assert out.read_text() == '{"kept": true}\n'
+
+
+def test_an_input_with_no_scorable_row_is_an_error(env, config, tmp_path):
+    data = tmp_path / "data.csv"
+    data.write_text("prompt,completion\nq,42\n")
+    result = rh(env, "score", "-q", "-c", str(config), str(data))
+    assert result.returncode == 2
+    assert "none of the 2 rows of" in result.stderr and "line 1: invalid JSON" in result.stderr
