@@ -12,6 +12,7 @@ look-alike characters) that must never earn full credit.
 from __future__ import annotations
 
 import math
+import numbers
 import pickle
 import threading
 import time
@@ -172,7 +173,8 @@ def _checked_call(reward: Any, prompt: Any, completions: list[Any], columns: dic
 
 
 def _is_finite_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    # numbers.Real: numpy floats and ints count too (TRL turns them into a tensor like floats); bool does not.
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _compare(report: ContractReport, label: str, expected: list[Any], got: list[Any] | None) -> None:

@@ -121,3 +121,13 @@ def test_a_reward_that_hangs_fails_the_deadline_instead_of_hanging_the_tests():
     assert report.failures == [
         "deadline: scoring 12 completions did not finish within 0.5 s (a gaming probe may send the reward into a runaway loop)"
     ]
+
+
+def numpy_floats(prompts, completions, **kwargs):
+    import numpy as np
+
+    return list(np.zeros(len(completions), dtype=np.float32))
+
+
+def test_numpy_float_values_are_not_a_false_alarm():
+    assert check_contract(numpy_floats, raise_on_failure=False).failures == []
