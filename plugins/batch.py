@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,8 +146,8 @@ class Batch:
 
 
 def _is_list_like(value: Any) -> bool:
-    """Lists, tuples, numpy arrays, pandas Series, tensors: one value per row (not text, not a mapping)."""
-    if isinstance(value, str | bytes | Mapping):
+    """Lists, tuples, numpy arrays, pandas Series, tensors: one value per row (not text, a mapping or a set)."""
+    if isinstance(value, str | bytes | Mapping | AbstractSet):  # a set has no row order
         return False
     if isinstance(value, Sequence):
         return True

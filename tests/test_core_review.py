@@ -157,6 +157,8 @@ def test_numpy_and_tuple_columns_and_completions(core_registry):
     contains = rewardhub.get("t_contains")
     assert contains(("q", "q"), np.array(["42", "x"]), solution=np.array(["42", "42"])) == [1.0, 0.0]
     assert contains(["q"], [[{"role": "assistant", "content": "42"}]], solution=("42",)) == [1.0]
+    with pytest.raises(rewardhub.RewardInputError, match="column 'solution' must be a list"):
+        contains(["q", "q"], ["42", "x"], solution={"42", "x"})  # a set has no row order
 
 
 def test_text_part_without_text_is_empty_not_the_word_none():
