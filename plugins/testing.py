@@ -93,8 +93,9 @@ def check_contract(
     start = time.perf_counter()
     # In a daemon thread: a reward that hangs on a probe fails the check instead of hanging the test run.
     first: list[list[float | None] | None] = []
+    scratch = ContractReport()  # the thread's own: a call that ends after the deadline must not touch the report
     worker = threading.Thread(
-        target=lambda: first.append(_checked_call(reward, prompt, texts, columns, report, "plain completions")),
+        target=lambda: first.append(_checked_call(reward, prompt, texts, columns, scratch, "plain completions")),
         name="rewardhub-contract", daemon=True,
     )
     worker.start()
@@ -104,6 +105,7 @@ def check_contract(
         report.failures.append(f"deadline: scoring {len(texts)} completions did not finish within {deadline} s "
                                f"(a gaming probe may send the reward into a runaway loop)")
         return _finish(report, raise_on_failure)
+    report.failures.extend(scratch.failures)
     values = first[0]
     if values is None:
         return _finish(report, raise_on_failure)
