@@ -110,17 +110,24 @@ def test_a_raising_evaluate_is_reported_not_raised():
 def test_a_reward_that_hangs_fails_the_deadline_instead_of_hanging_the_tests():
     import threading
 
-    never = threading.Event()
+    release = threading.Event()
 
     def hangs_on_long_inputs(prompts, completions, **kwargs):
         if any(len(c) > 5000 for c in completions):
-            never.wait()  # a runaway regex, without burning the CPU here
+            release.wait()  # a runaway regex, without burning the CPU here
+            raise RuntimeError("gave up late")
         return [0.0] * len(completions)
 
     report = check_contract(hangs_on_long_inputs, deadline=0.5, raise_on_failure=False)
-    assert report.failures == [
+    expected = [
         "deadline: scoring 12 completions did not finish within 0.5 s (a gaming probe may send the reward into a runaway loop)"
     ]
+    assert report.failures == expected
+    release.set()  # the late call ends (with an error) after the report was returned: it must not change it
+    for thread in threading.enumerate():
+        if thread.name == "rewardhub-contract":
+            thread.join(60)
+    assert report.failures == expected
 
 
 def numpy_floats(prompts, completions, **kwargs):
