@@ -40,7 +40,9 @@ class RewardEntry:
 def read_config(config: Any) -> list[RewardEntry]:
     """Parse ``config`` (path, dict with ``rewards``, or list of entries) into entries."""
     if isinstance(config, str | Path):
-        config = _read_file(Path(config))
+        source, config = config, _read_file(Path(config))
+        if config is None:
+            raise ConfigError(f"config file {source} is empty: it needs a 'rewards' list")
     if isinstance(config, dict):
         unknown = [k for k in config if k not in TOP_LEVEL_KEYS]
         if unknown:
@@ -68,6 +70,8 @@ def read_config(config: Any) -> list[RewardEntry]:
 
 
 def _read_file(path: Path) -> Any:
+    if path.is_dir():
+        raise ConfigError(f"config {path} is a folder; give the config file inside it (.yaml, .yml, .toml or .json)")
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
     suffix = path.suffix.lower()

@@ -349,3 +349,12 @@ def test_a_reward_without_a_scorer_fails_at_construction_not_with_none_at_every_
     for cls in (NoScorer, SyncScorerOnAsync):
         with pytest.raises(TypeError, match="must override score_sample or score_batch"):
             cls()
+
+
+def test_an_empty_config_file_and_a_folder_are_named_as_such(tmp_path):
+    empty = tmp_path / "rewards.yaml"
+    empty.write_text("# nothing yet\n")
+    with pytest.raises(ConfigError, match="is empty: it needs a 'rewards' list"):
+        rewardhub.load(empty)
+    with pytest.raises(ConfigError, match="is a folder"):
+        rewardhub.load(tmp_path)
