@@ -32,6 +32,11 @@ class Score:
 
 def to_score(raw: Any) -> Score:
     """Normalise what a scorer returned: number, bool, None, ``(value, reason)`` or a ``Score``."""
+    kind = type(raw)
+    if kind is float and math.isfinite(raw):  # the common cases first: this runs once per sample
+        return Score(raw)
+    if kind is Score and (raw.value is None or type(raw.value) is float and math.isfinite(raw.value)):
+        return raw
     if isinstance(raw, Score):
         value, reason, verdict = raw.value, raw.reason, raw.verdict
     elif isinstance(raw, tuple) and len(raw) == 2:
