@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -45,7 +46,9 @@ class GatedReward(Reward):
         self.__name__ = inner.__name__
 
     def score_batch(self, batch: Batch) -> list[Score]:
-        inner, gate = _evaluate_all([self.inner, self.gate_reward], batch)
+        return self._apply_gate(*_evaluate_all([self.inner, self.gate_reward], batch))
+
+    def _apply_gate(self, inner: BatchResult, gate: BatchResult) -> list[Score]:
         scores = []
         for score, gate_score in zip(inner.scores, gate.scores, strict=True):
             if gate_score.value is None:
@@ -56,6 +59,21 @@ class GatedReward(Reward):
                 reason = f"gated: {self.gate.reward} scored {gate_score.value:g} < {self.gate.threshold:g}"
                 scores.append(Score(self.gate.otherwise, reason, False))
         return scores
+
+
+class AsyncGatedReward(AsyncReward, GatedReward):
+    """A gate over an async reward (or an async gate): TRL awaits it alongside its other async rewards."""
+
+    async def score_batch_async(self, batch: Batch) -> list[Score]:
+        inner, gate = await asyncio.gather(_aevaluate(self.inner, batch), _aevaluate(self.gate_reward, batch))
+        return self._apply_gate(inner, gate)
+
+
+async def _aevaluate(reward: Reward, batch: Batch) -> BatchResult:
+    """Await an async reward; run a sync one in a thread so the event loop stays free."""
+    if isinstance(reward, AsyncReward):
+        return await reward.aevaluate_batch(batch)
+    return await asyncio.to_thread(reward.evaluate_batch, batch)
 
 
 class WeightedReward(Reward):
@@ -125,11 +143,15 @@ class RewardSet:
     def __init__(self, entries: list[RewardEntry]):
         self.entries = entries
         bases = {e.alias: _create(e) for e in entries}
+        alias_of = {id(reward): alias for alias, reward in bases.items()}
+        uses: dict[str, list[str]] = {}
         for alias, reward in bases.items():
             for role, target in reward.dependencies().items():
                 bound = _in_set(target, entries, bases, f"reward entry {alias!r}, dependency {role!r}")
                 if bound is not None:
                     reward.bind(role, bound)
+                    uses.setdefault(alias, []).append(alias_of[id(bound)])
+        _reject_cycles(uses)
         self.members: list[Member] = []
         for entry in entries:
             reward = bases[entry.alias]
@@ -137,7 +159,9 @@ class RewardSet:
                 gate_reward = _in_set(entry.gate.reward, entries, bases, f"reward entry {entry.alias!r}, gate")
                 if gate_reward is None:
                     gate_reward = _create(RewardEntry(entry.gate.reward, entry.gate.reward))
-                reward = GatedReward(reward, gate_reward, entry.gate)
+                gated = AsyncGatedReward if isinstance(reward, AsyncReward) or isinstance(gate_reward, AsyncReward) \
+                    else GatedReward
+                reward = gated(reward, gate_reward, entry.gate)
             self.members.append(Member(entry, reward))
 
     @property
@@ -259,6 +283,20 @@ def _in_set(target: str, entries: list[RewardEntry], bases: dict[str, Reward], w
     if target not in registry:
         raise ConfigError(f"{where}: {UnknownRewardError(target, registry.names())}")
     return None
+
+
+def _reject_cycles(uses: dict[str, list[str]]) -> None:
+    """A reward that (through others) reuses its own verdicts would recurse forever: a config error."""
+
+    def visit(alias: str, path: list[str]) -> None:
+        if alias in path:
+            cycle = " -> ".join([*path[path.index(alias):], alias])
+            raise ConfigError(f"rewards reuse each other's verdicts in a cycle: {cycle}; break it in the config")
+        for used in uses.get(alias, ()):
+            visit(used, [*path, alias])
+
+    for alias in uses:
+        visit(alias, [])
 
 
 def load(config: Any) -> RewardSet:

@@ -1,5 +1,6 @@
 """Configs and RewardSets: file formats, clear config errors, weights, aliases, gates, shared verdicts."""
 
+import asyncio
 import json
 import math
 import pickle
@@ -203,3 +204,32 @@ def test_shared_memo_is_safe_under_concurrent_threads(core_registry):
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(work, range(2000)))
     assert results == [[1.0, 0.0]] * 2000
+
+
+def test_a_gate_over_an_async_reward_is_itself_async(core_registry):
+    from trl.trainer.utils import is_async_callable
+
+    rewards = rewardhub.load([
+        {"name": "t_length", "alias": "long_enough", "params": {"per_char": 0.5}},
+        {"name": "t_async_len", "alias": "gated_async", "gate": "long_enough"},
+        {"name": "t_contains", "alias": "gated_sync", "gate": "long_enough"},
+    ])
+    gated_async, gated_sync = rewards["gated_async"], rewards["gated_sync"]
+    assert is_async_callable(gated_async) and not is_async_callable(gated_sync)
+    kwargs = {"prompts": ["q", "q"], "completions": ["a", "abc"], "solution": ["a", "abc"]}
+    assert asyncio.run(gated_async(**kwargs)) == [0.0, 3.0]
+    assert gated_async.evaluate(**kwargs).values == [0.0, 3.0]
+    assert gated_sync(**kwargs) == [0.0, 1.0]
+    assert rewards.score([{"prompt": "q", "completion": "abc", "solution": "abc"}])[0]["rewards"]["gated_async"] == 3.0
+    clone = pickle.loads(pickle.dumps(gated_async))
+    assert clone.evaluate(**kwargs).values == [0.0, 3.0]
+
+
+def test_rewards_reusing_each_others_verdicts_in_a_cycle_is_a_config_error(core_registry):
+    with pytest.raises(ConfigError, match="in a cycle: a -> b -> a"):
+        rewardhub.load([
+            {"name": "t_length_if_correct", "alias": "a", "params": {"correctness": "b"}},
+            {"name": "t_length_if_correct", "alias": "b", "params": {"correctness": "a"}},
+        ])
+    with pytest.raises(ConfigError, match="in a cycle: self -> self"):
+        rewardhub.load([{"name": "t_length_if_correct", "alias": "self", "params": {"correctness": "self"}}])
