@@ -26,6 +26,7 @@ from .loop import run_coroutine
 ON_ERROR_POLICIES = ("none", "zero", "raise")
 _MEMO_SIZE = 4
 _MEMO_LOCK = threading.Lock()  # memo dicts are read and evicted from several server threads at once
+_TOTALS_LOCK = threading.Lock()  # running totals are updated from several server threads at once
 
 
 @dataclass(frozen=True)
@@ -168,10 +169,12 @@ class Reward:
 
     def _finish(self, batch: Batch, scores: list[Score], seconds: float) -> BatchResult:
         errors = sum(1 for s in scores if s.reason.startswith(_ERROR_PREFIX))
-        self.totals["samples"] += len(scores)
-        self.totals["errors"] += errors
-        self.totals["abstained"] += sum(1 for s in scores if s.value is None)
-        self.totals["seconds"] += seconds
+        abstained = sum(1 for s in scores if s.value is None)
+        with _TOTALS_LOCK:
+            self.totals["samples"] += len(scores)
+            self.totals["errors"] += errors
+            self.totals["abstained"] += abstained
+            self.totals["seconds"] += seconds
         return BatchResult(scores, seconds, errors)
 
     def _report(self, result: BatchResult, log_extra: Any = None, log_metric: Any = None) -> None:

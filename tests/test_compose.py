@@ -233,3 +233,13 @@ def test_rewards_reusing_each_others_verdicts_in_a_cycle_is_a_config_error(core_
         ])
     with pytest.raises(ConfigError, match="in a cycle: self -> self"):
         rewardhub.load([{"name": "t_length_if_correct", "alias": "self", "params": {"correctness": "self"}}])
+
+
+def test_running_totals_are_exact_under_concurrent_threads(core_registry):
+    from concurrent.futures import ThreadPoolExecutor
+
+    reward = rewardhub.get("t_flaky")
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda i: reward.evaluate(None, ["ok", "boom", "skip"]), range(3000)))
+    assert reward.totals["samples"] == 9000
+    assert reward.totals["errors"] == 3000 and reward.totals["abstained"] == 6000
