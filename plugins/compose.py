@@ -14,7 +14,7 @@ from .config import Gate, RewardEntry, read_config
 from .errors import ConfigError, UnknownRewardError
 from .loop import submit
 from .registry import registry
-from .reward import AsyncReward, BatchResult, Reward
+from .reward import AsyncReward, BatchResult, Reward, aevaluate_any
 
 ROW_KEYS = ("prompt", "completion")
 
@@ -65,15 +65,8 @@ class AsyncGatedReward(AsyncReward, GatedReward):
     """A gate over an async reward (or an async gate): TRL awaits it alongside its other async rewards."""
 
     async def score_batch_async(self, batch: Batch) -> list[Score]:
-        inner, gate = await asyncio.gather(_aevaluate(self.inner, batch), _aevaluate(self.gate_reward, batch))
+        inner, gate = await asyncio.gather(aevaluate_any(self.inner, batch), aevaluate_any(self.gate_reward, batch))
         return self._apply_gate(inner, gate)
-
-
-async def _aevaluate(reward: Reward, batch: Batch) -> BatchResult:
-    """Await an async reward; run a sync one in a thread so the event loop stays free."""
-    if isinstance(reward, AsyncReward):
-        return await reward.aevaluate_batch(batch)
-    return await asyncio.to_thread(reward.evaluate_batch, batch)
 
 
 class WeightedReward(Reward):

@@ -214,10 +214,7 @@ class Reward:
 
     async def adependency_scores(self, role: str, batch: Batch) -> list[Score]:
         """``dependency_scores`` for async scorers: awaits an async dependency instead of blocking the loop."""
-        reward = self.dependency(role)
-        if isinstance(reward, AsyncReward):
-            return (await reward.aevaluate_batch(batch)).scores
-        return reward.evaluate_batch(batch).scores
+        return (await aevaluate_any(self.dependency(role), batch)).scores
 
     def _memo_key(self, batch: Batch) -> tuple | None:
         """The batch's full content as a dict key (not a hash: two batches never share a key)."""
@@ -367,6 +364,13 @@ def _overrides_a_scorer(cls: type) -> bool:
         return (cls.score_sample_async is not AsyncReward.score_sample_async
                 or cls.score_batch_async is not AsyncReward.score_batch_async)
     return cls.score_sample is not Reward.score_sample or cls.score_batch is not Reward.score_batch
+
+
+async def aevaluate_any(reward: Reward, batch: Batch) -> BatchResult:
+    """Await an async reward's result; run a sync one in a thread so that the event loop stays free."""
+    if isinstance(reward, AsyncReward):
+        return await reward.aevaluate_batch(batch)
+    return await asyncio.to_thread(reward.evaluate_batch, batch)
 
 
 def _unwrap(result: Any) -> Any:
