@@ -3,10 +3,11 @@
 It isolates itself once (private mount/net/uts/ipc namespaces, a read-only tmpfs root holding only
 the interpreter and system libraries), imports common modules, then serves runs. Per run it
 ``clone``s an *init* straight into fresh pid/mount/ipc namespaces; init reads the program itself,
-mounts a private tmpfs work dir and /proc, drops to the slot's own uid and forks the *program*
-under rlimits. The zygote only enforces the deadline and output cap: it moves the program's
-output to the host with ``splice`` and never reads a program or its output into its own memory,
-so no later run (forked from it) can find an earlier one's data. Killing init at the deadline
+joins the slot's memory cgroup (when the host made one) with the run's whole-memory budget, mounts a
+private tmpfs work dir and /proc, drops to the slot's own uid and forks the *program* under rlimits.
+The zygote only enforces the deadline and output cap: it moves the program's output to the host
+with ``splice`` and never reads a program or its output into its own memory, so no later run
+(forked from it) can find an earlier one's data. Killing init at the deadline
 makes the kernel kill everything the run started.
 
 Stdlib only: it runs outside the rewardhub package (``-I -S``) and before the host is hidden.
@@ -31,6 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _isolate as iso  # noqa: E402  (found through the line above, before the host is hidden)
+import _memcg as memcg  # noqa: E402
 import _seccomp as seccomp  # noqa: E402
 
 FRAME = struct.Struct("<II")  # kind, length
@@ -43,6 +45,7 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1",
              "stderr": "/proc/self/fd/2"}
 COMPILERS = {"c": ("gcc", "main.c", ["-O2", "-std=gnu17"]), "cpp": ("g++", "main.cpp", ["-O2", "-std=gnu++17"])}
+COMPILE_MEMORY_MB = 2048  # compilers may use this much whatever the program's own memory_mb
 CONSUMED, COMPILE_FAILED, RUNNING, EXITED = b"P", b"C", b"R", b"X"
 SECCOMP = seccomp.prepare()
 
@@ -129,6 +132,8 @@ def run(cfg: dict, req_fd: int, resp_fd: int, length: int, timeout: float, compi
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     status_r, status_w = os.pipe()
+    slot = cfg["memcg"]
+    oom_kills = memcg.oom_kills(slot) if slot else 0
     start = time.monotonic()
     pid = iso.clone(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC)
     if pid == 0:
@@ -141,6 +146,7 @@ def run(cfg: dict, req_fd: int, resp_fd: int, length: int, timeout: float, compi
     for fd in (out_w, err_w, status_w):
         os.close(fd)
     facts = supervise(pid, resp_fd, out_r, err_r, status_r, start, timeout, compile_budget, limit)
+    facts["memory_killed"] = bool(slot) and memcg.oom_kills(slot) > oom_kills
     for fd in (out_r, err_r, status_r):
         os.close(fd)
     send(resp_fd, DONE, json.dumps(facts).encode())
@@ -226,6 +232,8 @@ def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: 
     req = json.loads(read_exact(req_fd, length))
     os.close(req_fd)
     os.write(status_w, CONSUMED)
+    if cfg["memcg"]:  # before anything of the run allocates: from here on all its processes count together
+        memcg.enter(cfg["memcg"], memory_budget(req) * 1024 * 1024)
     uid, gid = cfg["uid"], cfg["gid"]
     iso.mount("tmpfs", RUN_TMPFS, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV,
               f"size={req['disk_mb']}m,nr_inodes={req['max_files']},mode=0700")
@@ -269,6 +277,12 @@ def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: 
     os._exit(0)
 
 
+def memory_budget(req: dict) -> int:
+    """The run's whole memory in MB: its processes plus its tmpfs files (compilers get at least 2 GB)."""
+    compiling = req["language"] in COMPILERS and req["executable"] is None
+    return (max(req["memory_mb"], COMPILE_MEMORY_MB) if compiling else req["memory_mb"]) + req["disk_mb"]
+
+
 def program(req: dict, cfg: dict, status_w: int) -> None:
     for name, content in req["files"].items():
         with open(os.path.join(WORK, name), "w") as f:
@@ -279,7 +293,7 @@ def program(req: dict, cfg: dict, status_w: int) -> None:
                 f.write(base64.b64decode(req["executable"]))
             os.chmod("main", 0o755)
         else:
-            set_limits(req, memory_mb=max(req["memory_mb"], 2048), cpu=req["compile_timeout"], baseline=0)
+            set_limits(req, memory_mb=max(req["memory_mb"], COMPILE_MEMORY_MB), cpu=req["compile_timeout"], baseline=0)
             compile_source(req, status_w)
             if req["compile_only"]:
                 with open("main", "rb") as f, open(1, "wb", closefd=False) as out:
@@ -382,6 +396,7 @@ def main() -> None:
     req_fd, resp_fd = int(sys.argv[2]), int(sys.argv[3])
     try:
         protect_from_oom_killer()
+        cfg["memcg"] = memcg.open_slot(**cfg["cgroup"]) if cfg["cgroup"] else None  # /sys is hidden next
         statm = os.open("/proc/self/statm", os.O_RDONLY)  # there is no /proc in the new root
         build_root(cfg)
         preload(cfg)  # after the pivot, so modules and their lazy imports use the sandbox's paths

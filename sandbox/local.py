@@ -1,7 +1,7 @@
 """The local backend: a pool of warm zygotes (see ``_zygote.py``), one per slot, each with its own uid.
 
-The host side only frames requests and results over two pipes per slot; all isolation happens in
-the zygote. A slot that misbehaves (no answer by the deadline, a run that died unread) is killed and
+The host side only frames requests and results over two pipes per slot, and gives each slot a memory
+cgroup where it can (``_memcg.py``); all isolation happens in the zygote. A slot that misbehaves (no answer by the deadline, a run that died unread) is killed and
 restarted, and that run comes back with ``error`` set rather than a verdict.
 """
 
@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from . import _memcg as memcg
 from .errors import SandboxUnavailableError
 from .program import Program, SandboxResult
 
@@ -78,6 +79,24 @@ def filesystem_view(python: str, extra_paths: Sequence[str]) -> tuple[list[list[
     inside = [f"{EXTRA_ROOT}/{i}" for i in range(len(extra_paths))]
     readonly += [[os.path.realpath(path), target] for path, target in zip(extra_paths, inside, strict=True)]
     return readonly, symlinks, inside
+
+
+def slot_cgroups(count: int) -> tuple[list[dict], str]:
+    """One memory cgroup per slot (``path``, ``version``), and how memory is limited as a sentence.
+
+    Without a writable memory controller the slots get none and runs keep the per-process limit only.
+    """
+    try:
+        paths, version = memcg.create_slots(count)
+    except OSError as exc:
+        return [None] * count, (
+            f"per process only (RLIMIT_AS: a run of many processes may use up to max_processes x memory_mb): "
+            f"no writable cgroup memory controller ({exc})"
+        )
+    return [{"path": path, "version": version} for path in paths], (
+        f"whole run (cgroup v{version} memory controller: memory_mb + disk_mb for all its processes and "
+        f"files) and per process (RLIMIT_AS)"
+    )
 
 
 class Slot:
@@ -212,6 +231,8 @@ class LocalBackend:
         self._idle: queue.SimpleQueue[Slot] = queue.SimpleQueue()
         self._slots: list[Slot] = []
         self._root = ""
+        self._cgroups: list[dict | None] = []
+        self.memory_limit = "not started yet"  # how runs' memory is limited here, once the pool is up
         self._executor: ThreadPoolExecutor | None = None
         atexit.register(self.close)
 
@@ -225,11 +246,12 @@ class LocalBackend:
             python = os.path.realpath(sys.executable)
             readonly, symlinks, sys_path = filesystem_view(python, self.extra_paths)
             uid_base = UID_BASE + (os.getpid() % 40_000) * MAX_SLOTS
+            self._cgroups, self.memory_limit = slot_cgroups(self.workers)
             configs = [
                 {"root": self._root, "python": python, "readonly": readonly, "symlinks": symlinks,
                  "uid": uid_base + i, "gid": uid_base + i, "preload": list(self.preload),
-                 "sys_path": sys_path}
-                for i in range(self.workers)
+                 "sys_path": sys_path, "cgroup": cgroup}
+                for i, cgroup in enumerate(self._cgroups)
             ]
             slots = [Slot(config) for config in configs]
             with ThreadPoolExecutor(len(slots)) as pool:
@@ -239,6 +261,7 @@ class LocalBackend:
                     if error is None:
                         slot.close()
                 shutil.rmtree(self._root, ignore_errors=True)
+                self._remove_cgroups()
                 raise next(e for e in errors if e is not None)
             for slot in slots:
                 self._idle.put(slot)
@@ -281,7 +304,17 @@ class LocalBackend:
             for slot in self._slots:
                 slot.close()
             shutil.rmtree(self._root, ignore_errors=True)
+            self._remove_cgroups()
             self._slots, self._owner_pid = [], -1
+
+    @property
+    def cgroups(self) -> list[str]:
+        """The memory cgroup directory of each slot (empty without a writable memory controller)."""
+        return [cgroup["path"] for cgroup in self._cgroups if cgroup]
+
+    def _remove_cgroups(self) -> None:
+        memcg.remove(self.cgroups)
+        self._cgroups = []
 
 
 def _result(program: Program, facts: dict, stdout: bytes, stderr: bytes) -> SandboxResult:
@@ -301,6 +334,8 @@ def _result(program: Program, facts: dict, stdout: bytes, stderr: bytes) -> Sand
 def _reason(program: Program, facts: dict, stderr_tail: bytes) -> str:
     """Why the program did not finish cleanly ("" when it exited 0 within its limits)."""
     code = facts["exit_code"]
+    if facts["memory_killed"]:
+        return "memory limit exceeded (all the run's processes together; killed by the OOM killer)"
     if facts["timed_out"]:
         return f"timeout after {program.timeout:g} s"
     if facts["over_limit"]:

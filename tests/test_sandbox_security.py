@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import socket
 import threading
 
@@ -196,6 +197,115 @@ def test_memory_bomb_hits_the_limit(sandbox):
     assert result.reason == "memory limit exceeded"
     stdout, result = run(sandbox, "print(len(bytearray(64 * 1024**2)))", memory_mb=128)
     assert stdout == f"{64 * 1024**2}\n"
+
+
+FORKED_EATERS = """
+import os, sys, time
+children = []
+for _ in range(8):
+    pid = os.fork()
+    if pid == 0:
+        chunk = b"x" * (40 * 1024**2)  # written, so resident: 40 MB, well under memory_mb on its own
+        time.sleep(1)
+        os._exit(0)
+    children.append(pid)
+failed = sum(os.waitpid(pid, 0)[1] != 0 for pid in children)
+print("children failed", failed)
+sys.exit(1 if failed else 0)
+"""
+
+
+@pytest.fixture
+def memory_cgroups(sandbox):
+    if not sandbox.cgroups:
+        pytest.skip(f"no writable cgroup memory controller here: {sandbox.memory_limit}")
+    return sandbox
+
+
+def test_many_processes_share_one_memory_limit(memory_cgroups):
+    """8 x 40 MB is under each process's own limit but over the run's 64 + 64 (disk) MB together."""
+    stdout, result = run(memory_cgroups, FORKED_EATERS, memory_mb=64, timeout=20)
+    assert result.exit_code != 0 and not result.ok
+    assert result.reason.startswith("memory limit exceeded") and "together" in result.reason
+    assert "children failed 0" not in stdout
+    squeezed, roomy = memory_cgroups.run_many([Program(FORKED_EATERS, memory_mb=64, timeout=20),
+                                               Program(FORKED_EATERS, memory_mb=512, timeout=20)])
+    assert squeezed.reason.startswith("memory limit exceeded")
+    assert (roomy.stdout, roomy.exit_code, roomy.reason) == ("children failed 0\n", 0, "")  # per run, per slot
+
+
+def test_one_process_still_gets_a_memory_error_at_its_own_limit(memory_cgroups):
+    _, result = run(memory_cgroups, "x = b'x' * (256 * 1024**2)", memory_mb=128)
+    assert result.exit_code == 1 and result.reason == "memory limit exceeded"
+    assert "MemoryError" in result.stderr
+
+
+def test_memory_cgroups_are_nested_in_our_own_and_removed_with_the_pool():
+    import subprocess
+
+    from rewardhub.sandbox import _memcg
+
+    try:
+        parent, _ = _memcg.own_memory_cgroup()
+    except OSError as exc:
+        pytest.skip(f"no cgroup memory controller here: {exc}")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = f"{parent}/{_memcg.PREFIX}{gone.pid}-0-0"  # as a crashed earlier pool would leave it
+    try:
+        os.mkdir(stale)
+    except OSError as exc:
+        pytest.skip(f"the memory cgroup {parent} is not writable: {exc}")
+    backend = LocalBackend(workers=2)
+    try:
+        assert backend.run(Program("print('up')")).stdout == "up\n"
+        paths, uids = backend.cgroups, backend.uids
+        assert len(paths) == 2 and all(os.path.dirname(path) == parent for path in paths)
+        assert all(os.path.isdir(path) for path in paths)
+        assert not os.path.exists(stale)
+        assert "whole run" in backend.memory_limit
+    finally:
+        backend.close()
+        if os.path.exists(stale):
+            os.rmdir(stale)
+    assert [path for path in paths if os.path.exists(path)] == []
+    assert host_processes_of(uids) == []
+
+
+NO_CGROUP_RUN = """
+import json
+from rewardhub.sandbox import Program
+from rewardhub.sandbox.local import LocalBackend
+backend = LocalBackend(workers=1)
+result = backend.run(Program(EATERS, memory_mb=64, timeout=20))
+print(json.dumps([backend.memory_limit, backend.cgroups, result.stdout, result.exit_code, result.error]))
+backend.close()
+"""
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs util-linux's unshare to hide the cgroup fs")
+def test_without_a_writable_memory_controller_runs_keep_the_per_process_limit_and_say_so():
+    """The memory cgroup mounted read-only (in a private mount namespace): runs go on, and the gap is reported."""
+    import json
+    import subprocess
+    import sys
+
+    def hidden(*command: str) -> subprocess.CompletedProcess:
+        script = "mount -o remount,bind,ro /sys/fs/cgroup/memory 2>/dev/null; exec \"$@\""
+        return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", *command],
+                              capture_output=True, text=True, timeout=120)
+
+    done = hidden(sys.executable, "-c", NO_CGROUP_RUN.replace("EATERS", repr(FORKED_EATERS)))
+    assert done.returncode == 0, done.stderr
+    memory_limit, cgroups, stdout, exit_code, error = json.loads(done.stdout.splitlines()[-1])
+    if "whole run" in memory_limit:
+        pytest.skip("the memory cgroup stayed writable (no cgroup v1 memory hierarchy to make read-only)")
+    assert memory_limit.startswith("per process only") and "no writable cgroup memory controller" in memory_limit
+    assert cgroups == [] and error is None
+    assert (stdout, exit_code) == ("children failed 0\n", 0)  # the gap the cgroup closes, still open here
+    check = hidden(os.path.join(os.path.dirname(sys.executable), "rewardhub"), "sandbox", "--backend", "local")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "local: memory limit: per process only" in check.stdout
 
 
 def test_filling_the_disk_stops_at_the_quota(sandbox):
