@@ -71,16 +71,21 @@ def create_slots(count: int) -> tuple[list[str], int]:
     paths = [f"{parent}/{pool}-{i}" for i in range(count)]
     try:
         for path in paths:
-            try:
-                os.mkdir(path)
-            except FileExistsError:
-                pass  # one left by an earlier process that had this pid: reused
+            make(path)
             if not os.access(f"{path}/{FILES[version][0]}", os.W_OK):
                 raise PermissionError(f"{path}/{FILES[version][0]} is not writable")
     except OSError:
         remove(paths, wait=0)
         raise
     return paths, version
+
+
+def make(path: str) -> None:
+    """Create a slot's cgroup; one already there (an earlier process with this pid, a restart) is reused."""
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        pass
 
 
 def remove_stale(parent: str) -> None:

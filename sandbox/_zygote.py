@@ -46,7 +46,7 @@ DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc
              "stderr": "/proc/self/fd/2"}
 COMPILERS = {"c": ("gcc", "main.c", ["-O2", "-std=gnu17"]), "cpp": ("g++", "main.cpp", ["-O2", "-std=gnu++17"])}
 COMPILE_MEMORY_MB = 2048  # compilers may use this much whatever the program's own memory_mb
-CONSUMED, COMPILE_FAILED, RUNNING, EXITED = b"P", b"C", b"R", b"X"
+CONSUMED, COMPILE_FAILED, RUNNING, EXITED, CGROUP_FAILED = b"P", b"C", b"R", b"X", b"G"
 SECCOMP = seccomp.prepare()
 
 
@@ -193,15 +193,33 @@ def supervise(pid: int, resp_fd: int, out_r: int, err_r: int, status_r: int, sta
     duration = time.monotonic() - start
     while status_r in open_fds and len(status) < 64 and (chunk := os.read(status_r, 64)):
         status += chunk  # after a kill every writer is gone: this cannot block
-    exit_status = None
-    at = status.rfind(EXITED)
-    if at >= 0 and len(status) >= at + 5:
-        exit_status = struct.unpack_from("<i", status, at + 1)[0]
+    markers, exit_status = parse_status(bytes(status))
     return {
         "exit_code": None if timed_out or exit_status is None else os.waitstatus_to_exitcode(exit_status),
         "timed_out": timed_out, "over_limit": over_limit, "duration": duration,
-        "compile_failed": COMPILE_FAILED in status, "consumed": CONSUMED in status,
+        "compile_failed": COMPILE_FAILED in markers, "consumed": CONSUMED in markers,
+        "cgroup_failed": CGROUP_FAILED in markers,
     }
+
+
+def parse_status(status: bytes) -> tuple[set[bytes], int | None]:
+    """The one-byte markers init and the program wrote, and the program's wait status if init sent it.
+
+    Read in order, so the 4 bytes of the wait status are never taken for markers (exit code 67 is
+    0x4300: its bytes hold ``C``).
+    """
+    markers: set[bytes] = set()
+    exit_status, at = None, 0
+    while at < len(status):
+        marker = status[at:at + 1]
+        if marker == EXITED:
+            if len(status) >= at + 5:
+                exit_status = struct.unpack_from("<i", status, at + 1)[0]
+            at += 5
+        else:
+            markers.add(marker)
+            at += 1
+    return markers, exit_status
 
 
 def forward(fd: int, resp_fd: int, kind: int, budget: int) -> int:
@@ -233,7 +251,11 @@ def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: 
     os.close(req_fd)
     os.write(status_w, CONSUMED)
     if cfg["memcg"]:  # before anything of the run allocates: from here on all its processes count together
-        memcg.enter(cfg["memcg"], memory_budget(req) * 1024 * 1024)
+        try:
+            memcg.enter(cfg["memcg"], memory_budget(req) * 1024 * 1024)
+        except OSError:  # never run without the limit the slot promised: a sandbox error instead
+            os.write(status_w, CGROUP_FAILED)
+            os._exit(1)
     uid, gid = cfg["uid"], cfg["gid"]
     iso.mount("tmpfs", RUN_TMPFS, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV,
               f"size={req['disk_mb']}m,nr_inodes={req['max_files']},mode=0700")

@@ -107,6 +107,11 @@ class Slot:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
+        if self.config["cgroup"]:
+            try:
+                memcg.make(self.config["cgroup"]["path"])
+            except OSError as exc:
+                raise SandboxUnavailableError(f"local sandbox: cannot create the slot's memory cgroup: {exc}") from None
         req_r, self.req_w = os.pipe()
         self.resp_r, resp_w = os.pipe()
         self.log = tempfile.TemporaryFile()  # the zygote's stderr: a file, so it can never block on it
@@ -160,6 +165,12 @@ class Slot:
                     if not facts["consumed"]:
                         self._stop()
                         return SandboxResult.failed("the run's init died before reading the program; slot restarted")
+                    if facts["cgroup_failed"]:  # e.g. the cgroup was removed under us: a restart recreates it
+                        self._stop()
+                        return SandboxResult.failed(
+                            f"the run could not enter its memory cgroup {self.config['cgroup']['path']}; "
+                            "the program did not run; slot restarted"
+                        )
                     return _result(program, facts, bytes(streams[STDOUT]), bytes(streams[STDERR]))
         except (TimeoutError, EOFError, OSError) as exc:
             self._stop()

@@ -240,6 +240,35 @@ def test_one_process_still_gets_a_memory_error_at_its_own_limit(memory_cgroups):
     assert "MemoryError" in result.stderr
 
 
+def test_a_slot_whose_memory_cgroup_was_removed_never_runs_unlimited():
+    """Removed under a running pool, the cgroup either still takes the run (some kernels bring it back)
+    or the run is a sandbox error (not a verdict) and the restarted slot recreates it."""
+    backend = LocalBackend(workers=1)
+    try:
+        backend.run(Program("pass"))
+        if not backend.cgroups:
+            pytest.skip(f"no writable cgroup memory controller here: {backend.memory_limit}")
+        os.rmdir(backend.cgroups[0])  # between runs the slot's cgroup is empty, so this succeeds
+        first = backend.run(Program("print('ran')"))
+        if first.error is None:
+            assert first.stdout == "ran\n"
+        else:
+            assert "memory cgroup" in first.error and first.stdout == "" and first.exit_code is None
+            assert backend.run(Program("print('again')")).stdout == "again\n"
+        assert os.path.isdir(backend.cgroups[0])
+        stdout, result = run(backend, FORKED_EATERS, memory_mb=64, timeout=20)
+        assert result.reason.startswith("memory limit exceeded")
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize("code", [67, 80, 82, 88, 71])
+def test_exit_codes_whose_status_bytes_look_like_markers_are_reported_as_they_are(sandbox, code):
+    """The wait status travels as 4 raw bytes: exit code 67 is 0x4300, whose bytes hold the marker 'C'."""
+    _, result = run(sandbox, f"import sys\nsys.exit({code})")
+    assert (result.exit_code, result.reason) == (code, f"exit code {code}")
+
+
 def test_memory_cgroups_are_nested_in_our_own_and_removed_with_the_pool():
     import subprocess
 
