@@ -65,8 +65,13 @@ def create_slots(count: int) -> tuple[list[str], int]:
         raise FileNotFoundError(f"{parent} is not a cgroup directory here")
     remove_stale(parent)
     if version == 2:
-        with open(f"{parent}/cgroup.subtree_control", "w") as f:
-            f.write("+memory")
+        try:
+            with open(f"{parent}/cgroup.subtree_control", "w") as f:
+                f.write("+memory")
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot enable the memory controller for children of {parent} "
+                                     f"({exc.strerror}; cgroup v2 allows it only in a cgroup without processes "
+                                     "of its own)") from None
     pool = f"{PREFIX}{os.getpid()}-{next(_pools)}"
     paths = [f"{parent}/{pool}-{i}" for i in range(count)]
     try:
