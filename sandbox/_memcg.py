@@ -17,7 +17,7 @@ import time
 
 PREFIX = "rewardhub-"
 CGROUP_ROOT = "/sys/fs/cgroup"
-# Per version: the file that moves a process in, the limit files (in the order to lower them), the
+# Per version: the file that moves a process in, the limit files (in the order that raises them), the
 # file with an "oom_kill N" line.
 FILES = {
     1: ("cgroup.procs", ("memory.memsw.limit_in_bytes", "memory.limit_in_bytes"), "memory.oom_control"),
