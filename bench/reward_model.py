@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 WORDS = "the answer is because first then we compute sum of each value so result equals".split()
 
@@ -61,10 +58,10 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch
-    from tiny_models import load_tokenizer, make_seq_classifier
     from transformers import AutoModelForSequenceClassification
 
     from rewardhub.rewards.reward_model import RewardModelReward
+    from rewardhub.tiny_models import load_tokenizer, make_seq_classifier
 
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as tmp:

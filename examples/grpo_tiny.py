@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import tempfile
 import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
 
 
 def main() -> None:
@@ -28,14 +26,14 @@ def main() -> None:
 
     import torch
     from datasets import Dataset
-    from tiny_model import build_tiny_model
     from transformers import PrinterCallback
     from trl import GRPOConfig, GRPOTrainer
 
+    from rewardhub.tiny_models import tiny_chat_model
     from rewardhub.trainers.grpo import trainer_rewards
 
     torch.set_num_threads(1)
-    model, tokenizer = build_tiny_model()
+    model, tokenizer = tiny_chat_model()
     rng = random.Random(0)
     pairs = [(rng.randint(0, 50), rng.randint(0, 50)) for _ in range(16)]
     dataset = Dataset.from_list([

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
 
 
 def main() -> None:
@@ -25,14 +23,14 @@ def main() -> None:
     cli = parser.parse_args()
 
     import torch
-    from tiny_model import build_tiny_model
 
+    from rewardhub.tiny_models import tiny_chat_model
     from rewardhub.trainers.ppo import PPORewards
     from rewardhub.trainers.ppo_loop import PPOConfig, PPOLoop
 
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    model, tokenizer = build_tiny_model()
+    model, tokenizer = tiny_chat_model()
     rng = random.Random(0)
     rows = []
     for _ in range(16):

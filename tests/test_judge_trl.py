@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from judge_server import JudgeServer, Reply
-from tiny_models import make_causal_lm
 
 import rewardhub
+from rewardhub.tiny_models import make_causal_lm
 
 pytestmark = pytest.mark.slow
 KEY_ENV = "REWARDHUB_TEST_JUDGE_KEY"

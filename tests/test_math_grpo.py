@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from tiny_models import make_causal_lm
 
 import rewardhub
+from rewardhub.tiny_models import make_causal_lm
 
 pytestmark = pytest.mark.slow
 

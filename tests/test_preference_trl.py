@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tiny_models import load_tokenizer, make_causal_lm
+
+from rewardhub.tiny_models import load_tokenizer, make_causal_lm
 
 pytestmark = pytest.mark.slow
 RH = str(Path(sys.executable).with_name("rewardhub"))

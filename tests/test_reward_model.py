@@ -13,10 +13,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from tiny_models import load_tokenizer, make_causal_lm, make_seq_classifier
 
 import rewardhub
 from rewardhub.rewards.reward_model import RewardModelLoadError, RewardModelReward
+from rewardhub.tiny_models import load_tokenizer, make_causal_lm, make_seq_classifier
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

@@ -7,10 +7,10 @@ import random
 from pathlib import Path
 
 import pytest
-from tiny_models import make_causal_lm
 
 import rewardhub
 from rewardhub.cli import main as cli_main
+from rewardhub.tiny_models import make_causal_lm
 from rewardhub.trainers.reward_model_training import (
     LoraOptions,
     PreferenceDataError,

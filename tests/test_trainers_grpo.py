@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from test_trainers_support import COMPOSED, ensure_registered
-from tiny_models import make_causal_lm
 
 import rewardhub
+from rewardhub.tiny_models import make_causal_lm
 from rewardhub.trainers import by_name
 from rewardhub.trainers.errors import TrainerIntegrationError
 from rewardhub.trainers.grpo import CompositeReward, trainer_rewards

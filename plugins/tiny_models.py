@@ -1,4 +1,4 @@
-"""Tiny models and tokenizers built locally for tests (nothing can be downloaded).
+"""Tiny models and tokenizers built locally for tests and examples (nothing needs downloading).
 
 A byte-level BPE tokenizer trained on generated text (every byte is in the alphabet, so any string
 round-trips) with ChatML special tokens and a chat template, plus 2-layer Qwen2 models with a hidden
@@ -11,6 +11,9 @@ which ``AutoTokenizer`` picks for a model folder, produces the same tokens).
     tok_dir = make_tokenizer(tmp_path / "tok")
     lm_dir = make_causal_lm(tmp_path / "lm")          # Qwen2ForCausalLM
     rm_dir = make_seq_classifier(tmp_path / "rm")     # Qwen2ForSequenceClassification, num_labels=1
+
+Plugin authors can use them to test model-based rewards offline, the way rewardhub's own tests do.
+torch, transformers and tokenizers are imported only inside the functions.
 """
 
 from __future__ import annotations
@@ -143,3 +146,14 @@ def make_causal_lm(path: str | Path, *, seed: int = 0, **config_overrides: Any) 
 def make_seq_classifier(path: str | Path, *, seed: int = 0, **config_overrides: Any) -> Path:
     """A random 2-layer ``Qwen2ForSequenceClassification`` (one label) with its tokenizer, saved to ``path``."""
     return _save_model("Qwen2ForSequenceClassification", path, seed, {"num_labels": 1, **config_overrides})
+
+
+def tiny_chat_model(seed: int = 0) -> tuple[Any, Any]:
+    """A random tiny ``Qwen2ForCausalLM`` and its tokenizer, loaded back through ``from_pretrained``."""
+    import tempfile
+
+    from transformers import AutoModelForCausalLM
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = make_causal_lm(Path(tmp) / "lm", seed=seed)
+        return AutoModelForCausalLM.from_pretrained(path), load_tokenizer(path)
