@@ -20,7 +20,6 @@ import sys
 import tempfile
 import time
 
-COMPILERS = {"c": ("gcc", "main.c", ["-O2", "-std=gnu17"]), "cpp": ("g++", "main.cpp", ["-O2", "-std=gnu++17"])}
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
@@ -75,27 +74,25 @@ def main():
             with open(os.path.join(workdir, name), "w") as f:
                 f.write(content)
         command = [sys.executable, "main.py"]
-        if req["executable"] is not None:
+        if req["executable"]:
             with open(os.path.join(workdir, "main"), "wb") as f:
-                f.write(base64.b64decode(req["executable"]))
+                f.write(base64.b64decode(req["build"]))
             os.chmod(os.path.join(workdir, "main"), 0o755)
             command = ["./main"]
-        elif req["language"] in COMPILERS:
-            compiler, source, flags = COMPILERS[req["language"]]
-            with open(os.path.join(workdir, source), "w") as f:
+        elif req["compile"]:
+            with open(os.path.join(workdir, req["source"]), "w") as f:
                 f.write(req["code"])
-            if shutil.which(compiler) is None:
-                result["error"] = f"{compiler} is not installed in the container image"
+            if shutil.which(req["compile"][0]) is None:
+                result["error"] = f"{req['compile'][0]} is not installed in the container image"
                 result["reason"] = "sandbox error: " + result["error"]
                 return result
-            code, _, err, _ = execute(req, [compiler, *flags, "-o", "main", source, "-lm"], workdir,
-                                      req["compile_timeout"], max(req["memory_mb"], 2048))
+            code, _, err, _ = execute(req, req["compile"], workdir, req["compile_timeout"], req["compile_memory_mb"])
             if code != 0:
                 result.update(exit_code=1, reason="compile error", stderr=err.decode(errors="replace"))
                 return result
             if req["compile_only"]:
                 with open(os.path.join(workdir, "main"), "rb") as f:
-                    result.update(exit_code=0, stdout=base64.b64encode(f.read()).decode())
+                    result.update(exit_code=0, build=base64.b64encode(f.read()).decode())
                 return result
             command, start = ["./main"], time.monotonic()
         else:

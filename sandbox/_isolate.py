@@ -29,6 +29,8 @@ MNT_DETACH = 2
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
+PR_SET_MM = 35
+PR_SET_MM_MAP = 14
 PR_SET_NO_NEW_PRIVS = 38
 
 _PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
@@ -41,6 +43,8 @@ _libc.unshare.argtypes = [ctypes.c_int]
 _libc.sethostname.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 _libc.syscall.restype = ctypes.c_long
+_libc.sbrk.restype = ctypes.c_void_p
+_libc.sbrk.argtypes = [ctypes.c_long]
 
 
 def _check(result: int, what: str) -> None:
@@ -103,5 +107,41 @@ def sethostname(name: str) -> None:
     _check(_libc.sethostname(name.encode(), len(name)), "sethostname")
 
 
-def prctl(option: int, arg: int = 0, arg3: int = 0) -> None:
-    _check(_libc.prctl(option, arg, arg3, 0, 0), f"prctl({option})")
+def prctl(option: int, arg: int = 0, arg3: int = 0, arg4: int = 0) -> None:
+    _check(_libc.prctl(option, arg, arg3, arg4, 0), f"prctl({option})")
+
+
+class MMMap(ctypes.Structure):
+    """``struct prctl_mm_map``: a process's memory layout as ``PR_SET_MM_MAP`` takes it."""
+
+    _fields_ = [(name, ctypes.c_uint64) for name in (
+        "start_code", "end_code", "start_data", "end_data", "start_brk", "brk", "start_stack",
+        "arg_start", "arg_end", "env_start", "env_end", "auxv")] + [("auxv_size", ctypes.c_uint32),
+                                                                     ("exe_fd", ctypes.c_int32)]
+
+
+# Fields of /proc/self/stat (numbered from 1, as in proc(5)) that PR_SET_MM_MAP must be given back.
+_STAT_FIELDS = {"start_code": 26, "end_code": 27, "start_stack": 28, "start_data": 45, "end_data": 46,
+                "start_brk": 47, "env_start": 50, "env_end": 51}
+
+
+def memory_layout() -> dict[str, int]:
+    """This process's fixed memory layout (read while ``/proc`` is there; forks share it)."""
+    with open("/proc/self/stat") as f:
+        stat = f.read()
+    fields = stat[stat.rindex(")") + 2:].split()  # fields from the 3rd on
+    return {name: int(fields[number - 3]) for name, number in _STAT_FIELDS.items()}
+
+
+def show_arguments(buffer: ctypes.Array, layout: dict[str, int]) -> None:
+    """Make ``/proc/self/cmdline`` read ``buffer`` (NUL-separated arguments), via ``PR_SET_MM_MAP``.
+
+    Inherited by forks (not by ``exec``), so a run's processes show what the buffer says instead of
+    the zygote's command line, which holds host paths and the slot's configuration. ``PR_SET_MM_MAP``
+    needs no capability (unlike the single ``PR_SET_MM`` fields): the rest of ``layout`` is given
+    back as it is, with the current program break.
+    """
+    start = ctypes.addressof(buffer)
+    mm = MMMap(**layout, brk=_libc.sbrk(0), arg_start=start, arg_end=start + len(buffer.raw.rstrip(b"\0")) + 1,
+               auxv=0, auxv_size=0, exe_fd=-1)
+    prctl(PR_SET_MM, PR_SET_MM_MAP, ctypes.addressof(mm), ctypes.sizeof(mm))

@@ -1,21 +1,23 @@
 """The warm zygote: one per pool slot, started as ``python -I -S _zygote.py CONFIG REQ_FD RESP_FD``.
 
-It isolates itself once (private mount/net/uts/ipc namespaces, a read-only tmpfs root holding only
-the interpreter and system libraries), imports common modules, then serves runs. Per run it
-``clone``s an *init* straight into fresh pid/mount/ipc namespaces; init reads the program itself,
-joins the slot's memory cgroup (when the host made one) with the run's whole-memory budget, mounts a
-private tmpfs work dir and /proc, drops to the slot's own uid and forks the *program* under rlimits.
-The zygote only enforces the deadline and output cap: it moves the program's output to the host
-with ``splice`` and never reads a program or its output into its own memory, so no later run
-(forked from it) can find an earlier one's data. Killing init at the deadline
-makes the kernel kill everything the run started.
+It isolates itself once (its slot's CPU cgroup, private mount/net/uts/ipc namespaces, a read-only
+tmpfs root holding only the interpreter and system libraries), imports common modules, then serves
+runs. Per run it creates a fresh memory cgroup with the run's budget and ``clone``s an *init*
+straight into fresh pid/mount/ipc namespaces; init reads the program itself, joins that cgroup,
+mounts a private tmpfs work dir and /proc, drops to the slot's own uid, makes itself non-dumpable
+and forks the *program* under rlimits and a seccomp filter. A build comes as a descriptor with the
+request (``SCM_RIGHTS``) and is executed from it. The zygote only enforces the deadline and output
+cap: it moves the program's output to the host with ``splice`` and never reads a program or its
+output into its own memory, so no later run (forked from it) can find an earlier one's data.
+Killing init at the deadline makes the kernel kill everything the run started; then the zygote
+removes the run's cgroup and has the kernel collect unix sockets the run left in flight.
 
 Stdlib only: it runs outside the rewardhub package (``-I -S``) and before the host is hidden.
 """
 
 from __future__ import annotations
 
-import base64
+import ctypes
 import fcntl
 import gc
 import importlib
@@ -25,27 +27,29 @@ import os
 import resource
 import select
 import signal
+import socket
 import struct
 import sys
 import termios
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _isolate as iso  # noqa: E402  (found through the line above, before the host is hidden)
-import _memcg as memcg  # noqa: E402
+import _cgroups as cgroups  # noqa: E402  (found through the line above, before the host is hidden)
+import _isolate as iso  # noqa: E402
 import _seccomp as seccomp  # noqa: E402
 
 FRAME = struct.Struct("<II")  # kind, length
 READY, STDOUT, STDERR, DONE, FAILED = 0, 1, 2, 3, 4
-REQUEST = struct.Struct("<Qddq")  # payload length, timeout, compile budget (0: not compiled), output limit
+REQUEST = struct.Struct("<QddqQ")  # payload length, timeout, compile budget (0: none), output limit, memory budget
 RUN_TMPFS = "/.run"
 WORK = "/work"
 MOUNTPOINTS = ("work", "tmp", "proc", ".run", "dev", "etc")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1",
              "stderr": "/proc/self/fd/2"}
-COMPILERS = {"c": ("gcc", "main.c", ["-O2", "-std=gnu17"]), "cpp": ("g++", "main.cpp", ["-O2", "-std=gnu++17"])}
-COMPILE_MEMORY_MB = 2048  # compilers may use this much whatever the program's own memory_mb
+THREAD_STACK_MB = 8  # each thread reserves its stack: RLIMIT_STACK, which glibc uses for threads
+SWEEP_TIMEOUT = 2.0  # seconds to wait for the kernel to collect unix sockets a run left in flight
+ARGUMENTS = ctypes.create_string_buffer(b"python3\0main.py\0")  # what a run's /proc/self/cmdline says
 CONSUMED, COMPILE_FAILED, RUNNING, EXITED, CGROUP_FAILED = b"P", b"C", b"R", b"X", b"G"
 SECCOMP = seccomp.prepare()
 
@@ -72,6 +76,7 @@ def read_exact(fd: int, n: int) -> bytes:
 def build_root(cfg: dict) -> None:
     """Enter private namespaces and pivot into a read-only tmpfs holding only what programs need."""
     iso.unshare(iso.CLONE_NEWNS | iso.CLONE_NEWNET | iso.CLONE_NEWUTS | iso.CLONE_NEWIPC)
+    cfg["unix_sockets"] = os.open("/proc/self/net/unix", os.O_RDONLY)  # this new network namespace's listing
     iso.sethostname("sandbox")
     iso.mount(None, "/", None, iso.MS_REC | iso.MS_PRIVATE)
     root = cfg["root"]
@@ -117,40 +122,91 @@ def preload(cfg: dict) -> None:
 
 
 def serve(cfg: dict, req_fd: int, resp_fd: int) -> None:
-    """Run one program per request header until the host closes the pipe."""
+    """Run one program per request header until the host closes the request socket."""
+    channel = socket.socket(fileno=req_fd)
     while True:
         try:
-            length, timeout, compile_budget, limit = REQUEST.unpack(read_exact(req_fd, REQUEST.size))
+            header, build = receive_header(channel)
         except EOFError:  # the host went away: nothing may outlive it
             return
-        if not run(cfg, req_fd, resp_fd, length, timeout, compile_budget, limit):
+        if not run(cfg, req_fd, resp_fd, build, *REQUEST.unpack(header)):
             return  # init died before reading the whole program: the request stream is out of step
 
 
-def run(cfg: dict, req_fd: int, resp_fd: int, length: int, timeout: float, compile_budget: float,
-        limit: int) -> bool:
+def receive_header(channel: socket.socket) -> tuple[bytes, int | None]:
+    """The next request header, and the descriptor of the build the host attached to it (if any)."""
+    header, fds = b"", []
+    while len(header) < REQUEST.size:
+        data, ancillary, _, _ = channel.recvmsg(REQUEST.size - len(header), socket.CMSG_SPACE(4),
+                                                socket.MSG_CMSG_CLOEXEC)
+        if not data:
+            raise EOFError
+        header += data
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds += struct.unpack(f"{len(payload) // 4}i", payload[:len(payload) - len(payload) % 4])
+    for extra in fds[1:]:
+        os.close(extra)
+    return header, fds[0] if fds else None
+
+
+def run(cfg: dict, req_fd: int, resp_fd: int, build: int | None, length: int, timeout: float,
+        compile_budget: float, limit: int, budget: int) -> bool:
+    """One run: its own memory cgroup, an init in fresh namespaces, output forwarded, then a cleanup
+    that leaves the slot as it was (cgroup removed, unix sockets the run left in flight collected)."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     status_r, status_w = os.pipe()
-    slot = cfg["memcg"]
-    oom_kills = memcg.oom_kills(slot) if slot else 0
+    slot = cfg["memory_slot"]
+    try:
+        cgroup = cgroups.new_run(slot, budget) if slot else None
+    except OSError:  # init reports it once it has consumed the request (the slot then restarts)
+        cgroup = None
     start = time.monotonic()
     pid = iso.clone(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC)
     if pid == 0:
         try:
             for fd in (out_r, err_r, status_r, resp_fd):
                 os.close(fd)
-            init(cfg, req_fd, length, out_w, err_w, status_w)
+            init(cfg, req_fd, length, out_w, err_w, status_w, build, cgroup)
         finally:
             os._exit(127)
-    for fd in (out_w, err_w, status_w):
+    for fd in (out_w, err_w, status_w) if build is None else (out_w, err_w, status_w, build):
         os.close(fd)
     facts = supervise(pid, resp_fd, out_r, err_r, status_r, start, timeout, compile_budget, limit)
-    facts["memory_killed"] = bool(slot) and memcg.oom_kills(slot) > oom_kills
+    facts["memory_killed"] = bool(cgroup) and cgroups.end_run(slot, cgroup) > 0
+    facts["cgroup_failed"] = facts["cgroup_failed"] or (bool(slot) and cgroup is None)
+    facts["leftover"] = not sweep_unix_sockets(cfg["unix_sockets"])
     for fd in (out_r, err_r, status_r):
         os.close(fd)
     send(resp_fd, DONE, json.dumps(facts).encode())
     return facts["consumed"]
+
+
+def sweep_unix_sockets(listing: int) -> bool:
+    """Collect the unix sockets a finished run left in flight; ``False`` if some survive.
+
+    With every process of the run gone, a unix socket can only live on as a message in another's
+    queue, in a cycle (memfds or socket buffers parked in it stay charged, and an abstract name bound
+    to it stays reachable). Closing any unix socket while such messages exist starts the kernel's
+    garbage collector; the zygote's network namespace holds no socket of its own, so the listing
+    must come back empty.
+    """
+    if not _listed_sockets(listing):
+        return True
+    first, second = socket.socketpair()
+    first.close()
+    second.close()
+    deadline = time.monotonic() + SWEEP_TIMEOUT
+    while _listed_sockets(listing):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.002)
+    return True
+
+
+def _listed_sockets(listing: int) -> bool:
+    return os.pread(listing, 4096, 0).count(b"\n") > 1  # the first line is the header
 
 
 def supervise(pid: int, resp_fd: int, out_r: int, err_r: int, status_r: int, start: float, timeout: float,
@@ -239,7 +295,8 @@ def forward(fd: int, resp_fd: int, kind: int, budget: int) -> int:
 
 
 # ----- pid 1 of the run's namespaces (a minimal init) and the program under it ------------------------
-def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: int) -> None:
+def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: int, build: int | None,
+         cgroup: dict | None) -> None:
     """Read the program, build the run's file system, drop to the slot's uid, fork the program.
 
     The program is pid 2, so it has ordinary signal semantics (pid 1 ignores signals it has no
@@ -250,12 +307,18 @@ def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: 
     req = json.loads(read_exact(req_fd, length))
     os.close(req_fd)
     os.write(status_w, CONSUMED)
-    if cfg["memcg"]:  # before anything of the run allocates: from here on all its processes count together
+    if cfg["memory_slot"]:  # before anything of the run allocates: from here on all its processes count together
         try:
-            memcg.enter(cfg["memcg"], memory_budget(req) * 1024 * 1024)
+            if cgroup is None:
+                raise OSError("no cgroup for this run")
+            cgroups.enter(cgroup)
         except OSError:  # never run without the limit the slot promised: a sandbox error instead
             os.write(status_w, CGROUP_FAILED)
             os._exit(1)
+    try:  # /proc/self/cmdline: no host path, no slot configuration
+        iso.show_arguments(ARGUMENTS, cfg["layout"])
+    except OSError:  # a kernel without CONFIG_CHECKPOINT_RESTORE: the zygote's command line shows
+        pass
     uid, gid = cfg["uid"], cfg["gid"]
     iso.mount("tmpfs", RUN_TMPFS, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV,
               f"size={req['disk_mb']}m,nr_inodes={req['max_files']},mode=0700")
@@ -272,12 +335,16 @@ def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: 
     os.lseek(stdin, 0, os.SEEK_SET)
     for fd, target in ((stdin, 0), (out_w, 1), (err_w, 2)):
         os.dup2(fd, target)
-    os.closerange(3, status_w)
-    os.closerange(status_w + 1, 1 << 16)
+    kept = sorted({status_w} if build is None else {status_w, build})
+    for low, high in zip([3] + [fd + 1 for fd in kept], kept + [1 << 16], strict=True):
+        os.closerange(low, high)
     os.set_inheritable(status_w, False)
     os.setgroups([])
     os.setresgid(gid, gid, gid)
-    os.setresuid(uid, uid, uid)  # also makes init non-dumpable: the program cannot ptrace it
+    os.setresuid(uid, uid, uid)
+    # Not dumpable: no core dump, whatever the host's core_pattern (a pipe helper runs as root), and
+    # the program cannot ptrace init. The seccomp filter keeps the program from undoing it.
+    iso.prctl(iso.PR_SET_DUMPABLE, 0)
     iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)  # the uid change cleared it
     seccomp.install(SECCOMP)
@@ -285,8 +352,7 @@ def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: 
     child = os.fork()
     if child == 0:
         try:
-            iso.prctl(iso.PR_SET_DUMPABLE, 1)  # so the program owns its /proc/self like any process
-            program(req, cfg, status_w)
+            program(req, cfg, status_w, build)
         finally:
             os._exit(127)
     for fd in (0, 1, 2):
@@ -299,45 +365,45 @@ def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: 
     os._exit(0)
 
 
-def memory_budget(req: dict) -> int:
-    """The run's whole memory in MB: its processes plus its tmpfs files (compilers get at least 2 GB)."""
-    compiling = req["language"] in COMPILERS and req["executable"] is None
-    return (max(req["memory_mb"], COMPILE_MEMORY_MB) if compiling else req["memory_mb"]) + req["disk_mb"]
-
-
-def program(req: dict, cfg: dict, status_w: int) -> None:
+def program(req: dict, cfg: dict, status_w: int, build: int | None) -> None:
     for name, content in req["files"].items():
         with open(os.path.join(WORK, name), "w") as f:
             f.write(content)
-    if req["language"] in COMPILERS:
-        if req["executable"] is not None:
-            with open("main", "wb") as f:
-                f.write(base64.b64decode(req["executable"]))
-            os.chmod("main", 0o755)
-        else:
-            set_limits(req, memory_mb=max(req["memory_mb"], COMPILE_MEMORY_MB), cpu=req["compile_timeout"], baseline=0)
+    if req["language"] != "python":
+        if build is None:
+            set_limits(req, memory_mb=req["compile_memory_mb"], cpu=req["compile_timeout"], baseline=0)
             compile_source(req, status_w)
             if req["compile_only"]:
                 with open("main", "rb") as f, open(1, "wb", closefd=False) as out:
-                    out.write(base64.b64encode(f.read()))
+                    while chunk := f.read(1 << 20):
+                        out.write(chunk)
                 os._exit(0)
+            build = os.open("main", os.O_RDONLY | os.O_CLOEXEC)
         set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=0)
         os.write(status_w, RUNNING)
-        os.execve(f"{WORK}/main", [f"{WORK}/main"], os.environ)
+        os.execve(build, [f"{WORK}/main"], os.environ)  # fexecve: a given build runs from its sealed memfd
     os.close(status_w)
     set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=cfg["baseline_bytes"])
     run_python(req["code"])
 
 
 def set_limits(req: dict, *, memory_mb: int, cpu: float, baseline: int) -> None:
-    """Lower soft and hard limits together so the program cannot raise them back."""
+    """Lower soft and hard limits together so the program cannot raise them back.
+
+    The address space allows ``memory_mb`` of use plus the stacks threads reserve without using them
+    (malloc arenas are bounded by the environment), so threads work; what is used is limited by the
+    run's memory cgroup.
+    ``RLIMIT_CORE`` is 1, the value at which the kernel skips even a pipe ``core_pattern`` helper
+    (for programs that ``exec``, which makes a process dumpable again).
+    """
+    reserved = req["max_processes"] * THREAD_STACK_MB
     limits = {
         resource.RLIMIT_CPU: math.ceil(cpu) + 1,
-        resource.RLIMIT_AS: baseline + memory_mb * 1024 * 1024,
+        resource.RLIMIT_AS: baseline + (memory_mb + reserved) * 1024 * 1024,
         resource.RLIMIT_NPROC: req["max_processes"],
         resource.RLIMIT_FSIZE: req["disk_mb"] * 1024 * 1024,
         resource.RLIMIT_NOFILE: req["max_open_files"],
-        resource.RLIMIT_CORE: 0,
+        resource.RLIMIT_CORE: 1,
         resource.RLIMIT_MEMLOCK: 0,
         resource.RLIMIT_MSGQUEUE: 0,
     }
@@ -345,16 +411,16 @@ def set_limits(req: dict, *, memory_mb: int, cpu: float, baseline: int) -> None:
         _, hard = resource.getrlimit(which)
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
         resource.setrlimit(which, (value, value))
+    resource.setrlimit(resource.RLIMIT_STACK, (THREAD_STACK_MB * 1024 * 1024, resource.getrlimit(resource.RLIMIT_STACK)[1]))
 
 
 def compile_source(req: dict, status_w: int) -> None:
-    compiler, source, flags = COMPILERS[req["language"]]
-    with open(source, "w") as f:
+    with open(req["source"], "w") as f:
         f.write(req["code"])
     pid = os.fork()
     if pid == 0:
         try:
-            os.execve(f"/usr/bin/{compiler}", [compiler, *flags, "-o", "main", source, "-lm"], os.environ)
+            os.execvpe(req["compile"][0], req["compile"], os.environ)
         finally:
             os._exit(127)
     _, status = os.waitpid(pid, 0)
@@ -418,8 +484,11 @@ def main() -> None:
     req_fd, resp_fd = int(sys.argv[2]), int(sys.argv[3])
     try:
         protect_from_oom_killer()
-        cfg["memcg"] = memcg.open_slot(**cfg["cgroup"]) if cfg["cgroup"] else None  # /sys is hidden next
+        if cfg["cpu"]:
+            cgroups.join(cfg["cpu"]["path"], cfg["cpu"]["version"])
+        cfg["memory_slot"] = cgroups.open_slot(**cfg["memory"]) if cfg["memory"] else None  # /sys is hidden next
         statm = os.open("/proc/self/statm", os.O_RDONLY)  # there is no /proc in the new root
+        cfg["layout"] = iso.memory_layout()
         build_root(cfg)
         preload(cfg)  # after the pivot, so modules and their lazy imports use the sandbox's paths
         gc.collect()

@@ -1,12 +1,17 @@
-"""The two calls most users need: ``run`` one program, ``run_many`` programs concurrently."""
+"""The calls most users need: ``run`` one program, ``run_many`` programs concurrently, ``run_each`` to
+stream the results of a large batch as they finish."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from itertools import islice
 from typing import Any
 
 from .backends import get_backend
-from .program import Program, SandboxResult, collect_executable
+from .program import Program, SandboxResult
+
+CHUNK = 64  # programs per run_many call for backends that cannot take one program at a time
 
 
 def run(code: str, *, stdin: str = "", timeout: float = 5.0, memory_mb: int = 512, backend: str = "auto",
@@ -26,5 +31,33 @@ def run_many(programs: Iterable[Program | str], *, backend: str = "auto", **back
     batch = [p if isinstance(p, Program) else Program(p) for p in programs]
     if not batch:
         return []
-    results = get_backend(backend, **backend_options).run_many(batch)
-    return [collect_executable(p, r) for p, r in zip(batch, results, strict=True)]
+    return get_backend(backend, **backend_options).run_many(batch)
+
+
+def run_each(programs: Iterable[Program], *, backend: str = "auto",
+             **backend_options: Any) -> Iterator[tuple[int, SandboxResult]]:
+    """Run programs concurrently and yield ``(index, result)`` as each one finishes.
+
+    Programs are taken from the iterable only as slots free up and each result is handed over as
+    soon as it exists, so a caller that reduces results as they come (a verdict instead of the
+    output) holds a few runs' output at a time, not the whole batch's.
+    """
+    chosen = get_backend(backend, **backend_options)
+    submit = getattr(chosen, "submit", None)
+    numbered = enumerate(programs)
+    if submit is None:  # a plugin backend with run_many only: bounded chunks
+        while chunk := list(islice(numbered, CHUNK)):
+            results = chosen.run_many([program for _, program in chunk])
+            yield from zip((i for i, _ in chunk), results, strict=True)
+        return
+    window = 2 * max(1, getattr(chosen, "workers", 1))  # enough to keep every slot busy
+    running: dict[Future, int] = {}
+    for i, program in islice(numbered, window):
+        running[submit(program)] = i
+    while running:
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in done:
+            index = running.pop(future)
+            for i, program in islice(numbered, 1):
+                running[submit(program)] = i
+            yield index, future.result()

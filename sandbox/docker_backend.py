@@ -8,6 +8,7 @@ whatever the run left behind. Works against a remote engine through ``DOCKER_HOS
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import queue
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from .build import Build
 from .errors import SandboxUnavailableError
 from .program import Program, SandboxResult
 
@@ -77,7 +79,7 @@ class DockerBackend:
         return self._idle.get()
 
     def run(self, program: Program) -> SandboxResult:
-        payload = json.dumps(program.request())
+        payload = json.dumps(runner_request(program))
         if len(payload.encode()) > MAX_ARGUMENT:
             return SandboxResult.failed(f"program and input exceed {MAX_ARGUMENT} bytes, the docker backend's limit")
         try:
@@ -90,7 +92,9 @@ class DockerBackend:
             stdout = (output[0] or b"").decode(errors="replace")
             if exit_code != 0:
                 raise RuntimeError(f"runner exited {exit_code}: {(output[1] or b'').decode(errors='replace')[-500:]}")
-            result = SandboxResult(**json.loads(stdout.strip().splitlines()[-1]))
+            fields = json.loads(stdout.strip().splitlines()[-1])
+            build = fields.pop("build", None)
+            result = SandboxResult(**fields, executable=Build.from_bytes(base64.b64decode(build)) if build else None)
         except Exception as exc:
             self._discard(container)
             return SandboxResult.failed(f"docker run failed: {exc}")
@@ -118,3 +122,11 @@ class DockerBackend:
                 container.remove(force=True)
             except Exception:
                 pass
+
+
+def runner_request(program: Program) -> dict:
+    """What ``_docker_runner.py`` takes: the program's request, with its build (if any) in base64."""
+    request = program.request()
+    if program.executable is not None:
+        request["build"] = base64.b64encode(program.executable.read()).decode()
+    return request

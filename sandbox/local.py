@@ -1,8 +1,10 @@
 """The local backend: a pool of warm zygotes (see ``_zygote.py``), one per slot, each with its own uid.
 
-The host side only frames requests and results over two pipes per slot, and gives each slot a memory
-cgroup where it can (``_memcg.py``); all isolation happens in the zygote. A slot that misbehaves (no answer by the deadline, a run that died unread) is killed and
-restarted, and that run comes back with ``error`` set rather than a verdict.
+The host side only frames requests (a unix socket, so a build's descriptor can go along) and results
+(a pipe), and gives each slot a memory and a cpu cgroup where it can (``_cgroups.py``); all isolation
+happens in the zygote. A slot that misbehaves (no answer by the deadline, a run that died unread,
+unix sockets left in flight that the kernel would not collect) is killed and restarted; a run it
+could not carry out comes back with ``error`` set rather than a verdict.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import queue
 import select
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -21,19 +24,24 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
-from . import _memcg as memcg
+from . import _cgroups as cgroups
+from .build import BuildWriter
 from .errors import SandboxUnavailableError
 from .program import Program, SandboxResult
 
 FRAME = struct.Struct("<II")
 READY, STDOUT, STDERR, DONE, FAILED = 0, 1, 2, 3, 4
-REQUEST = struct.Struct("<Qddq")
+REQUEST = struct.Struct("<QddqQ")  # payload length, timeout, compile budget, output limit, memory budget
 ZYGOTE = Path(__file__).with_name("_zygote.py")
-# The zygote's whole environment, which every program inherits: nothing of the host's.
-PROGRAM_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/work", "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
+# The zygote's whole environment, which every program inherits: nothing of the host's. One malloc
+# arena: each further one (glibc makes one per thread, up to 8 per core) reserves 64 MB of address
+# space, so a few threads would use up memory_mb without using any memory.
+PROGRAM_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/work", "LANG": "C.UTF-8", "TMPDIR": "/tmp",
+               "MALLOC_ARENA_MAX": "1"}
 STARTUP_TIMEOUT = 30.0
 GRACE = 5.0  # seconds past a run's own deadline before the host gives up on the slot
 UID_BASE = 1_500_000
@@ -81,48 +89,43 @@ def filesystem_view(python: str, extra_paths: Sequence[str]) -> tuple[list[list[
     return readonly, symlinks, inside
 
 
-def slot_cgroups(count: int) -> tuple[list[dict], str]:
-    """One memory cgroup per slot (``path``, ``version``), and how memory is limited as a sentence.
-
-    Without a writable memory controller the slots get none and runs keep the per-process limit only.
-    """
+def slot_cgroups(controller: str, count: int) -> tuple[list[dict | None], str]:
+    """One ``controller`` cgroup per slot (``path``, ``version``), or none, and why not."""
     try:
-        paths, version = memcg.create_slots(count)
+        paths, version = cgroups.create_slots(controller, count)
     except OSError as exc:
-        return [None] * count, (
-            f"per process only (RLIMIT_AS: a run of many processes may use up to max_processes x memory_mb): "
-            f"no writable cgroup memory controller ({exc})"
-        )
-    return [{"path": path, "version": version} for path in paths], (
-        f"whole run (cgroup v{version} memory controller: memory_mb + disk_mb for all its processes and "
-        f"files) and per process (RLIMIT_AS)"
-    )
+        return [None] * count, str(exc)
+    return [{"path": path, "version": version} for path in paths], f"cgroup v{version}"
 
 
 class Slot:
-    """One zygote process and its two pipes; used by one thread at a time."""
+    """One zygote process, its request socket and response pipe; used by one thread at a time."""
 
     def __init__(self, config: dict):
         self.config = config
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        if self.config["cgroup"]:
-            try:
-                memcg.make(self.config["cgroup"]["path"])
-            except OSError as exc:
-                raise SandboxUnavailableError(f"local sandbox: cannot create the slot's memory cgroup: {exc}") from None
-        req_r, self.req_w = os.pipe()
+        for controller in ("memory", "cpu"):
+            cgroup = self.config[controller]
+            if cgroup:
+                try:
+                    cgroups.make(cgroup["path"], controller, cgroup["version"])
+                except OSError as exc:
+                    raise SandboxUnavailableError(
+                        f"local sandbox: cannot create the slot's {controller} cgroup: {exc}") from None
+        self.requests, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.resp_r, resp_w = os.pipe()
         self.log = tempfile.TemporaryFile()  # the zygote's stderr: a file, so it can never block on it
         try:
             self.process = subprocess.Popen(
-                [self.config["python"], "-I", "-S", "-B", str(ZYGOTE), json.dumps(self.config), str(req_r), str(resp_w)],
-                pass_fds=(req_r, resp_w), env=PROGRAM_ENV, start_new_session=True,
+                [self.config["python"], "-I", "-S", "-B", str(ZYGOTE), json.dumps(self.config),
+                 str(zygote_end.fileno()), str(resp_w)],
+                pass_fds=(zygote_end.fileno(), resp_w), env=PROGRAM_ENV, start_new_session=True,
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log,
             )
         finally:
-            os.close(req_r)
+            zygote_end.close()
             os.close(resp_w)
         try:
             kind, body = self._frame(time.monotonic() + STARTUP_TIMEOUT)
@@ -152,26 +155,23 @@ class Slot:
         payload = json.dumps(program.request()).encode()
         compile_budget = program.compile_budget
         deadline = time.monotonic() + program.timeout + compile_budget + GRACE
-        streams = {STDOUT: bytearray(), STDERR: bytearray()}
+        stdout = BuildWriter() if program.compile_only else bytearray()
+        stderr = bytearray()
         try:
-            self._write(REQUEST.pack(len(payload), program.timeout, compile_budget, program.output_limit) + payload)
+            header = REQUEST.pack(len(payload), program.timeout, compile_budget, program.output_limit,
+                                  program.memory_budget_mb * 1024 * 1024)
+            build = [program.executable.fileno()] if program.executable is not None else []
+            socket.send_fds(self.requests, [header], build)
+            self.requests.sendall(payload)
             while True:
                 kind, body = self._frame(deadline)
                 answered = True
-                if kind in streams:
-                    streams[kind] += body
+                if kind == STDOUT:
+                    stdout.write(body) if isinstance(stdout, BuildWriter) else stdout.extend(body)
+                elif kind == STDERR:
+                    stderr += body
                 elif kind == DONE:
-                    facts = json.loads(body)
-                    if not facts["consumed"]:
-                        self._stop()
-                        return SandboxResult.failed("the run's init died before reading the program; slot restarted")
-                    if facts["cgroup_failed"]:  # e.g. the cgroup was removed under us: a restart recreates it
-                        self._stop()
-                        return SandboxResult.failed(
-                            f"the run could not enter its memory cgroup {self.config['cgroup']['path']}; "
-                            "the program did not run; slot restarted"
-                        )
-                    return _result(program, facts, bytes(streams[STDOUT]), bytes(streams[STDERR]))
+                    return self._finish(program, json.loads(body), stdout, stderr)
         except (TimeoutError, EOFError, OSError) as exc:
             self._stop()
             if not answered and not isinstance(exc, TimeoutError):
@@ -180,11 +180,27 @@ class Slot:
         except BaseException:  # interrupted mid-run (Ctrl-C): the rest of this run must not reach the next one
             self._stop()
             raise
+        finally:
+            if isinstance(stdout, BuildWriter):
+                stdout.discard()
 
-    def _write(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self.req_w, view):]
+    def _finish(self, program: Program, facts: dict, stdout: bytearray | BuildWriter, stderr: bytearray) -> SandboxResult:
+        if not facts["consumed"]:
+            self._stop()
+            return SandboxResult.failed("the run's init died before reading the program; slot restarted")
+        if facts["cgroup_failed"]:  # e.g. the slot's cgroup was removed under us: a restart recreates it
+            self._stop()
+            return SandboxResult.failed(
+                f"the run could not get a memory cgroup under {self.config['memory']['path']}; "
+                "the program did not run; slot restarted"
+            )
+        if facts["leftover"]:  # unix sockets the kernel did not collect: the next run gets a fresh slot
+            self._stop()
+        if isinstance(stdout, BuildWriter):
+            built = facts["exit_code"] == 0 and not facts["over_limit"] and stdout.size > 0
+            result = _result(program, facts, b"", stderr)
+            return replace(result, executable=stdout.finish()) if built else result
+        return _result(program, facts, stdout, stderr)
 
     def _frame(self, deadline: float) -> tuple[int, bytes]:
         kind, length = FRAME.unpack(self._read(FRAME.size, deadline))
@@ -201,7 +217,7 @@ class Slot:
                 raise EOFError("the zygote exited")
             chunks.append(chunk)
             left -= len(chunk)
-        return b"".join(chunks)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     def _stop(self) -> str:
         """Kill the zygote's process group; a running init dies with it (parent-death signal)."""
@@ -216,8 +232,8 @@ class Slot:
             stderr = self.log.read().decode(errors="replace")[-2000:]
             self.log.close()
             self.process = None
-            for fd in (self.req_w, self.resp_r):
-                os.close(fd)
+            self.requests.close()
+            os.close(self.resp_r)
         return stderr
 
     def close(self) -> None:
@@ -242,8 +258,9 @@ class LocalBackend:
         self._idle: queue.SimpleQueue[Slot] = queue.SimpleQueue()
         self._slots: list[Slot] = []
         self._root = ""
-        self._cgroups: list[dict | None] = []
+        self._cgroups: dict[str, list[dict | None]] = {"memory": [], "cpu": []}
         self.memory_limit = "not started yet"  # how runs' memory is limited here, once the pool is up
+        self.cpu_share = "not started yet"  # how slots share the CPU here, once the pool is up
         self._executor: ThreadPoolExecutor | None = None
         atexit.register(self.close)
 
@@ -257,12 +274,22 @@ class LocalBackend:
             python = os.path.realpath(sys.executable)
             readonly, symlinks, sys_path = filesystem_view(python, self.extra_paths)
             uid_base = UID_BASE + (os.getpid() % 40_000) * MAX_SLOTS
-            self._cgroups, self.memory_limit = slot_cgroups(self.workers)
+            memory, memory_how = slot_cgroups("memory", self.workers)
+            cpu, cpu_how = slot_cgroups("cpu", self.workers)
+            self._cgroups = {"memory": memory, "cpu": cpu}
+            self.memory_limit = (
+                f"whole run ({memory_how} memory controller, a fresh cgroup per run: memory_mb + disk_mb for "
+                "all its processes and files) and per process (RLIMIT_AS)" if memory[0] else
+                "per process only (RLIMIT_AS: a run of many processes may use up to max_processes x memory_mb): "
+                f"no writable cgroup memory controller ({memory_how})"
+            )
+            self.cpu_share = (f"one equal share per slot ({cpu_how} cpu controller)" if cpu[0] else
+                              f"none: a run with many busy processes slows other slots ({cpu_how})")
             configs = [
                 {"root": self._root, "python": python, "readonly": readonly, "symlinks": symlinks,
                  "uid": uid_base + i, "gid": uid_base + i, "preload": list(self.preload),
-                 "sys_path": sys_path, "cgroup": cgroup}
-                for i, cgroup in enumerate(self._cgroups)
+                 "sys_path": sys_path, "memory": memory[i], "cpu": cpu[i]}
+                for i in range(self.workers)
             ]
             slots = [Slot(config) for config in configs]
             with ThreadPoolExecutor(len(slots)) as pool:
@@ -298,6 +325,12 @@ class LocalBackend:
         finally:
             self._idle.put(slot)
 
+    def submit(self, program: Program) -> Future:
+        """Start ``program`` on the next free slot; its result arrives in the future."""
+        self._ensure_started()
+        assert self._executor is not None
+        return self._executor.submit(self.run, program)
+
     def run_many(self, programs: Sequence[Program]) -> list[SandboxResult]:
         """Run programs concurrently, one per free slot; results in input order."""
         self._ensure_started()
@@ -320,19 +353,24 @@ class LocalBackend:
 
     @property
     def cgroups(self) -> list[str]:
-        """The memory cgroup directory of each slot (empty without a writable memory controller)."""
-        return [cgroup["path"] for cgroup in self._cgroups if cgroup]
+        """The memory cgroup directory of each slot (its runs' cgroups are made in it; empty without one)."""
+        return [cgroup["path"] for cgroup in self._cgroups["memory"] if cgroup]
+
+    @property
+    def cpu_cgroups(self) -> list[str]:
+        """The cpu cgroup of each slot (empty without a writable cpu controller)."""
+        return [cgroup["path"] for cgroup in self._cgroups["cpu"] if cgroup]
 
     def _remove_cgroups(self) -> None:
-        memcg.remove(self.cgroups)
-        self._cgroups = []
+        cgroups.remove(self.cgroups + self.cpu_cgroups)
+        self._cgroups = {"memory": [], "cpu": []}
 
 
-def _result(program: Program, facts: dict, stdout: bytes, stderr: bytes) -> SandboxResult:
+def _result(program: Program, facts: dict, stdout: bytes | bytearray, stderr: bytes | bytearray) -> SandboxResult:
     limit = program.output_limit
-    return SandboxResult(
-        stdout=stdout[:limit].decode(errors="replace"),
-        stderr=stderr[:limit].decode(errors="replace"),
+    return SandboxResult(  # decoded straight from the buffers: no further copy of up to output_limit bytes
+        stdout=str(memoryview(stdout)[:limit], "utf-8", "replace"),
+        stderr=str(memoryview(stderr)[:limit], "utf-8", "replace"),
         exit_code=facts["exit_code"],
         timed_out=facts["timed_out"],
         duration=facts["duration"],

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import base64
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields
 
+from .build import Build
 from .errors import ProgramError
 
 LANGUAGES = ("python", "c", "cpp")
+# language -> (compiler, source file, flags): the one table every backend compiles with
+COMPILERS = {"c": ("gcc", "main.c", ("-O2", "-std=gnu17")), "cpp": ("g++", "main.cpp", ("-O2", "-std=gnu++17"))}
+COMPILE_MEMORY_MB = 2048  # compilers may use this much whatever the program's own memory_mb
 _FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 _RESERVED = {"main.py", "main.c", "main.cpp", "main"}
 
@@ -30,11 +33,13 @@ class Program:
     max_open_files: int = 256
     compile_timeout: float = 30.0
     compile_only: bool = False  # c/cpp: build, and return the executable instead of running it
-    executable: bytes | None = None  # c/cpp: run this build (from a compile_only run) instead of compiling
+    executable: Build | bytes | None = None  # c/cpp: run this build (from a compile_only run) instead of compiling
 
     def __post_init__(self) -> None:
         if not isinstance(self.code, str) or not isinstance(self.stdin, str):
             raise ProgramError("code and stdin must be strings")
+        if isinstance(self.executable, bytes | bytearray | memoryview):
+            object.__setattr__(self, "executable", Build.from_bytes(self.executable))
         if self.language not in LANGUAGES:
             raise ProgramError(f"unknown language {self.language!r}; supported: {', '.join(LANGUAGES)}")
         for name in self.files:
@@ -57,11 +62,37 @@ class Program:
         """Seconds allowed for compiling before the run's own ``timeout`` starts (0 when nothing compiles)."""
         return self.compile_timeout if self.language != "python" and self.executable is None else 0.0
 
+    @property
+    def source_name(self) -> str:
+        """The file the code goes in: ``main.py``, or the compiler's source file."""
+        return COMPILERS[self.language][1] if self.language in COMPILERS else "main.py"
+
+    @property
+    def compile_command(self) -> list[str] | None:
+        """How to build the program in its work folder (``None``: Python, or a given executable)."""
+        if self.language not in COMPILERS or self.executable is not None:
+            return None
+        compiler, source, flags = COMPILERS[self.language]
+        return [compiler, *flags, "-o", "main", source, "-lm"]
+
+    @property
+    def memory_budget_mb(self) -> int:
+        """The run's whole memory: its processes plus its tmpfs files (while compiling, at least 2 GB + files)."""
+        memory = max(self.memory_mb, COMPILE_MEMORY_MB) if self.compile_command else self.memory_mb
+        return memory + self.disk_mb
+
     def request(self) -> dict:
-        """The program as a JSON-able dict (what backends send to their workers; executable in base64)."""
-        data = asdict(self)
-        if self.executable is not None:
-            data["executable"] = base64.b64encode(self.executable).decode()
+        """The program as a JSON-able dict for a backend's worker, without the executable.
+
+        ``source`` names the file the code goes in when it is compiled; ``compile`` is the command
+        (``None`` when nothing compiles); ``executable`` says whether a build comes along (each
+        backend sends it its own way).
+        """
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "executable"}
+        data["source"] = self.source_name
+        data["compile"] = self.compile_command
+        data["executable"] = self.executable is not None
+        data["compile_memory_mb"] = max(self.memory_mb, COMPILE_MEMORY_MB)
         return data
 
 
@@ -83,7 +114,7 @@ class SandboxResult:
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     error: str | None = None
-    executable: bytes | None = None  # what a successful compile_only run built
+    executable: Build | None = None  # what a successful compile_only run built
 
     @property
     def ok(self) -> bool:
@@ -95,12 +126,3 @@ class SandboxResult:
         """A result for a run the sandbox could not carry out."""
         return cls(error=error, reason=f"sandbox error: {error}")
 
-
-def collect_executable(program: Program, result: SandboxResult) -> SandboxResult:
-    """A compile_only run prints its build in base64: move it from ``stdout`` to ``executable``."""
-    if not program.compile_only or not result.ok:
-        return result
-    try:
-        return replace(result, stdout="", executable=base64.b64decode(result.stdout, validate=True))
-    except ValueError:
-        return replace(result, error="the compile run returned no executable", reason="sandbox error: no executable")

@@ -7,7 +7,6 @@ machines where no isolation is possible and must be chosen by name (``backend="u
 
 from __future__ import annotations
 
-import base64
 import math
 import os
 import resource
@@ -18,11 +17,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
+from .build import BuildWriter
 from .program import Program, SandboxResult
-
-COMPILERS = {"c": ("gcc", "main.c", ["-O2", "-std=gnu17"]), "cpp": ("g++", "main.cpp", ["-O2", "-std=gnu++17"])}
 
 
 class UnsafeBackend:
@@ -31,10 +29,14 @@ class UnsafeBackend:
     name = "unsafe"
 
     def __init__(self, *, workers: int | None = None):
-        self._executor = ThreadPoolExecutor(workers or os.cpu_count() or 1, thread_name_prefix="rewardhub-unsafe")
+        self.workers = workers or os.cpu_count() or 1
+        self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="rewardhub-unsafe")
 
     def run_many(self, programs: Sequence[Program]) -> list[SandboxResult]:
         return list(self._executor.map(self.run, programs))
+
+    def submit(self, program: Program) -> Future:
+        return self._executor.submit(self.run, program)
 
     def run(self, program: Program) -> SandboxResult:
         workdir = tempfile.mkdtemp(prefix="rewardhub-unsafe-")
@@ -57,22 +59,24 @@ class UnsafeBackend:
         binary = os.path.join(workdir, "main")
         if program.executable is not None:
             with open(binary, "wb") as f:
-                f.write(program.executable)
+                os.sendfile(f.fileno(), program.executable.fileno(), 0, len(program.executable))
             os.chmod(binary, 0o755)
             return [binary]
-        compiler, source, flags = COMPILERS[program.language]
-        with open(os.path.join(workdir, source), "w") as f:
+        with open(os.path.join(workdir, program.source_name), "w") as f:
             f.write(program.code)
         try:
-            done = subprocess.run([compiler, *flags, "-o", "main", source, "-lm"], cwd=workdir, capture_output=True,
+            done = subprocess.run(program.compile_command, cwd=workdir, capture_output=True,
                                   timeout=program.compile_timeout, env=_env(workdir))
         except subprocess.TimeoutExpired:
             return SandboxResult(exit_code=None, timed_out=True, reason="compile timeout")
         if done.returncode != 0:
             return SandboxResult(stderr=done.stderr.decode(errors="replace"), exit_code=1, reason="compile error")
         if program.compile_only:
+            writer = BuildWriter()
             with open(binary, "rb") as f:
-                return SandboxResult(stdout=base64.b64encode(f.read()).decode(), exit_code=0)
+                while chunk := f.read(1 << 20):
+                    writer.write(chunk)
+            return SandboxResult(exit_code=0, executable=writer.finish())
         return [binary]
 
     def _execute(self, program: Program, command: list[str], workdir: str) -> SandboxResult:
@@ -112,5 +116,5 @@ def _limit(program: Program) -> None:
     for which, value in ((resource.RLIMIT_CPU, math.ceil(program.timeout) + 1),
                          (resource.RLIMIT_AS, (program.memory_mb + 256) * 1024 * 1024),
                          (resource.RLIMIT_FSIZE, program.disk_mb * 1024 * 1024),
-                         (resource.RLIMIT_CORE, 0)):
+                         (resource.RLIMIT_CORE, 1)):
         resource.setrlimit(which, (value, value))

@@ -105,7 +105,7 @@ def test_c_and_cpp_compile_and_run(language, code):
 def test_compile_once_then_run_the_build_per_input():
     build = sandbox.run_many([Program('#include <stdio.h>\nint main(){int a; scanf("%d",&a); printf("%d\\n",a*a);}',
                                       language="c", compile_only=True)])[0]
-    assert build.ok and build.stdout == "" and build.executable.startswith(b"\x7fELF")
+    assert build.ok and build.stdout == "" and build.executable.read().startswith(b"\x7fELF")
     runs = sandbox.run_many([Program("", language="c", executable=build.executable, stdin=f"{i}\n") for i in range(4)])
     assert [r.stdout for r in runs] == ["0\n", "1\n", "4\n", "9\n"]
     broken = sandbox.run_many([Program("int main( {", language="c", compile_only=True)])[0]

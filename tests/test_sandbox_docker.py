@@ -13,12 +13,12 @@ import pytest
 
 from rewardhub import sandbox
 from rewardhub.sandbox import Program
-from rewardhub.sandbox.docker_backend import RUNNER
+from rewardhub.sandbox.docker_backend import RUNNER, runner_request
 
 
 def run_runner(program: Program, root) -> dict:
     """Run _docker_runner.py the way the backend does, minus the container and the reaping."""
-    done = subprocess.run([sys.executable, "-c", RUNNER.read_text(), json.dumps(program.request()), f"--root={root}"],
+    done = subprocess.run([sys.executable, "-c", RUNNER.read_text(), json.dumps(runner_request(program)), f"--root={root}"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -44,7 +44,7 @@ def test_runner_compiles_c(tmp_path):
     assert (result["stdout"], result["exit_code"]) == ("ok\n", 0)
     assert run_runner(Program("int main( {", language="c"), tmp_path)["reason"] == "compile error"
     build = run_runner(Program('#include <stdio.h>\nint main(){puts("built");}', language="c", compile_only=True), tmp_path)
-    executable = base64.b64decode(build["stdout"])
+    executable = base64.b64decode(build["build"])
     assert run_runner(Program("", language="c", executable=executable), tmp_path)["stdout"] == "built\n"
 
 
