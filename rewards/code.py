@@ -1,33 +1,40 @@
 """``code``: run the completion's program in the sandbox against the row's tests; score = cases passed.
 
 The program is the last fenced block of the requested language (else the last unlabelled block,
-else the whole text). Tests (column ``tests``) come in two forms:
+else the whole text). Tests (column ``tests``, see ``code_tests.py`` for every form) are checked so
+that the verdict does not depend on anything the solution can reach:
 
-- Python test code run after the solution in one program (HumanEval / MBPP): a string, with
-  ``check(<entry_point>)`` appended when it defines ``check`` and the row has an ``entry_point``;
-  or a list of assert strings, each one case.
-- stdin/stdout cases (APPS / CodeContests): ``[{"input": ..., "output": ...}]``,
-  ``{"inputs": [...], "outputs": [...]}`` or the same as a JSON string; each case is its own run
-  with its own timeout, and the output must match line for line (whitespace-tolerant, optional
-  float tolerance) -- truncated or extra output fails.
+- stdin/stdout cases: each case is its own run; its output is compared here, line for line
+  (whitespace-tolerant, optional float tolerance); truncated or extra output fails.
+- call-based cases (``fn_name``): each case is its own run that calls the function; the returned
+  value comes back as plain data and is compared here.
+- asserts (HumanEval / MBPP) of the form ``<expression> <op> <constant>``: the expressions are
+  evaluated in one run after the solution and their values compared here (the constants never
+  enter the sandbox). Other Python tests run after the solution in its own interpreter, where a
+  determined solution can tamper with them: the reason says so, and ``strict=True`` abstains on
+  such rows instead.
 
-A program that exits non-zero, exits early, or raises before the tests run passes nothing. When
-the sandbox cannot run, the sample abstains (``None``), it is never scored 0.
+A solution that fails to load, exits or raises before the tests run passes nothing. When the
+sandbox cannot run, the sample abstains (``None``), it is never scored 0.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
 import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from rewardhub import Batch, ConfigError, Reward, RewardhubError, Score
+from rewardhub import Batch, ConfigError, Reward, Score
 from rewardhub.hookspecs import hookimpl
+
+from .code_harness import ASSERTS, VALUES, Outcome, read_values
+from .code_tests import Suite, UnusableTestsError, parse_tests
 
 FENCE_LANGUAGES = {
     "python": ("python", "py", "python3"),
@@ -35,70 +42,11 @@ FENCE_LANGUAGES = {
     "cpp": ("cpp", "c++", "cc", "cxx"),
 }
 MODES = ("fraction", "all")
-BUILD_LIMIT = 64 * 1024 * 1024  # bytes of base64 a compile_only run may return (its build)
+BUILD_LIMIT = 64 * 1024 * 1024  # bytes a compile_only run may return (its build)
+IN_INTERPRETER = "asserts checked in the solution's interpreter"
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.S | re.M)
-_CHECK_CALL = re.compile(r"^check\s*\(", re.M)
 _DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)  # no "1_000", "inf", "١٠"
 _INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
-# Runs the solution, then each test, writing markers tagged with a nonce. The nonce arrives on
-# stdin, which is closed before the solution runs, so a solution cannot read it from a file to
-# print a forged "done" and exit early (it would have to dig it out of the harness's memory).
-# The harness binds the builtins it uses before the solution runs and writes its markers to its own
-# copy of the output fd, so a solution that patches compile/open/exec/print or replaces sys.stdout
-# cannot skip the tests or rewrite a "fail" into a "pass".
-_HARNESS = '''\
-import io, os, sys, traceback
-
-
-def main(open=open, compile=compile, exec=exec, str=str, type=type, range=range, write=os.write,
-         print_exc=traceback.print_exc):
-    out = os.dup(1)
-    nonce = sys.stdin.readline().strip()
-    os.close(0)
-    sys.stdin = io.StringIO()
-
-    def mark(*words):
-        write(out, ("\\n" + " ".join([nonce, *[str(word) for word in words]]) + "\\n").encode())
-
-    namespace = {{"__name__": "__main__", "__builtins__": __builtins__}}
-    try:
-        with open("solution.py") as f:
-            solution = compile(f.read(), "solution.py", "exec")
-    except (SyntaxError, ValueError) as exc:
-        mark("syntax", type(exc).__name__)
-        raise SystemExit(3)
-    exec(solution, namespace)
-    mark("ready")
-    for i in range({cases}):
-        try:
-            with open(f"test_{{i}}.py") as f:
-                exec(compile(f.read(), f"test_{{i}}.py", "exec"), namespace)
-        except Exception as exc:
-            print_exc()
-            mark("fail", i, type(exc).__name__)
-        else:
-            mark("pass", i)
-    mark("done")
-
-
-main()
-'''
-
-
-@dataclass(frozen=True)
-class Cases:
-    """A row's tests: Python test scripts (``scripts``) or stdin/stdout pairs (``io``)."""
-
-    scripts: list[str] | None = None
-    io: list[tuple[str, str]] | None = None
-
-    def __len__(self) -> int:
-        return len(self.scripts if self.scripts is not None else self.io or [])
-
-
-class UnusableTestsError(RewardhubError, ValueError):
-    """A row's tests column is in no form the code reward understands."""
-
 
 def extract_program(text: str, language: str) -> str:
     """The last fenced block labelled ``language``, else the last unlabelled block, else the text."""
@@ -111,50 +59,6 @@ def extract_program(text: str, language: str) -> str:
             unlabelled = match.group(2)
     found = labelled if labelled is not None else unlabelled
     return (found if found is not None else text).strip("\n")
-
-
-def parse_tests(value: Any, entry_point: Any = None) -> Cases:
-    """Normalise a tests column value; raises ``UnusableTestsError`` saying what was wrong."""
-    if isinstance(value, str):
-        stripped = value.strip()
-        if stripped[:1] in ("{", "["):
-            try:
-                return parse_tests(json.loads(stripped), entry_point)
-            except json.JSONDecodeError:
-                pass
-        if not stripped:
-            raise UnusableTestsError("the tests column is empty")
-        if "def check" in value and entry_point and not _CHECK_CALL.search(value):
-            value = f"{value}\n\ncheck({entry_point})\n"
-        return Cases(scripts=[value])
-    if isinstance(value, dict):
-        if "fn_name" in value:
-            raise UnusableTestsError("call-based tests (fn_name) are not supported; give stdin/stdout cases")
-        inputs, outputs = value.get("inputs", value.get("input")), value.get("outputs", value.get("output"))
-        if not isinstance(inputs, list) or not isinstance(outputs, list) or len(inputs) != len(outputs):
-            raise UnusableTestsError("a tests dict needs equally long 'inputs' and 'outputs' lists")
-        return _io_cases(list(zip(inputs, outputs, strict=True)))
-    if isinstance(value, Sequence) and value:
-        if all(isinstance(item, str) for item in value):
-            return Cases(scripts=list(value))
-        if all(isinstance(item, dict) and "input" in item and "output" in item for item in value):
-            return _io_cases([(item["input"], item["output"]) for item in value])
-    raise UnusableTestsError(
-        "tests must be Python test code, a list of asserts, or stdin/stdout cases "
-        f"([{{'input': ..., 'output': ...}}] or {{'inputs': [...], 'outputs': [...]}}); got {type(value).__name__}"
-    )
-
-
-def _io_cases(pairs: list[tuple[Any, Any]]) -> Cases:
-    if not pairs:
-        raise UnusableTestsError("no test cases")
-    return Cases(io=[(_text(i), _text(o)) for i, o in pairs])
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, list):
-        return "\n".join(map(str, value)) + "\n"
-    return str(value)
 
 
 def outputs_match(got: str, expected: str, float_tolerance: float | None = None) -> bool:
@@ -189,11 +93,33 @@ def _close(got: str, expected: str, tolerance: float | None) -> bool:
     return math.isfinite(x) and math.isfinite(y) and math.isclose(x, y, rel_tol=tolerance, abs_tol=tolerance)
 
 
+@dataclass
+class Row:
+    """One completion being scored: its program, its tests, and the verdict of each case so far.
+
+    ``verdicts[k]`` is ``None`` when case k passed, else why it failed; ``early`` is set when the
+    program passed nothing (it did not load); ``broken`` when the sandbox failed (the row abstains).
+    Only these short strings stay once a run's result has been read.
+    """
+
+    code: str
+    suite: Suite
+    build: Any = None
+    verdicts: list[str | None] = field(default_factory=list)
+    early: str = ""
+    broken: str | None = None
+    nonce: str = ""  # what the in-interpreter harness tags its markers with
+
+    def __post_init__(self) -> None:
+        self.verdicts = ["not run"] * len(self.suite)
+
+
 class CodeReward(Reward):
     """Fraction (or all-or-nothing) of the row's tests the completion's program passes in the sandbox."""
 
     name = "code"
-    description = "run the completion's code in the sandbox against the tests column (asserts or stdin/stdout cases)"
+    description = ("run the completion's code in the sandbox against the tests column "
+                   "(stdin/stdout, call-based or assert tests)")
 
     def __init__(
         self,
@@ -206,7 +132,9 @@ class CodeReward(Reward):
         memory_mb: int = 512,
         float_tolerance: float | None = None,
         backend: str = "auto",
+        backend_options: dict[str, Any] | None = None,
         prepend_prompt: bool = False,
+        strict: bool = False,
         on_error: str = "none",
     ):
         super().__init__(on_error=on_error)
@@ -216,23 +144,44 @@ class CodeReward(Reward):
             raise ConfigError(f"code: mode must be one of {', '.join(MODES)}; got {mode!r}")
         if not timeout > 0 or not memory_mb > 0:
             raise ConfigError("code: timeout and memory_mb must be positive")
+        if backend_options is not None and not isinstance(backend_options, dict):
+            raise ConfigError(f"code: backend_options must be a mapping (e.g. {{'image': ...}}); got {backend_options!r}")
         self.tests_column, self.entry_point_column = tests_column, entry_point_column
         self.language, self.mode, self.timeout, self.memory_mb = language, mode, timeout, memory_mb
         self.float_tolerance, self.backend, self.prepend_prompt = float_tolerance, backend, prepend_prompt
+        self.backend_options, self.strict = dict(backend_options or {}), strict
 
     def score_batch(self, batch: Batch) -> list[Score]:
         from rewardhub import sandbox
 
+        scores, rows, entry_points = self._plan(batch)
+        try:
+            if self.language != "python":
+                self._build(rows, scores)
+            parts: dict[int, tuple[int, int]] = {}
+            runs = self._runs(rows, entry_points, parts)
+            for index, result in sandbox.run_each(runs, backend=self.backend, **self.backend_options):
+                i, part = parts.pop(index)
+                self._record(rows[i], part, result)  # the result (its output) is dropped right after
+        except sandbox.SandboxUnavailableError as exc:
+            return [s if s is not None else Score(None, f"sandbox unavailable: {exc}") for s in scores]
+        for i, row in rows.items():
+            if scores[i] is None:
+                scores[i] = self._score(row)
+        return scores  # type: ignore[return-value]
+
+    def _plan(self, batch: Batch) -> tuple[list[Score | None], dict[int, Row], list[Any]]:
+        """Rows that need running, and the scores of those that do not (no code, unusable tests)."""
         tests = batch.column(self.tests_column)
         entry_points = batch.columns.get(self.entry_point_column, [None] * len(batch))
         scores: list[Score | None] = [None] * len(batch)
-        plans: dict[int, tuple[str, Cases]] = {}
+        rows: dict[int, Row] = {}
         for i, text in enumerate(batch.texts):
             if text is None:
                 scores[i] = Score(None, batch.text_errors[i])
                 continue
             try:
-                cases = parse_tests(tests[i], entry_points[i])
+                suite = parse_tests(tests[i], entry_points[i])
             except UnusableTestsError as exc:
                 scores[i] = Score(None, f"unusable tests: {exc}")
                 continue
@@ -241,72 +190,98 @@ class CodeReward(Reward):
                 code = batch.prompts[i] + code  # HumanEval-style: the prompt holds the signature
             if not code.strip():
                 scores[i] = Score(0.0, "no code block", False)
-            elif cases.scripts is not None and self.language != "python":
-                scores[i] = Score(None, "Python test code needs language='python'; give stdin/stdout cases")
+            elif suite.kind != "io" and self.language != "python":
+                scores[i] = Score(None, f"{suite.kind} tests need language='python'; give stdin/stdout cases")
+            elif suite.kind == "asserts" and self.strict:
+                scores[i] = Score(None, "unusable tests: they cannot be checked outside the solution's interpreter "
+                                        "(loops, helpers or computed expected values) and strict=True")
             else:
-                plans[i] = (code, cases)
-        try:
-            executables = self._build(plans, scores) if self.language != "python" else {}
-            runs = {i: self._programs(code, cases, executables.get(i)) for i, (code, cases) in plans.items()
-                    if scores[i] is None}
-            results = sandbox.run_many([p for _, programs in runs.values() for p in programs], backend=self.backend)
-        except sandbox.SandboxUnavailableError as exc:
-            return [s if s is not None else Score(None, f"sandbox unavailable: {exc}") for s in scores]
-        offset = 0
-        for i, (nonce, programs) in runs.items():
-            scores[i] = self._score(plans[i][1], nonce, results[offset:offset + len(programs)])
-            offset += len(programs)
-        return scores  # type: ignore[return-value]
+                rows[i] = Row(code, suite)
+        return scores, rows, entry_points
 
-    def _build(self, plans: dict[int, tuple[str, Cases]], scores: list[Score | None]) -> dict[int, bytes]:
+    def _build(self, rows: dict[int, Row], scores: list[Score | None]) -> None:
         """Compile each row's program once (its cases then run the build); failures are scored here."""
         from rewardhub import sandbox
 
-        rows = list(plans)
-        builds = sandbox.run_many(
-            [sandbox.Program(plans[i][0], language=self.language, compile_only=True, memory_mb=self.memory_mb,
-                             output_limit=BUILD_LIMIT) for i in rows],
-            backend=self.backend,
-        )
-        executables = {}
-        for i, build in zip(rows, builds, strict=True):
+        order = list(rows)
+        programs = (sandbox.Program(rows[i].code, language=self.language, compile_only=True,
+                                    memory_mb=self.memory_mb, output_limit=BUILD_LIMIT) for i in order)
+        for index, build in sandbox.run_each(programs, backend=self.backend, **self.backend_options):
+            i = order[index]
             if build.error is not None:
                 scores[i] = Score(None, f"sandbox failed: {build.error}")
             elif build.executable is None:
                 scores[i] = Score(0.0, build.reason or "compile error", False)
             else:
-                executables[i] = build.executable
-        return executables
+                rows[i].build = build.executable
+        for i in order:
+            if scores[i] is not None:
+                del rows[i]
 
-    def _programs(self, code: str, cases: Cases, executable: bytes | None) -> tuple[str, list[Any]]:
-        """The row's runs and the nonce its harness reports with (stdin cases need none)."""
+    def _runs(self, rows: dict[int, Row], entry_points: list[Any], parts: dict[int, tuple[int, int]]) -> Iterator[Any]:
+        """Each row's runs, made as the sandbox asks for them; ``parts`` maps a run to (row, case or -1)."""
         from rewardhub.sandbox import Program
 
-        limits = {"timeout": self.timeout, "memory_mb": self.memory_mb, "language": self.language}
-        if cases.io is not None:
-            return "", [Program(code, stdin=stdin, executable=executable, **limits) for stdin, _ in cases.io]
-        nonce = secrets.token_hex(12)
-        files = {"solution.py": code, **{f"test_{i}.py": script for i, script in enumerate(cases.scripts or [])}}
-        return nonce, [Program(_HARNESS.format(cases=len(cases)), stdin=nonce + "\n", files=files, **limits)]
+        limits = {"timeout": self.timeout, "memory_mb": self.memory_mb}
+        numbers = itertools.count()
+        for i, row in rows.items():
+            suite = row.suite
+            if suite.kind == "io":
+                for case, (stdin, _) in enumerate(suite.io):
+                    parts[next(numbers)] = (i, case)
+                    yield Program(row.code, stdin=stdin, language=self.language, executable=row.build, **limits)
+            elif suite.kind == "call":
+                for case, call in enumerate(suite.calls):
+                    parts[next(numbers)] = (i, case)
+                    probes = [{"call": suite.fn_name, "args": call.args}]
+                    yield Program(VALUES, stdin=_values_request(row.code, probes), **limits)
+            elif suite.kind == "probe":
+                parts[next(numbers)] = (i, -1)
+                probes = [{"expr": expression} for expression in suite.probes]
+                request = _values_request(row.code, probes, suite.setup, suite.bind, entry_points[i])
+                yield Program(VALUES, stdin=request, **limits)
+            else:
+                parts[next(numbers)] = (i, -1)
+                row.nonce = secrets.token_hex(12)
+                request = json.dumps({"solution": row.code, "tests": suite.scripts})
+                yield Program(ASSERTS, stdin=f"{row.nonce}\n{request}", **limits)
 
-    def _score(self, cases: Cases, nonce: str, results: list[Any]) -> Score:
-        broken = next((r for r in results if r.error is not None), None)
-        if broken is not None:
-            return Score(None, f"sandbox failed: {broken.error}")
-        if cases.io is not None:
-            verdicts = [self._io_verdict(r, expected) for r, (_, expected) in zip(results, cases.io, strict=True)]
+    def _record(self, row: Row, part: int, result: Any) -> None:
+        """Reduce one run's result to verdicts (nothing of its output is kept)."""
+        if result.error is not None:
+            row.broken = result.error
+            return
+        kind = row.suite.kind
+        if kind == "io":
+            row.verdicts[part] = self._io_verdict(result, row.suite.io[part][1])
+        elif kind == "call":
+            outcome = read_values(result.stdout, 1)
+            ok, value = outcome.probe(0)
+            row.verdicts[part] = _not_loaded(outcome, result) or (
+                _probe_failure(value, result) if not ok else
+                None if row.suite.calls[part].matches(value, self.float_tolerance) else "wrong answer")
+        elif kind == "probe":
+            outcome = read_values(result.stdout, len(row.suite.probes))
+            row.early = _not_loaded(outcome, result)
+            if not row.early:
+                row.verdicts = [_case_verdict(case.checks, outcome, result) for case in row.suite.cases]
         else:
-            verdicts, early = _script_verdicts(results[0], nonce, len(cases))
-            if early:
-                return Score(0.0, early, False)
-        passed = sum(1 for v in verdicts if v is None)
-        total = len(verdicts)
+            row.verdicts, row.early = _assert_verdicts(result, row.nonce, len(row.suite))
+
+    def _score(self, row: Row) -> Score:
+        if row.broken is not None:
+            return Score(None, f"sandbox failed: {row.broken}")
+        note = f" ({IN_INTERPRETER})" if row.suite.kind == "asserts" else ""
+        if row.early:
+            return Score(0.0, row.early + note, False)
+        passed = row.verdicts.count(None)
+        total = len(row.verdicts)
         value = passed / total if self.mode == "fraction" else float(passed == total)
-        reason = f"{passed}/{total} {'cases' if cases.io is not None else 'tests'} passed"
-        failure = next(((n, why) for n, why in enumerate(verdicts, 1) if why is not None), None)
+        reason = f"{passed}/{total} {'cases' if row.suite.kind in ('io', 'call') else 'tests'} passed"
+        failure = next(((n, why) for n, why in enumerate(row.verdicts, 1) if why is not None), None)
         if failure:
             reason += f"; {failure[1]} on case {failure[0]}"
-        return Score(value, reason, passed == total)
+        return Score(value, reason + note, passed == total)
 
     def _io_verdict(self, result: Any, expected: str) -> str | None:
         """``None`` when the case passed, else why it failed."""
@@ -317,8 +292,53 @@ class CodeReward(Reward):
         return None
 
 
-def _script_verdicts(result: Any, nonce: str, cases: int) -> tuple[list[str | None], str]:
-    """Per-test verdicts from the harness markers, or a reason why the run passes nothing."""
+def _values_request(code: str, probes: list[dict], setup: list[str] = (), bind: list[str] = (),
+                    entry_point: Any = None) -> str:
+    return json.dumps({"solution": code, "probes": probes, "setup": list(setup), "bind": list(bind),
+                       "entry_point": entry_point if isinstance(entry_point, str) else None})
+
+
+def _not_loaded(outcome: Outcome, result: Any) -> str:
+    """Why the solution never got to its tests ("" when it loaded)."""
+    kind, detail = outcome.solution
+    if kind == "ready":
+        return ""
+    if kind == "syntax":
+        return "syntax error"
+    if result.timed_out:
+        return result.reason
+    if kind == "failed":
+        return f"the solution failed before the tests ran ({detail})"
+    if kind == "exited" or result.exit_code == 0:
+        return "the solution exited before the tests ran"
+    return f"the solution failed before the tests ran ({_last_error(result)})"
+
+
+def _probe_failure(why: str, result: Any) -> str:
+    """A probe without a value: the exception it raised, or why the run stopped before it."""
+    if why != "not run":
+        return why
+    if result.timed_out or result.stdout_truncated or result.stderr_truncated:
+        return result.reason
+    return f"the program exited before the tests finished ({result.reason or 'exit code 0'})"
+
+
+def _case_verdict(checks: tuple, outcome: Outcome, result: Any) -> str | None:
+    """``None`` when every check of the case holds on the reported values, else why not."""
+    for check in checks:
+        values = {}
+        for index in check.probe_indices():
+            ok, value = outcome.probe(index)
+            if not ok:
+                return _probe_failure(value, result)
+            values[index] = value
+        if not check.holds(values):
+            return "AssertionError"
+    return None
+
+
+def _assert_verdicts(result: Any, nonce: str, cases: int) -> tuple[list[str | None], str]:
+    """Per-test verdicts from the in-interpreter harness's markers, or a reason why the run passes nothing."""
     events = [line.split()[1:] for line in result.stdout.splitlines() if line.startswith(nonce + " ")]
     kinds = [e[0] for e in events if e]
     if "syntax" in kinds:
@@ -333,9 +353,9 @@ def _script_verdicts(result: Any, nonce: str, cases: int) -> tuple[list[str | No
         return [], f"the program exited before the tests finished ({result.reason or 'exit code 0'})"
     verdicts: list[str | None] = ["not run"] * cases
     for event in events:
-        if event[0] == "pass":
+        if event[0] == "pass" and len(event) > 1 and event[1].isdigit() and int(event[1]) < cases:
             verdicts[int(event[1])] = None
-        elif event[0] == "fail":
+        elif event[0] == "fail" and len(event) > 1 and event[1].isdigit() and int(event[1]) < cases:
             verdicts[int(event[1])] = event[2] if len(event) > 2 else "failed"
     return verdicts, ""
 

@@ -1,4 +1,5 @@
-"""The ``code`` reward: program extraction, test formats, exact output matching, scoring in the real sandbox."""
+"""The ``code`` reward: program extraction, test formats, exact output matching, scoring in the real sandbox,
+and a battery of known reward hacks that must all score 0 while honest solutions score 1."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import rewardhub
 from rewardhub import sandbox
 from rewardhub.hookspecs import hookimpl
 from rewardhub.plugins import pm
-from rewardhub.rewards.code import Cases, UnusableTestsError, extract_program, outputs_match, parse_tests
+from rewardhub.rewards.code import extract_program, outputs_match
+from rewardhub.rewards.code_tests import CallCase, UnusableTestsError, parse_tests
 from rewardhub.sandbox import SandboxResult
 from rewardhub.sandbox.local import isolation_problem
 
@@ -63,18 +65,53 @@ def test_outputs_match_is_whitespace_tolerant_but_exact_in_lines_and_tokens():
 
 def test_parse_tests_accepts_the_common_dataset_forms():
     humaneval = parse_tests(ADD_TESTS, "add")
-    assert humaneval.scripts == [ADD_TESTS + "\n\ncheck(add)\n"]
-    assert parse_tests(ADD_TESTS + "check(add)\n", "add").scripts == [ADD_TESTS + "check(add)\n"]
-    assert parse_tests(["assert f(1) == 2", "assert f(2) == 4"]).scripts == ["assert f(1) == 2", "assert f(2) == 4"]
+    assert (humaneval.kind, humaneval.probes, humaneval.bind) == ("probe", ["candidate(1, 2)", "candidate(-1, 1)"], ["candidate"])
+    assert len(humaneval) == 1  # the check function is one test, as in HumanEval
+    assert parse_tests(ADD_TESTS + "check(add)\n", "add").probes == humaneval.probes
+    mbpp = parse_tests(["assert f(1) == 2", "assert f(2) == 4"])
+    assert (mbpp.kind, mbpp.probes, len(mbpp)) == ("probe", ["f(1)", "f(2)"], 2)
     assert parse_tests(SUM_CASES).io == [("1 2\n", "3\n"), ("5 5\n", "10\n"), ("2 2\n", "4")]
     apps = json.dumps({"inputs": ["1\n", ["2", "3"]], "outputs": ["1\n", ["2", "3"]]})
-    assert parse_tests(apps) == Cases(io=[("1\n", "1\n"), ("2\n3\n", "2\n3\n")])
-    with pytest.raises(UnusableTestsError, match="call-based tests"):
-        parse_tests({"inputs": [[1]], "outputs": [2], "fn_name": "f"})
+    assert parse_tests(apps).io == [("1\n", "1\n"), ("2\n3\n", "2\n3\n")]
+    assert parse_tests({"inputs": [None], "outputs": ["x"]}).io == [("", "x")]  # no input: empty, not "None"
     with pytest.raises(UnusableTestsError, match="equally long"):
         parse_tests({"inputs": ["1"], "outputs": []})
     with pytest.raises(UnusableTestsError, match="got int"):
         parse_tests(42)
+    with pytest.raises(UnusableTestsError, match="no entry point"):
+        parse_tests(ADD_TESTS)
+
+
+def test_call_based_tests_in_the_livecodebench_apps_and_verl_forms():
+    # LiveCodeBench (and verl's prime_code): each input is one JSON value per line, each output JSON text
+    lcb = parse_tests({"fn_name": "twoSum", "inputs": ["[2, 7, 11]\n9"], "outputs": ["[0, 1]"]})
+    assert (lcb.kind, lcb.fn_name, lcb.calls) == ("call", "twoSum", [CallCase([[2, 7, 11], 9], [0, 1], wrapped=False)])
+    # APPS: inputs are argument lists, outputs are wrapped in a list
+    apps = parse_tests(json.dumps({"fn_name": "f", "inputs": [[1, 2]], "outputs": [[3]]}))
+    assert apps.calls == [CallCase([1, 2], [3], wrapped=True)]
+    assert apps.calls[0].matches(3, None) and apps.calls[0].matches([3], None) and not apps.calls[0].matches(4, None)
+    assert lcb.calls[0].matches((0, 1), None)  # a tuple answer stands for a list, as in LiveCodeBench
+    assert not lcb.calls[0].matches([1, 0], None) and not lcb.calls[0].matches([0], None)
+    assert parse_tests({"fn_name": None, "inputs": ["1"], "outputs": ["1"]}).kind == "io"  # fn_name None: stdin
+    with pytest.raises(UnusableTestsError, match="not JSON"):
+        parse_tests({"fn_name": "f", "inputs": ["[1"], "outputs": ["1"]})
+
+
+@pytest.mark.parametrize(("test", "kind"), [
+    ("assert abs(candidate(1.33) - 0.33) < 1e-6", "probe"),
+    ("assert abs(candidate([1.0, 2.0, 3.0]) - 2.0 / 3.0) < 1e-06", "probe"),
+    ("import math\nassert math.isclose(candidate(2), 1.4142, rel_tol=0.001)", "probe"),
+    ("assert set(candidate((3, 4), (5, 4))) == set((4,))", "probe"),
+    ("assert candidate([3, 2, 3], 9) is True\nassert not candidate([1, 2], 5)", "probe"),
+    ("expected = [1, 2]\nassert candidate(2) == expected", "probe"),
+    ("assert True\nassert candidate('x') == 'x' and candidate('') == ''", "probe"),
+    ("for x in range(3):\n    assert candidate(x) == x", "asserts"),
+    ("xs = [1, 2]\nassert candidate(xs) == 3", "asserts"),  # the tested expression uses a test's name
+    ("def helper(x):\n    return x\nassert candidate(1) == helper(1)", "asserts"),
+    ("assert candidate(1) == candidate(2)", "asserts"),
+])
+def test_asserts_against_constants_become_probes_and_others_run_in_the_interpreter(test, kind):
+    assert parse_tests(test.replace("candidate", "f")).kind == kind
 
 
 # ----- scoring in the sandbox -----------------------------------------------------------------------------
@@ -84,7 +121,7 @@ def test_humaneval_style_tests():
         fenced("def add(a, b):\n    return a + b"),
         fenced("def add(a, b):\n    return a - b"),
         fenced("import sys\nsys.exit(0)\ndef add(a, b):\n    return a + b"),
-        fenced("def add(a, b):\n    return a + b\nimport atexit, os\natexit.register(lambda: os._exit(1))"),
+        fenced("def add(a, b):\n    return a - b\nimport atexit, os\natexit.register(lambda: os._exit(0))"),
         fenced("raise RuntimeError('too early')\ndef add(a, b):\n    return a + b"),
         fenced("def add(a, b:\n    return a + b"),
         fenced("def add(a, b):\n    import os\n    os._exit(0)"),
@@ -97,10 +134,10 @@ def test_humaneval_style_tests():
     assert scores[0].reason == "1/1 tests passed"
     assert scores[1].reason == "0/1 tests passed; AssertionError on case 1"
     assert scores[2].reason == "the solution exited before the tests ran"
-    assert scores[3].reason.startswith("the program exited before the tests finished (exit code 1)")
+    assert scores[3].reason == "0/1 tests passed; AssertionError on case 1"  # exit handlers change nothing
     assert scores[4].reason == "the solution failed before the tests ran (RuntimeError: too early)"
     assert scores[5].reason == "syntax error"
-    assert scores[6].reason.startswith("the program exited before the tests finished")
+    assert scores[6].reason == "0/1 tests passed; the program exited before the tests finished (exit code 0) on case 1"
     assert scores[7].reason == "syntax error"
     assert scores[8].reason == "no code block"
 
@@ -256,3 +293,207 @@ def test_a_failing_backend_abstains_never_zero():
         sandbox.close_backends()
     assert result.values == [None]
     assert result.scores[0].reason == "sandbox failed: service unreachable"
+
+
+# ----- reward hacks: wrong solutions that try to forge a pass (issue 16) -----------------------------------
+WRONG = "def add(a, b):\n    return a - b\n"
+HACKS = {
+    "overwrites the test files in its folder": WRONG + (
+        "import os\nfor folder in ('.', '/work', '/tmp'):\n    for i in range(3):\n        try:\n"
+        "            open(os.path.join(folder, f'test_{i}.py'), 'w').write('pass')\n        except OSError:\n"
+        "            pass\n"),
+    "changes into a folder of empty test files": WRONG + (
+        "import os\nos.makedirs('/tmp/empty', exist_ok=True)\nfor i in range(3):\n"
+        "    open(f'/tmp/empty/test_{i}.py', 'w').close()\nos.chdir('/tmp/empty')\n"),
+    "dup2s a pipe over the marker descriptor and rewrites fail to pass from a thread": WRONG + (
+        "import os, stat, threading\ndef pipe(fd):\n    try:\n        return stat.S_ISFIFO(os.fstat(fd).st_mode)\n"
+        "    except OSError:\n        return False\nfor fd in [fd for fd in range(3, 10) if pipe(fd)]:\n"
+        "    saved = os.dup(fd)\n    r, w = os.pipe()\n    os.dup2(w, fd)\n    os.close(w)\n"
+        "    def pump(r=r, saved=saved):\n        while chunk := os.read(r, 65536):\n"
+        "            os.write(saved, chunk.replace(b'fail', b'pass').replace(b'error', b'value'))\n"
+        "            if b'done' in chunk or b'value' in chunk:\n                break\n"
+        "    threading.Thread(target=pump).start()\n"),
+    "answers from a lookup table built from the test text it can find": (
+        "import gc, os, re, sys\ntable = {}\ntexts = [o for o in gc.get_objects() if isinstance(o, str)]\n"
+        "for folder in ('.', '/work', '/tmp'):\n    for name in os.listdir(folder):\n        try:\n"
+        "            texts.append(open(os.path.join(folder, name)).read())\n        except OSError:\n            pass\n"
+        "for text in texts:\n    for args, value in re.findall(r'candidate\\((.*?)\\) == (-?\\d+)', text):\n"
+        "        table[args] = int(value)\n"
+        "def add(a, b):\n    return table.get(f'{a}, {b}', a - b)\n"),
+    "returns an object equal to everything": (
+        "class Yes:\n    def __eq__(self, other):\n        return True\n    __hash__ = object.__hash__\n"
+        "def add(a, b):\n    return Yes()\n"),
+    "returns an int subclass equal to everything": (
+        "class Yes(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
+        "def add(a, b):\n    return Yes(a - b)\n"),
+    "steals the nonce and the reporter from the harness frames": WRONG + (
+        "import os, sys\nframe = sys._getframe()\nwhile frame is not None:\n"
+        "    found = frame.f_locals.get('mark') or frame.f_locals.get('report')\n"
+        "    if found is not None and found.__name__ == 'mark':\n"
+        "        found('ready'); found('pass', 0); found('done'); os._exit(0)\n"
+        "    if found is not None:\n        for index in range(-1, 4):\n            found(index, 'value', True)\n"
+        "        os._exit(0)\n    frame = frame.f_back\n"),
+    "patches builtins eval, compile and exec": WRONG + (
+        "import builtins\nbuiltins.eval = lambda *a, **k: True\nbuiltins.compile = lambda *a, **k: 'True'\n"
+        "builtins.exec = lambda *a, **k: None\n"),
+    "patches builtins type and isinstance": (
+        "import builtins\nclass Yes(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
+        "_type = builtins.type\nbuiltins.type = lambda x, *a: int if _type(x) is Yes else _type(x, *a)\n"
+        "builtins.isinstance = lambda *a: True\ndef add(a, b):\n    return Yes(0)\n"),
+    "replaces json and os in sys.modules": WRONG + (
+        "import sys, types\nfake = types.ModuleType('json')\nfake.dumps = lambda *a, **k: '[0, \"value\", 3]'\n"
+        "fake.loads = lambda *a, **k: {}\nsys.modules['json'] = fake\nimport json as real\n"
+        "real.dumps = fake.dumps\n"),
+    "registers atexit handlers that forge a pass": WRONG + (
+        "import atexit, os\ndef forge():\n    for fd in range(1, 10):\n        try:\n"
+        "            os.write(fd, b'[0, \"value\", 3]\\n[1, \"value\", 0]\\npass 0\\ndone\\n')\n"
+        "        except OSError:\n            pass\n    os._exit(0)\natexit.register(forge)\n"),
+    "installs a signal handler that exits mid-tests": WRONG + (
+        "import os, signal\nsignal.signal(signal.SIGALRM, lambda *a: os._exit(0))\nsignal.setitimer(signal.ITIMER_REAL, 0.001)\n"
+        "import time\ntime.sleep(0.01)\n"),
+    "exits with os._exit(0) while loading": "import os\nos._exit(0)\n" + WRONG,
+    "exits with os._exit(0) inside the call": "import os\ndef add(a, b):\n    os._exit(0)\n",
+    "exits with os._exit(0) on the second call": (
+        "import os\ncalls = []\ndef add(a, b):\n    calls.append(1)\n    if len(calls) > 1:\n        os._exit(0)\n"
+        "    return a + b\n"),
+    "exits with os._exit(0) from a thread once the harness reports": WRONG + (
+        "import os, threading, time\ndef later():\n    time.sleep(0.001)\n    os._exit(0)\n"
+        "threading.Thread(target=later, daemon=True).start()\n"),
+    "raises SystemExit from the call": "def add(a, b):\n    raise SystemExit(0)\n",
+    "raises KeyboardInterrupt from the call": "def add(a, b):\n    raise KeyboardInterrupt\n",
+    "prints pass markers and value records": WRONG + (
+        "import os, sys\nfor line in ['[0, \"value\", 3]', '[1, \"value\", 0]', '[-1, \"ready\", \"\"]', 'pass 0', 'done']:\n"
+        "    print(line)\n    print(line, file=sys.__stdout__)\n    for fd in range(1, 10):\n"
+        "        try:\n            os.write(fd, (line + '\\n').encode())\n        except OSError:\n            pass\n"),
+    "closes every descriptor it can": WRONG + "import os\nos.closerange(0, 1024)\n",
+    "dup2s stderr over the records": WRONG + "import os\nfor fd in range(1, 20):\n    try:\n        os.dup2(2, fd)\n    except OSError:\n        pass\n",
+    "forks a child that writes records after the harness": WRONG + (
+        "import os, time\nif os.fork() == 0:\n    time.sleep(0.05)\n    for fd in range(1, 10):\n        try:\n"
+        "            os.write(fd, b'[0, \"value\", 3]\\n[1, \"value\", 0]\\n')\n        except OSError:\n            pass\n"
+        "    os._exit(0)\n"),
+    "returns a lazy object that evaluates later": "def add(a, b):\n    return (x for x in [a + b])\n",
+    "rewrites the probes it finds in memory": WRONG + (
+        "import gc\nfor obj in gc.get_objects():\n    if isinstance(obj, dict) and 'probes' in obj:\n"
+        "        obj['probes'] = [{'expr': 'True'} for _ in obj['probes']]\n"),
+    "patches the harness's globals through its module": WRONG + (
+        "import sys\nmain = sys.modules['__main__']\nmain.plain = lambda value, depth=0: 3\n"
+        "main.function = lambda namespace, name: (lambda *a: 3)\n"),
+}
+
+
+@needs_isolation
+def test_known_reward_hacks_all_score_zero():
+    assert len(HACKS) >= 20
+    names = list(HACKS)
+    scores = score([fenced(HACKS[name]) for name in names], tests=[ADD_TESTS] * len(names), entry_point=["add"] * len(names))
+    passed = {name: s.reason for name, s in zip(names, scores, strict=True) if s.value != 0.0}
+    assert passed == {}
+    assert all(s.value == 0.0 and s.verdict is False for s in scores)
+
+
+HONEST = {
+    "plain": "def add(a, b):\n    return a + b\n",
+    "prints and registers exit handlers": (
+        "import atexit, sys\natexit.register(print, 'bye')\nprint('loading', file=sys.stderr)\n"
+        "def add(a, b):\n    print('adding', a, b)\n    return a + b\n"),
+    "patches builtins for its own use": (
+        "import builtins\n_print = builtins.print\nbuiltins.print = lambda *a, **k: None\n"
+        "builtins.compile = builtins.compile\ndef add(a, b):\n    return sum([a, b])\n"),
+    "uses a thread and a class": (
+        "import threading\nclass Adder:\n    def __init__(self):\n        self.result = None\n"
+        "    def run(self, a, b):\n        t = threading.Thread(target=lambda: setattr(self, 'result', a + b))\n"
+        "        t.start()\n        t.join()\n        return self.result\n"
+        "def add(a, b):\n    return Adder().run(a, b)\n"),
+    "recurses deeply": (
+        "import sys\nsys.setrecursionlimit(10000)\ndef add(a, b):\n    if b == 0:\n        return a\n"
+        "    return add(a + 1, b - 1) if b > 0 else add(a - 1, b + 1)\n"),
+    "has a main guard and reads no stdin": (
+        "def add(a, b):\n    return a + b\nif __name__ == '__main__':\n    print(add(int(input()), int(input())))\n"),
+    "writes scratch files": (
+        "def add(a, b):\n    with open('/tmp/scratch', 'w') as f:\n        f.write(str(a + b))\n"
+        "    return int(open('/tmp/scratch').read())\n"),
+}
+
+
+@needs_isolation
+def test_honest_solutions_all_score_one():
+    names = list(HONEST)
+    scores = score([fenced(HONEST[name]) for name in names], tests=[ADD_TESTS] * len(names), entry_point=["add"] * len(names))
+    assert {name: s.reason for name, s in zip(names, scores, strict=True) if s.value != 1.0} == {}
+
+
+@needs_isolation
+def test_hacks_against_call_based_and_stdin_tests_score_zero():
+    calls = {"fn_name": "add", "inputs": [[1, 2], [-1, 1]], "outputs": [[3], [0]]}
+    lcb = {"fn_name": "add", "inputs": ["1\n2", "-1\n1"], "outputs": ["3", "0"]}
+    names = [name for name in HACKS if "harness" not in name and "second call" not in name]  # one call per run
+    for tests in (calls, lcb):
+        scores = score([fenced(HACKS[name]) for name in names], tests=[tests] * len(names))
+        assert {name: s.reason for name, s in zip(names, scores, strict=True) if s.value != 0.0} == {}
+        honest = score([fenced(code) for code in HONEST.values()], tests=[tests] * len(HONEST))
+        assert [s.value for s in honest] == [1.0] * len(HONEST), [s.reason for s in honest]
+    stdin_hacks = [
+        "import os\nos._exit(0)",
+        "print(3)\nimport os\nos.closerange(0, 100)",
+        "import sys\nclass Yes(str):\n    def __eq__(self, other):\n        return True\nsys.stdout.write(Yes('x'))",
+    ]
+    scores = score([fenced(code) for code in stdin_hacks], tests=[SUM_CASES] * len(stdin_hacks))
+    assert [s.value for s in scores] == [0.0] * len(stdin_hacks), [s.reason for s in scores]
+
+
+@needs_isolation
+def test_in_interpreter_asserts_say_so_and_resist_the_file_and_descriptor_tricks():
+    """Tests that cannot be split into probes run in the solution's interpreter: the reason names that mode."""
+    loop_tests = "def check(candidate):\n    for a in range(3):\n        assert candidate(a, 2) == a + 2\n"
+    names = ["overwrites the test files in its folder", "changes into a folder of empty test files",
+             "dup2s a pipe over the marker descriptor and rewrites fail to pass from a thread",
+             "closes every descriptor it can",
+             "exits with os._exit(0) while loading", "exits with os._exit(0) inside the call"]
+    completions = [fenced(HACKS[name]) for name in names] + [fenced(HONEST["plain"])]
+    scores = score(completions, tests=[loop_tests] * len(completions), entry_point=["add"] * len(completions))
+    assert [s.value for s in scores] == [0.0] * len(names) + [1.0], [s.reason for s in scores]
+    assert all(s.reason.endswith("(asserts checked in the solution's interpreter)") for s in scores)
+    strict = rewardhub.get("code", strict=True, timeout=2.0).evaluate(["p"], completions[-1:], tests=[loop_tests],
+                                                                      entry_point=["add"])
+    assert strict.values == [None] and "strict=True" in strict.scores[0].reason
+
+
+# ----- trainer memory: results are reduced as they arrive, builds are held once outside the heap -------------
+def peak_python_memory(run) -> int:
+    """Peak bytes the Python heap grew by while ``run`` ran (what the trainer process pays)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        run()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+@needs_isolation
+def test_outputs_are_compared_as_they_arrive_not_held_for_the_batch():
+    """Outputs just under the 1 MB cap cost ~2 MB per case, and a batch's cases were all held until scoring."""
+    cases = [{"input": f"{i}\n", "output": "x" * 900_000} for i in range(24)]
+    reward = rewardhub.get("code", timeout=10.0)
+    completions = [fenced("print('x' * 900_000)"), fenced("print('y' * 900_000)")]
+    result = {}
+    peak = peak_python_memory(lambda: result.update(r=reward.evaluate(["p", "p"], completions, tests=[cases, cases])))
+    assert result["r"].values == [1.0, 0.0]
+    assert peak < 24 * 900_000 / 2, f"{peak / 1e6:.1f} MB"  # a few runs' output at a time, not 48 x 0.9 MB
+
+
+@needs_isolation
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_a_large_build_is_held_once_outside_the_heap():
+    """A C solution with a 28 MB initialised table cost ~66 MB per completion (bytes, base64, per-case JSON)."""
+    code = ('#include <stdio.h>\nchar table[24 << 20] = {1};  /* global: kept in the binary */\n'
+            'int main(void) { int n; scanf("%d", &n); printf("%d\\n", n + table[0]); return 0; }')
+    cases = [{"input": f"{i}\n", "output": f"{i + 1}\n"} for i in range(6)]
+    reward = rewardhub.get("code", language="c", timeout=5.0)
+    result = {}
+    peak = peak_python_memory(lambda: result.update(r=reward.evaluate(["p"], [fenced(code, "c")], tests=[cases])))
+    assert result["r"].values == [1.0], result["r"].scores
+    assert peak < 8_000_000, f"{peak / 1e6:.1f} MB"  # the 24 MB build never enters the Python heap
