@@ -150,6 +150,10 @@ class CodeReward(Reward):
         self.language, self.mode, self.timeout, self.memory_mb = language, mode, timeout, memory_mb
         self.float_tolerance, self.backend, self.prepend_prompt = float_tolerance, backend, prepend_prompt
         self.backend_options, self.strict = dict(backend_options or {}), strict
+        from rewardhub import sandbox
+
+        for harness in (VALUES, ASSERTS):  # compiled once per zygote, not once per run
+            sandbox.precompile(harness)
 
     def score_batch(self, batch: Batch) -> list[Score]:
         from rewardhub import sandbox
@@ -234,11 +238,11 @@ class CodeReward(Reward):
                 for case, call in enumerate(suite.calls):
                     parts[next(numbers)] = (i, case)
                     probes = [{"call": suite.fn_name, "args": call.args}]
-                    yield Program(VALUES, stdin=_values_request(row.code, probes), **limits)
+                    yield Program(VALUES, stdin=_values_request(row.code, probes, [0]), **limits)
             elif suite.kind == "probe":
                 parts[next(numbers)] = (i, -1)
                 probes = [{"expr": expression} for expression in suite.probes]
-                request = _values_request(row.code, probes, suite.setup, suite.bind, entry_points[i])
+                request = _values_request(row.code, probes, suite.case_ends, suite.setup, suite.bind, entry_points[i])
                 yield Program(VALUES, stdin=request, **limits)
             else:
                 parts[next(numbers)] = (i, -1)
@@ -292,10 +296,11 @@ class CodeReward(Reward):
         return None
 
 
-def _values_request(code: str, probes: list[dict], setup: list[str] = (), bind: list[str] = (),
-                    entry_point: Any = None) -> str:
-    return json.dumps({"solution": code, "probes": probes, "setup": list(setup), "bind": list(bind),
-                       "entry_point": entry_point if isinstance(entry_point, str) else None})
+def _values_request(code: str, probes: list[dict], case_ends: list[int], setup: list[str] = (),
+                    bind: list[str] = (), entry_point: Any = None) -> str:
+    """The VALUES harness's stdin; ``case_ends``: the last probe of each case (records go out there)."""
+    return json.dumps({"solution": code, "probes": probes, "case_ends": case_ends, "setup": list(setup),
+                       "bind": list(bind), "entry_point": entry_point if isinstance(entry_point, str) else None})
 
 
 def _not_loaded(outcome: Outcome, result: Any) -> str:

@@ -72,8 +72,13 @@ def main(eval=eval, exec=exec, dumps=json.dumps, write=os.write, exit=os._exit):
     probes = [compile(probe["expr"], "test", "eval") if "expr" in probe else probe for probe in request["probes"]]
     setup = [compile(statement, "test", "exec") for statement in request["setup"]]
 
-    def report(index, kind, payload):
-        write(records, (dumps([index, kind, payload]) + "\\n").encode())
+    pending = []
+
+    def report(index, kind, payload, flush=True):
+        pending.append(dumps([index, kind, payload]) + "\\n")
+        if flush:
+            write(records, "".join(pending).encode())
+            pending.clear()
 
     namespace = {"__name__": "solution", "__builtins__": __builtins__}
     try:
@@ -97,6 +102,7 @@ def main(eval=eval, exec=exec, dumps=json.dumps, write=os.write, exit=os._exit):
     for name in request["bind"]:
         if request["entry_point"] in namespace:
             scope[name] = namespace[request["entry_point"]]
+    ends = set(request["case_ends"])  # a case's records go out together, once its last probe is done
     for index, probe in enumerate(probes):
         try:
             if isinstance(probe, dict):
@@ -105,9 +111,9 @@ def main(eval=eval, exec=exec, dumps=json.dumps, write=os.write, exit=os._exit):
                 value = eval(probe, scope)
             payload = plain(value)
         except BaseException as exc:
-            report(index, "error", type(exc).__name__)
+            report(index, "error", type(exc).__name__, index in ends)
         else:
-            report(index, "value", payload)
+            report(index, "value", payload, index in ends)
     exit(0)
 
 

@@ -20,6 +20,7 @@ sides are read with a small literal evaluator).
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import math
 import operator
@@ -149,20 +150,26 @@ class Suite:
     def __len__(self) -> int:
         return len({"io": self.io, "call": self.calls, "probe": self.cases, "asserts": self.scripts}[self.kind])
 
+    @property
+    def case_ends(self) -> list[int]:
+        """``probe``: the index of each case's last probe (a case without probes ends where the last one did)."""
+        ends = []
+        for case in self.cases:
+            indices = [index for check in case.checks for index in check.probe_indices()]
+            ends.append(max(indices, default=ends[-1] if ends else -1))
+        return ends
+
 
 # ----- parsing the column ---------------------------------------------------------------------------
 def parse_tests(value: Any, entry_point: Any = None) -> Suite:
-    """Normalise a tests column value; raises ``UnusableTestsError`` saying what was wrong."""
+    """Normalise a tests column value; raises ``UnusableTestsError`` saying what was wrong.
+
+    Text is parsed once per (text, entry point): a training run scores the same tests for every
+    completion of a prompt. The suites returned are shared, so nobody may change them.
+    """
+    entry_point = entry_point if isinstance(entry_point, str) else None
     if isinstance(value, str):
-        stripped = value.strip()
-        if stripped[:1] in ("{", "["):
-            try:
-                return parse_tests(json.loads(stripped), entry_point)
-            except json.JSONDecodeError:
-                pass
-        if not stripped:
-            raise UnusableTestsError("the tests column is empty")
-        return python_tests([value], entry_point)
+        return _parse_text(value, entry_point)
     if isinstance(value, dict):
         if value.get("fn_name") is not None:
             return call_tests(value)
@@ -180,6 +187,19 @@ def parse_tests(value: Any, entry_point: Any = None) -> Suite:
         "([{'input': ..., 'output': ...}] or {'inputs': [...], 'outputs': [...]}) or call-based cases "
         f"({{'fn_name': ..., 'inputs': [...], 'outputs': [...]}}); got {type(value).__name__}"
     )
+
+
+@functools.lru_cache(maxsize=2048)
+def _parse_text(value: str, entry_point: str | None) -> Suite:
+    stripped = value.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return parse_tests(json.loads(stripped), entry_point)
+        except json.JSONDecodeError:
+            pass
+    if not stripped:
+        raise UnusableTestsError("the tests column is empty")
+    return python_tests([value], entry_point)
 
 
 def io_tests(pairs: list[tuple[Any, Any]]) -> Suite:
@@ -218,10 +238,10 @@ def call_tests(value: dict) -> Suite:
     return Suite("call", calls=cases, fn_name=name)
 
 
-def python_tests(scripts: list[str], entry_point: Any) -> Suite:
+def python_tests(scripts: list[str], entry_point: str | None) -> Suite:
     """Test code as probes where every test converts, else as scripts for the in-interpreter harness."""
     scripts = [_with_check_call(script, entry_point) for script in scripts]
-    converter = Converter(entry_point if isinstance(entry_point, str) else None)
+    converter = Converter(entry_point)
     try:
         cases = [ProbeCase(converter.convert(script)) for script in scripts]
     except (NotConvertible, SyntaxError, ValueError, RecursionError):
@@ -230,7 +250,7 @@ def python_tests(scripts: list[str], entry_point: Any) -> Suite:
                  bind=sorted(converter.bind))
 
 
-def _with_check_call(script: str, entry_point: Any) -> str:
+def _with_check_call(script: str, entry_point: str | None) -> str:
     """HumanEval: a ``check(candidate)`` that nothing calls is called on the entry point."""
     if "def check" not in script or _CHECK_CALL.search(script):
         return script

@@ -8,7 +8,7 @@
         ...
 """
 
-from .api import run, run_each, run_many
+from .api import precompile, run, run_each, run_many
 from .backends import Backend, backend_factories, close_backends, get_backend
 from .build import Build
 from .errors import ProgramError, SandboxError, SandboxUnavailableError, UnknownBackendError
@@ -27,6 +27,7 @@ __all__ = [
     "backend_factories",
     "close_backends",
     "get_backend",
+    "precompile",
     "run",
     "run_each",
     "run_many",

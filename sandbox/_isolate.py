@@ -40,6 +40,7 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
 _libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 _libc.unshare.argtypes = [ctypes.c_int]
+_libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
 _libc.sethostname.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 _libc.syscall.restype = ctypes.c_long
@@ -59,6 +60,10 @@ def _b(value: str | None) -> bytes | None:
 
 def unshare(flags: int) -> None:
     _check(_libc.unshare(flags), f"unshare({flags:#x})")
+
+
+def setns(fd: int, kind: int) -> None:
+    _check(_libc.setns(fd, kind), f"setns({kind:#x})")
 
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int = 0, data: str | None = None) -> None:

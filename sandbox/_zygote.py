@@ -32,10 +32,12 @@ import struct
 import sys
 import termios
 import time
+import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _cgroups as cgroups  # noqa: E402  (found through the line above, before the host is hidden)
 import _isolate as iso  # noqa: E402
+import _reaper as reaper  # noqa: E402
 import _seccomp as seccomp  # noqa: E402
 
 FRAME = struct.Struct("<II")  # kind, length
@@ -48,9 +50,12 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1",
              "stderr": "/proc/self/fd/2"}
 THREAD_STACK_MB = 8  # each thread reserves its stack: RLIMIT_STACK, which glibc uses for threads
+PID1 = "/.pid1"  # each run's pid 1 (_reaper.py), written into the root; coreutils' sleep where it cannot be
+SLEEP = ("/usr/bin/sleep", "/bin/sleep")
+REAPER_GRACE = 30  # seconds past the deadline after which a run's pid 1 ends by itself
 SWEEP_TIMEOUT = 2.0  # seconds to wait for the kernel to collect unix sockets a run left in flight
 ARGUMENTS = ctypes.create_string_buffer(b"python3\0main.py\0")  # what a run's /proc/self/cmdline says
-CONSUMED, COMPILE_FAILED, RUNNING, EXITED, CGROUP_FAILED = b"P", b"C", b"R", b"X", b"G"
+CONSUMED, COMPILE_FAILED, RUNNING, CGROUP_FAILED = b"P", b"C", b"R", b"G"
 SECCOMP = seccomp.prepare()
 
 
@@ -106,12 +111,18 @@ def build_root(cfg: dict) -> None:
         f.write(f"root:x:0:0::/:/bin/false\nsandbox:x:{cfg['uid']}:{cfg['gid']}::{WORK}:/bin/false\n")
     with open(f"{root}/etc/group", "w") as f:
         f.write(f"root:x:0:\nsandbox:x:{cfg['gid']}:\n")
+    pid1 = reaper.executable()
+    if pid1 is not None:
+        with open(root + PID1, "wb") as f:
+            f.write(pid1)
+        os.chmod(root + PID1, 0o755)
     iso.mount(None, f"{root}/dev", None, iso.MS_REMOUNT | iso.MS_RDONLY | iso.MS_NOSUID | iso.MS_NOEXEC)
     iso.pivot_root(root)
     iso.mount(None, "/", None, iso.MS_REMOUNT | iso.MS_RDONLY | iso.MS_NOSUID | iso.MS_NODEV)
 
 
 def preload(cfg: dict) -> None:
+    """Import the common modules, and compile the code many runs share (``sandbox.precompile``)."""
     sys.path.remove(os.path.dirname(os.path.abspath(__file__)))
     sys.path.extend(cfg["sys_path"])
     for name in cfg["preload"]:
@@ -119,6 +130,7 @@ def preload(cfg: dict) -> None:
             importlib.import_module(name)
         except Exception:  # a missing optional module only costs the programs that need it
             pass
+    cfg["compiled"] = {source: compile(source, f"{WORK}/main.py", "exec") for source in cfg["precompile"]}
 
 
 def serve(cfg: dict, req_fd: int, resp_fd: int) -> None:
@@ -152,28 +164,39 @@ def receive_header(channel: socket.socket) -> tuple[bytes, int | None]:
 
 def run(cfg: dict, req_fd: int, resp_fd: int, build: int | None, length: int, timeout: float,
         compile_budget: float, limit: int, budget: int) -> bool:
-    """One run: its own memory cgroup, an init in fresh namespaces, output forwarded, then a cleanup
-    that leaves the slot as it was (cgroup removed, unix sockets the run left in flight collected)."""
+    """One run in a fresh pid namespace: its own memory cgroup, output forwarded, then a cleanup that
+    leaves the slot as it was (namespace emptied, cgroup removed, unix sockets left in flight collected).
+
+    The namespace's pid 1 is a tiny program (``_reaper.py``) spawned without copying the zygote
+    (``posix_spawn``); the program is the zygote's own fork, pid 2 there (so its signals behave as
+    anywhere else). Killing pid 1 kills everything the run started; pid 1 also ends with the zygote.
+    """
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     status_r, status_w = os.pipe()
     slot = cfg["memory_slot"]
     try:
         cgroup = cgroups.new_run(slot, budget) if slot else None
-    except OSError:  # init reports it once it has consumed the request (the slot then restarts)
+    except OSError:  # the program reports it once it has consumed the request (the slot then restarts)
         cgroup = None
     start = time.monotonic()
-    pid = iso.clone(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC)
-    if pid == 0:
-        try:
-            for fd in (out_r, err_r, status_r, resp_fd):
-                os.close(fd)
-            init(cfg, req_fd, length, out_w, err_w, status_w, build, cgroup)
-        finally:
-            os._exit(127)
+    iso.unshare(iso.CLONE_NEWPID)  # for the children made next
+    try:
+        lifetime = str(math.ceil(timeout + compile_budget) + REAPER_GRACE)  # only coreutils' sleep reads it
+        pid1 = os.posix_spawn(cfg["pid1"], [os.path.basename(cfg["pid1"]), lifetime], {})
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for fd in (out_r, err_r, status_r, resp_fd):
+                    os.close(fd)
+                program(cfg, req_fd, length, out_w, err_w, status_w, build, cgroup)
+            finally:
+                os._exit(127)
+    finally:
+        iso.setns(cfg["pid_namespace"], iso.CLONE_NEWPID)  # later children: back in the zygote's own
     for fd in (out_w, err_w, status_w) if build is None else (out_w, err_w, status_w, build):
         os.close(fd)
-    facts = supervise(pid, resp_fd, out_r, err_r, status_r, start, timeout, compile_budget, limit)
+    facts = supervise(pid, pid1, Output(resp_fd, out_r, err_r, limit), status_r, start, timeout, compile_budget)
     facts["memory_killed"] = bool(cgroup) and cgroups.end_run(slot, cgroup) > 0
     facts["cgroup_failed"] = facts["cgroup_failed"] or (bool(slot) and cgroup is None)
     facts["leftover"] = not sweep_unix_sockets(cfg["unix_sockets"])
@@ -209,73 +232,81 @@ def _listed_sockets(listing: int) -> bool:
     return os.pread(listing, 4096, 0).count(b"\n") > 1  # the first line is the header
 
 
-def supervise(pid: int, resp_fd: int, out_r: int, err_r: int, status_r: int, start: float, timeout: float,
-              compile_budget: float, limit: int) -> dict:
-    """Forward capped output until EOF or the deadline, then kill init (and so the whole run)."""
+class Output:
+    """The run's stdout and stderr on their way to the host: bytes sent per stream, and which have ended."""
+
+    def __init__(self, resp_fd: int, out_r: int, err_r: int, limit: int):
+        self.resp_fd, self.limit = resp_fd, limit
+        self.kinds = {out_r: STDOUT, err_r: STDERR}
+        self.sent = dict.fromkeys(self.kinds, 0)
+        self.ended: set[int] = set()
+
+    @property
+    def over_limit(self) -> bool:
+        return any(count > self.limit for count in self.sent.values())
+
+    def pump(self, fd: int) -> None:
+        """Forward what the pipe holds (called when it is readable, or once every writer is gone)."""
+        count = forward(fd, self.resp_fd, self.kinds[fd], self.limit + 1 - self.sent[fd])
+        if count:
+            self.sent[fd] += count
+        else:
+            self.ended.add(fd)
+
+    def drain(self) -> None:
+        """Forward the rest; only once every writer is gone (then each pipe ends at EOF, no read blocks)."""
+        for fd in self.kinds:
+            while fd not in self.ended and not self.over_limit:
+                self.pump(fd)
+
+
+def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, timeout: float,
+              compile_budget: float) -> dict:
+    """Forward capped output until the program exits, is over its output cap or its deadline; then
+    kill the namespace's pid 1 (and so whatever the run left) and forward what remains."""
     deadline = start + timeout + compile_budget
-    kinds = {out_r: STDOUT, err_r: STDERR}
-    sent = {out_r: 0, err_r: 0}
     status = bytearray()
-    timed_out = over_limit = False
+    timed_out = exited = False
+    ended = os.pidfd_open(pid)
     poller = select.poll()
-    for fd in (out_r, err_r, status_r):
+    for fd in (*output.kinds, status_r, ended):
         poller.register(fd, select.POLLIN)
-    open_fds = {out_r, err_r, status_r}
-    while open_fds:  # the status pipe closes when init exits: a program that closed its output still counts
+    while not (exited or output.over_limit):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             timed_out = True
             break
         for fd, _ in poller.poll(remaining * 1000):
-            if fd == status_r:
+            if fd == ended:
+                exited = True
+            elif fd == status_r:
                 chunk = os.read(fd, 64)
-                if len(status) < 64:
-                    status += chunk
+                status += chunk[:64 - len(status)]
                 if chunk.endswith(RUNNING):  # compiled: the run's own clock starts now
                     start = time.monotonic()
                     deadline = start + timeout
+                if not chunk:
+                    poller.unregister(fd)
             else:
-                chunk = forward(fd, resp_fd, kinds[fd], limit + 1 - sent[fd])
-                sent[fd] += chunk
-                over_limit = over_limit or sent[fd] > limit
-            if not chunk:
-                poller.unregister(fd)
-                open_fds.discard(fd)
-        if over_limit:
-            break
-    if timed_out or over_limit:
-        os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)  # returns once every process of the run's pid namespace is gone
+                output.pump(fd)
+                if fd in output.ended:
+                    poller.unregister(fd)
+    os.close(ended)
+    os.kill(pid1, signal.SIGKILL)  # its end kills every process of the namespace
+    status_of_program = os.waitpid(pid, 0)[1]  # first: pid 1's end waits until the zygote has reaped it
+    os.waitpid(pid1, 0)  # returns once every process of the run's pid namespace is gone
+    exit_status = status_of_program if exited and not output.over_limit else None
     duration = time.monotonic() - start
-    while status_r in open_fds and len(status) < 64 and (chunk := os.read(status_r, 64)):
-        status += chunk  # after a kill every writer is gone: this cannot block
-    markers, exit_status = parse_status(bytes(status))
+    output.drain()
+    while len(status) < 64 and (chunk := os.read(status_r, 64)):
+        status += chunk
+    markers = {bytes([byte]) for byte in status}
     return {
-        "exit_code": None if timed_out or exit_status is None else os.waitstatus_to_exitcode(exit_status),
-        "timed_out": timed_out, "over_limit": over_limit, "duration": duration,
+        "exit_code": None if exit_status is None else os.waitstatus_to_exitcode(exit_status),
+        "timed_out": timed_out, "over_limit": output.over_limit, "duration": duration,
         "compile_failed": COMPILE_FAILED in markers, "consumed": CONSUMED in markers,
         "cgroup_failed": CGROUP_FAILED in markers,
     }
-
-
-def parse_status(status: bytes) -> tuple[set[bytes], int | None]:
-    """The one-byte markers init and the program wrote, and the program's wait status if init sent it.
-
-    Read in order, so the 4 bytes of the wait status are never taken for markers (exit code 67 is
-    0x4300: its bytes hold ``C``).
-    """
-    markers: set[bytes] = set()
-    exit_status, at = None, 0
-    while at < len(status):
-        marker = status[at:at + 1]
-        if marker == EXITED:
-            if len(status) >= at + 5:
-                exit_status = struct.unpack_from("<i", status, at + 1)[0]
-            at += 5
-        else:
-            markers.add(marker)
-            at += 1
-    return markers, exit_status
 
 
 def forward(fd: int, resp_fd: int, kind: int, budget: int) -> int:
@@ -294,15 +325,11 @@ def forward(fd: int, resp_fd: int, kind: int, budget: int) -> int:
     return count
 
 
-# ----- pid 1 of the run's namespaces (a minimal init) and the program under it ------------------------
-def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: int, build: int | None,
-         cgroup: dict | None) -> None:
-    """Read the program, build the run's file system, drop to the slot's uid, fork the program.
-
-    The program is pid 2, so it has ordinary signal semantics (pid 1 ignores signals it has no
-    handler for); when it exits, init reports its wait status and exits, and the kernel kills
-    whatever it left behind.
-    """
+# ----- the program: the zygote's fork, pid 2 of the run's pid namespace ----------------------------------
+def program(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: int, build: int | None,
+            cgroup: dict | None) -> None:
+    """Read the request, join the run's memory cgroup, make the run's mounts, drop to the slot's uid
+    and run the program (its build is executed, Python code runs in this warm interpreter)."""
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
     req = json.loads(read_exact(req_fd, length))
     os.close(req_fd)
@@ -315,19 +342,12 @@ def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: 
         except OSError:  # never run without the limit the slot promised: a sandbox error instead
             os.write(status_w, CGROUP_FAILED)
             os._exit(1)
+    iso.unshare(iso.CLONE_NEWNS | iso.CLONE_NEWIPC)
     try:  # /proc/self/cmdline: no host path, no slot configuration
         iso.show_arguments(ARGUMENTS, cfg["layout"])
     except OSError:  # a kernel without CONFIG_CHECKPOINT_RESTORE: the zygote's command line shows
         pass
-    uid, gid = cfg["uid"], cfg["gid"]
-    iso.mount("tmpfs", RUN_TMPFS, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV,
-              f"size={req['disk_mb']}m,nr_inodes={req['max_files']},mode=0700")
-    for name, target in (("work", WORK), ("tmp", "/tmp"), ("shm", "/dev/shm")):
-        os.mkdir(f"{RUN_TMPFS}/{name}", 0o1777 if name != "work" else 0o755)
-        os.chown(f"{RUN_TMPFS}/{name}", uid, gid)
-        iso.mount(f"{RUN_TMPFS}/{name}", target, None, iso.MS_BIND)
-    iso.umount(RUN_TMPFS)
-    iso.mount("proc", "/proc", "proc", iso.MS_NOSUID | iso.MS_NODEV | iso.MS_NOEXEC, "hidepid=2")
+    mount_run(req, cfg["uid"], cfg["gid"])
     with open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")  # the zygote protects itself from the OOM killer; runs must not inherit that
     stdin = os.memfd_create("stdin", 0)
@@ -338,34 +358,8 @@ def init(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: 
     kept = sorted({status_w} if build is None else {status_w, build})
     for low, high in zip([3] + [fd + 1 for fd in kept], kept + [1 << 16], strict=True):
         os.closerange(low, high)
-    os.set_inheritable(status_w, False)
-    os.setgroups([])
-    os.setresgid(gid, gid, gid)
-    os.setresuid(uid, uid, uid)
-    # Not dumpable: no core dump, whatever the host's core_pattern (a pipe helper runs as root), and
-    # the program cannot ptrace init. The seccomp filter keeps the program from undoing it.
-    iso.prctl(iso.PR_SET_DUMPABLE, 0)
-    iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
-    iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)  # the uid change cleared it
-    seccomp.install(SECCOMP)
+    drop_privileges(cfg["uid"], cfg["gid"])
     os.chdir(WORK)
-    child = os.fork()
-    if child == 0:
-        try:
-            program(req, cfg, status_w, build)
-        finally:
-            os._exit(127)
-    for fd in (0, 1, 2):
-        os.close(fd)
-    while True:  # reap orphans until the program itself exits
-        pid, status = os.wait()
-        if pid == child:
-            break
-    os.write(status_w, EXITED + struct.pack("<i", status))
-    os._exit(0)
-
-
-def program(req: dict, cfg: dict, status_w: int, build: int | None) -> None:
     for name, content in req["files"].items():
         with open(os.path.join(WORK, name), "w") as f:
             f.write(content)
@@ -384,7 +378,34 @@ def program(req: dict, cfg: dict, status_w: int, build: int | None) -> None:
         os.execve(build, [f"{WORK}/main"], os.environ)  # fexecve: a given build runs from its sealed memfd
     os.close(status_w)
     set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=cfg["baseline_bytes"])
-    run_python(req["code"])
+    run_python(req["code"], cfg["compiled"].get(req["code"]))
+
+
+def mount_run(req: dict, uid: int, gid: int) -> None:
+    """The run's own size-limited tmpfs as /work, /tmp and /dev/shm, and its own /proc (hidepid)."""
+    iso.mount("tmpfs", RUN_TMPFS, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV,
+              f"size={req['disk_mb']}m,nr_inodes={req['max_files']},mode=0700")
+    for name, target in (("work", WORK), ("tmp", "/tmp"), ("shm", "/dev/shm")):
+        os.mkdir(f"{RUN_TMPFS}/{name}", 0o1777 if name != "work" else 0o755)
+        os.chown(f"{RUN_TMPFS}/{name}", uid, gid)
+        iso.mount(f"{RUN_TMPFS}/{name}", target, None, iso.MS_BIND)
+    iso.umount(RUN_TMPFS)
+    iso.mount("proc", "/proc", "proc", iso.MS_NOSUID | iso.MS_NODEV | iso.MS_NOEXEC, "hidepid=2")
+
+
+def drop_privileges(uid: int, gid: int) -> None:
+    """The slot's uid, no way back, non-dumpable, and the seccomp filter.
+
+    Not dumpable: no core dump, whatever the host's core_pattern (a pipe helper runs as root), and
+    /proc/self stays root's; the seccomp filter keeps the program from undoing it.
+    """
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    iso.prctl(iso.PR_SET_DUMPABLE, 0)
+    iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
+    iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)  # the uid change cleared it
+    seccomp.install(SECCOMP)
 
 
 def set_limits(req: dict, *, memory_mb: int, cpu: float, baseline: int) -> None:
@@ -429,13 +450,13 @@ def compile_source(req: dict, status_w: int) -> None:
         os._exit(1)
 
 
-def run_python(source: str) -> None:
-    """Run ``source`` as ``python main.py`` would, in this already-warm interpreter."""
+def run_python(source: str, compiled: types.CodeType | None) -> None:
+    """Run ``source`` (its code object if the zygote compiled it already) as ``python main.py`` would,
+    in this already-warm interpreter."""
     import atexit
     import builtins
     import random
     import threading
-    import types
 
     with open("main.py", "w") as f:
         f.write(source)
@@ -451,7 +472,7 @@ def run_python(source: str) -> None:
     sys.modules["__main__"] = main
     code = 0
     try:
-        exec(compile(source, main.__file__, "exec"), main.__dict__)
+        exec(compiled or compile(source, main.__file__, "exec"), main.__dict__)
     except SystemExit as exc:
         code = exit_status(exc.code)
     except BaseException as exc:
@@ -482,6 +503,8 @@ def exit_status(code: object) -> int:
 def main() -> None:
     cfg = json.loads(sys.argv[1])
     req_fd, resp_fd = int(sys.argv[2]), int(sys.argv[3])
+    for fd in (req_fd, resp_fd):
+        os.set_inheritable(fd, False)  # the runs' pid 1 is exec'ed: it must inherit nothing
     try:
         protect_from_oom_killer()
         if cfg["cpu"]:
@@ -489,7 +512,11 @@ def main() -> None:
         cfg["memory_slot"] = cgroups.open_slot(**cfg["memory"]) if cfg["memory"] else None  # /sys is hidden next
         statm = os.open("/proc/self/statm", os.O_RDONLY)  # there is no /proc in the new root
         cfg["layout"] = iso.memory_layout()
+        cfg["pid_namespace"] = os.open("/proc/self/ns/pid", os.O_RDONLY)
         build_root(cfg)
+        cfg["pid1"] = PID1 if os.path.exists(PID1) else next((p for p in SLEEP if os.path.exists(p)), None)
+        if cfg["pid1"] is None:
+            raise FileNotFoundError(f"no sleep program at {' or '.join(SLEEP)} (coreutils) for the runs' pid 1")
         preload(cfg)  # after the pivot, so modules and their lazy imports use the sandbox's paths
         gc.collect()
         gc.freeze()  # keep the shared heap's pages shared after fork

@@ -1,5 +1,5 @@
 """The calls most users need: ``run`` one program, ``run_many`` programs concurrently, ``run_each`` to
-stream the results of a large batch as they finish."""
+stream the results of a large batch as they finish, and ``precompile`` for code many runs share."""
 
 from __future__ import annotations
 
@@ -12,6 +12,18 @@ from .backends import get_backend
 from .program import Program, SandboxResult
 
 CHUNK = 64  # programs per run_many call for backends that cannot take one program at a time
+PRECOMPILED: list[str] = []  # what local zygotes started from now on compile once (see ``precompile``)
+
+
+def precompile(source: str) -> None:
+    """Have local sandbox pools started from now on compile ``source`` once, at their start.
+
+    A Python program whose code is exactly ``source`` then skips compiling it in each run. Meant for
+    code many runs share, such as a test harness; every run of the pool can read it, so never
+    register anything secret.
+    """
+    if source not in PRECOMPILED:
+        PRECOMPILED.append(source)
 
 
 def run(code: str, *, stdin: str = "", timeout: float = 5.0, memory_mb: int = 512, backend: str = "auto",
