@@ -6,6 +6,7 @@
                 args=GRPOConfig(..., reward_weights=rewards.reward_weights))
 """
 
+from . import _moved
 from .batch import Batch, Row, Score
 from .completions import completion_text
 from .compose import GatedReward, RewardSet, WeightedReward, load
@@ -27,6 +28,8 @@ from .registry import get, list_rewards, registry
 from .reward import AsyncReward, BatchResult, Reward
 
 __version__ = "0.1.0"
+
+_moved.install()
 
 __all__ = [
     "AsyncReward",

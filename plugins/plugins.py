@@ -35,11 +35,11 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.length",
     "rewardhub.trainers.commands",
     "rewardhub.report_command",
-    "rewardhub.rewards.judge",
-    "rewardhub.rewards.reward_model",
+    "rewardhub.rewards.judge.reward",
+    "rewardhub.rewards.reward_model.reward",
     "rewardhub.trainers.rm_commands",
     "rewardhub.preference_commands",
-    "rewardhub.rewards.mathematics",
+    "rewardhub.rewards.math.reward",
     "rewardhub.rewards.majority_vote",
 )
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from rewardhub import Batch, ConfigError, Score, hookimpl
 
-from .math_literals import normalize
-from .mathematics import MathChecker, UsesMathWorkers, find_answer
+from .math.checker import MathChecker
+from .math.literals import normalize
+from .math.reward import UsesMathWorkers, find_answer
 
 TIES = ("none", "all", "first")
 ANSWERLESS = ("zero", "abstain")

@@ -6,7 +6,7 @@ import pytest
 
 import rewardhub
 from rewardhub import Batch, Reward, Score
-from rewardhub.rewards.mathematics import MathChecker, MathReward
+from rewardhub.rewards.math import MathChecker, MathReward
 from rewardhub.workers import WorkerPool
 
 # (gold, completion, expected verdict). Negative cases matter as much: "equal" too easily is a wrong gradient.

@@ -15,8 +15,8 @@ import weakref
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from .judge_errors import JudgeConfigError, JudgeRequestError
-from .judge_limits import TokenBucket, backoff_delay, retry_after
+from .errors import JudgeConfigError, JudgeRequestError
+from .limits import TokenBucket, backoff_delay, retry_after
 
 _RETRYABLE_STATUS = {408, 409, 429}
 _PLACEHOLDER_KEY = "EMPTY"  # what local OpenAI-compatible servers (vLLM, SGLang) accept without a key

@@ -14,7 +14,7 @@ from typing import Any
 from rewardhub import Row
 from rewardhub.completions import is_conversational, message_text
 
-from .judge_errors import JudgeConfigError, JudgeInputError
+from .errors import JudgeConfigError, JudgeInputError
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class JudgeTemplate:
             from importlib import resources
 
             rubric = BUILTIN[spec]
-            text = (resources.files("rewardhub.rewards") / "templates" / rubric.file).read_text(encoding="utf-8")
+            text = (resources.files("rewardhub.rewards.judge") / "templates" / rubric.file).read_text(encoding="utf-8")
             return cls.parse(text, f"built-in template {spec!r}", rubric)
         if "{" not in spec and "\n" not in spec:
             path = Path(spec).expanduser()

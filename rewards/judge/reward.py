@@ -15,11 +15,11 @@ from typing import Any
 from rewardhub import AsyncReward, Batch, MissingColumnError, Score
 from rewardhub.hookspecs import hookimpl
 
-from .judge_cache import JudgeCache, default_cache_path, request_key
-from .judge_client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten
-from .judge_errors import JudgeConfigError, JudgeInputError, JudgeRequestError
-from .judge_parse import PARSE_MODES, ScoreScale, UnparsableAnswer, expected_score, parse_answer
-from .judge_prompt import JudgeTemplate
+from .cache import JudgeCache, default_cache_path, request_key
+from .client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten
+from .errors import JudgeConfigError, JudgeInputError, JudgeRequestError
+from .parse import PARSE_MODES, ScoreScale, UnparsableAnswer, expected_score, parse_answer
+from .prompt import JudgeTemplate
 
 _TOP_LOGPROBS = 20
 _batch_stats: contextvars.ContextVar[JudgeStats | None] = contextvars.ContextVar("judge_batch_stats", default=None)
