@@ -20,10 +20,12 @@ from typing import Any, ClassVar
 
 from .batch import TRAINER_HOOKS, Batch, Row, Score, to_score
 from .completions import prompt_key
-from .errors import ConfigError, MissingColumnError, RewardContractError
+from .errors import ConfigError, MissingColumnError, RewardContractError, WorkerStartupError
 from .loop import run_coroutine
 
 ON_ERROR_POLICIES = ("none", "zero", "raise")
+# Not the sample's failure but the reward's or the machine's: no error policy turns them into scores.
+PROPAGATED = (RewardContractError, WorkerStartupError)
 _MEMO_SIZE = 4
 _MEMO_LOCK = threading.Lock()  # memo dicts are read and evicted from several server threads at once
 _TOTALS_LOCK = threading.Lock()  # running totals are updated from several server threads at once
@@ -115,7 +117,7 @@ class Reward:
             return [self._sample_outcome(batch, i) for i in range(len(batch))]
         try:
             return self._checked(batch, self.score_batch(batch))
-        except RewardContractError:
+        except PROPAGATED:
             raise
         except Exception as exc:
             if self.on_error == "raise" or len(batch) == 1:
@@ -127,7 +129,7 @@ class Reward:
         """Score a one-row batch, containing its failure by the error policy."""
         try:
             return score(row)[0]
-        except RewardContractError:
+        except PROPAGATED:
             raise
         except Exception as exc:
             return self._failure(exc)
@@ -143,6 +145,8 @@ class Reward:
 
     def _failure(self, exc: Exception) -> Score:
         """Apply the error policy to an exception raised while scoring (``_errors`` counts it)."""
+        if isinstance(exc, PROPAGATED):
+            raise exc
         if isinstance(exc, MissingColumnError):
             exc = exc.for_reward(self.__name__)
         if self.on_error == "raise":
@@ -311,7 +315,7 @@ class AsyncReward(Reward):
     async def _run_async(self, batch: Batch) -> list[Score]:
         try:
             return self._checked(batch, await self.score_batch_async(batch))
-        except RewardContractError:
+        except PROPAGATED:
             raise
         except Exception as exc:
             if self.on_error == "raise" or len(batch) == 1:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 import rewardhub
@@ -238,3 +241,17 @@ def test_length_reward_reuses_the_math_verdict():
     length = results["length_penalty"].values
     assert length[0] > length[2] > 0 > length[1]  # right and short > right and long > wrong
     assert rewards.members[0].reward.totals["samples"] == 3  # math ran once for both
+
+
+
+def test_a_batch_the_fast_path_settles_starts_no_worker_process():
+    # A fresh interpreter, so that no earlier test's pool exists; its children are read from /proc.
+    code = (
+        "import glob, rewardhub\n"
+        "reward = rewardhub.get('math')\n"
+        "values = reward(['q'] * 3, [r'\\boxed{0.5}', 'The answer is 7', '#### 3'], solution=['1/2', '7', '4'])\n"
+        "assert values == [1.0, 1.0, 0.0], values\n"
+        "children = ''.join(open(f).read() for f in glob.glob('/proc/self/task/*/children')).split()\n"
+        "assert children == [], children\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -72,6 +72,8 @@ class MathChecker:
             if fast is not None:
                 checks[pair] = Check("equal" if fast else "not equal", "exact")
         slow = [pair for pair in unique if pair not in checks]
+        if not slow:  # settled exactly: no worker is started (or even looked up)
+            return [checks[pair] for pair in pairs]
         for pair, outcome in zip(
             slow, self.pool.map(verify_pair, slow, timeout=self.timeout, requires=_REQUIRES), strict=True
         ):

@@ -35,20 +35,7 @@ def gold_answer(gold: Any) -> str | None:
     return last_boxed(text, None) or gsm8k(text, None) or text or None
 
 
-class UsesMathWorkers(Reward):
-    """Base of rewards that check answers with a :class:`MathChecker` (``self.checker``, may be ``None``)."""
-
-    checker: MathChecker | None = None
-
-    def evaluate_batch(self, batch: Batch) -> Any:
-        # Start the workers first, so that a start-up failure raises a clear WorkerStartupError here
-        # instead of being contained as per-sample errors by the base class.
-        if self.checker is not None:
-            self.checker.pool.start()
-        return super().evaluate_batch(batch)
-
-
-class MathReward(UsesMathWorkers):
+class MathReward(Reward):
     """1.0 when the final answer equals the gold answer, else 0.0; ``verdict`` says "correct"."""
 
     name = "math"
