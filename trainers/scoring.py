@@ -12,8 +12,8 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from rewardhub import AsyncReward, Batch, BatchResult, RewardSet
-from rewardhub.compose import weighted_totals
-from rewardhub.loop import background_loop
+from rewardhub._aio import background_loop
+from rewardhub._compose import weighted_totals
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from rewardhub import Batch, RewardhubError, RewardSet
-from rewardhub.compose import rows_to_batch
+from rewardhub._compose import rows_to_batch
 
 from . import openrlhf
 from .errors import BadRequest

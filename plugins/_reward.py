@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .batch import TRAINER_HOOKS, Batch, Row, Score, to_score
+from ._aio import run_coroutine
+from ._batch import TRAINER_HOOKS, Batch, Row, Score, to_score
 from .completions import prompt_key
 from .errors import ConfigError, MissingColumnError, RewardContractError, WorkerStartupError
-from .loop import run_coroutine
 
 ON_ERROR_POLICIES = ("none", "zero", "raise")
 # Not the sample's failure but the reward's or the machine's: no error policy turns them into scores.
@@ -203,7 +203,7 @@ class Reward:
     def dependency(self, role: str) -> Reward:
         """The reward bound to ``role``, built from the registry with default params if none was bound."""
         if role not in self._bound:
-            from .registry import registry
+            from ._registry import registry
 
             name = self.dependencies()[role]
             self._bound[role] = registry.create(name).share()

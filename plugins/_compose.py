@@ -8,13 +8,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .batch import TRAINER_HOOKS, Batch, Score
+from ._aio import submit
+from ._batch import TRAINER_HOOKS, Batch, Score
+from ._config import Gate, RewardEntry, read_config
+from ._registry import registry
+from ._reward import AsyncReward, BatchResult, Reward, aevaluate_any
 from .completions import prompt_key
-from .config import Gate, RewardEntry, read_config
 from .errors import ConfigError, UnknownRewardError
-from .loop import submit
-from .registry import registry
-from .reward import AsyncReward, BatchResult, Reward, aevaluate_any
 
 ROW_KEYS = ("prompt", "completion")
 
