@@ -44,7 +44,6 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.sandbox.commands",
     # trainers
     "rewardhub.trainers.commands",
-    "rewardhub.trainers.rm_commands",
 )
 
 pm = pluggy.PluginManager("rewardhub")

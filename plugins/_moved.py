@@ -37,6 +37,7 @@ MOVED: dict[str, str] = {
     "rewardhub.report_training": "rewardhub.report.training",
     "rewardhub.report_command": "rewardhub.report.command",
     "rewardhub.preference_commands": "rewardhub.preference.command",
+    "rewardhub.trainers.rm_commands": "rewardhub.trainers.commands",
     "rewardhub.rewards.mathematics": "rewardhub.rewards.math.reward",
     "rewardhub.rewards.math_literals": "rewardhub.rewards.math.literals",
     "rewardhub.rewards.judge_cache": "rewardhub.rewards.judge.cache",
