@@ -8,7 +8,7 @@
 
 from . import _moved
 from ._batch import Batch, Row, Score
-from ._compose import GatedReward, RewardSet, WeightedReward, load
+from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
 from ._decorators import batch_reward, sample_reward
 from ._registry import get, list_rewards, registry
 from ._reward import AsyncReward, BatchResult, Reward
@@ -48,6 +48,7 @@ __all__ = [
     "RewardhubError",
     "Row",
     "Score",
+    "SetResult",
     "UnknownRewardError",
     "WeightedReward",
     "WorkerStartupError",
