@@ -179,8 +179,6 @@ def test_functions_must_be_importable_by_name(pool):
 
 
 def test_bad_arguments_are_named():
-    with pytest.raises(ValueError, match="context"):
-        WorkerPool(1, context="fork")
     with pytest.raises(ValueError, match="at least one"):
         WorkerPool(0)
     with pytest.raises(ValueError, match="timeout"):
@@ -196,7 +194,9 @@ def test_module_that_cannot_be_imported_raises_startup_error_after_retries():
     with WorkerPool(1, start_retries=1) as p:
         with pytest.raises(WorkerStartupError, match="no_such_module_for_rewardhub") as info:
             p.map(square, [1], timeout=5, requires=["no_such_module_for_rewardhub"])
-        assert "2 attempts" in str(info.value)
+        message = str(info.value)
+        assert "2 attempts" in message and "ModuleNotFoundError" in message
+        assert "__main__" not in message  # workers never re-import the caller's script: no guard to advise
         assert p.pids == []
 
 
@@ -218,22 +218,6 @@ def run_script(tmp_path, body: str, timeout: float = 90) -> subprocess.Completed
     return subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=timeout, env=env
     )
-
-
-def test_script_without_main_guard_gets_a_clear_startup_error(tmp_path):
-    done = run_script(
-        tmp_path,
-        """
-        from rewardhub.workers import WorkerPool
-        import test_workers
-        WorkerPool(1, context="spawn", start_retries=1).map(test_workers.square, [2], timeout=5)
-        print("finished")
-        """,
-    )
-    assert done.returncode != 0
-    assert "WorkerStartupError" in done.stderr
-    assert 'if __name__ == "__main__":' in done.stderr
-    assert "finished" not in done.stdout
 
 
 def test_workers_stop_when_the_program_exits(tmp_path):
