@@ -356,7 +356,7 @@ class _Run:
             )
             raise WorkerStartupError(
                 f"rewardhub could not start its worker processes ({self.failures} attempts; last: {why}). "
-                f"Each worker is a fresh `{sys.executable} {WORKER_SCRIPT}` that takes this process's "
+                f"Each worker is a fresh `{sys.executable} -P {WORKER_SCRIPT}` that takes this process's "
                 f"sys.path{imports}."
             )
         self._start(modules)

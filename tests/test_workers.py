@@ -13,8 +13,9 @@ import time
 import pytest
 from interrupts import Interrupted, interrupt_after
 
+import rewardhub
 from rewardhub import WorkerStartupError
-from rewardhub.workers import Outcome, WorkerPool, shared_pool, usable_cores
+from rewardhub.workers import Outcome, WorkerFunctionError, WorkerPool, shared_pool, usable_cores
 
 # ----- work functions (module level: the workers import them by name) ----------------------------------
 
@@ -66,6 +67,13 @@ def warm() -> None:
 
 def warmed(x: int) -> tuple[int, list[str]]:
     return x, WARMED
+
+
+@rewardhub.sample_reward(name="napping", isolated=True)
+def napping(text):
+    """Sleeps for the seconds its completion names, then scores 1.0."""
+    time.sleep(float(text))
+    return 1.0
 
 
 def alive(pid: int) -> bool:
@@ -168,7 +176,7 @@ def test_requires_imports_and_warms_up_each_worker_once(pool):
 
 
 def test_functions_must_be_importable_by_name(pool):
-    with pytest.raises(TypeError, match="module-level"):
+    with pytest.raises(WorkerFunctionError, match="module-level"):
         pool.map(lambda x: x, [1], timeout=1)
 
     def local(x):
@@ -208,6 +216,94 @@ def test_close_stops_workers_and_the_pool_restarts_lazily():
     assert p.pids == [] and wait_gone(pids) == []
     assert p.map(square, [4], timeout=5) == [Outcome("ok", 16)]
     p.close()
+
+
+# ----- workers that die on their own (the OOM killer, a stray kill) ----------------------------------------
+def kill(pids: list[int], settled: bool) -> None:
+    """SIGKILL the workers, as the OOM killer does between two batches; ``settled``: wait until they are
+    dead (zombies the pool has not noticed yet), else the next batch starts at once."""
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    if settled:
+        assert wait_gone(pids) == []
+
+
+@pytest.mark.parametrize("settled", [False, True], ids=["just-killed", "dead-for-a-while"])
+def test_workers_killed_while_idle_are_replaced_before_work_is_sent(settled):
+    with WorkerPool(2) as p:
+        assert p.map(square, range(4), timeout=5) == [Outcome("ok", i * i) for i in range(4)]
+        before = p.pids
+        kill(before, settled)
+        assert p.map(square, range(8), timeout=5, chunksize=1) == [Outcome("ok", i * i) for i in range(8)]
+        assert len(p.pids) == 2 and not set(p.pids) & set(before)
+
+
+def test_item_whose_worker_is_killed_from_outside_runs_again_on_a_fresh_worker():
+    with WorkerPool(1) as p:
+        p.start()
+        victim = p.pids[0]
+        threading.Timer(0.3, os.kill, (victim, signal.SIGKILL)).start()
+        assert p.map(nap, [0.8, 0.01], timeout=5, chunksize=2) == [Outcome("ok", 0.8), Outcome("ok", 0.01)]
+        assert p.pids != [victim]
+
+
+@pytest.mark.parametrize("settled", [False, True], ids=["just-killed", "dead-for-a-while"])
+def test_math_batch_after_its_workers_were_killed_scores_right(settled):
+    """The issue's report: after an OOM kill between batches the next batch was all None, or all 0.0
+    under on_error zero, or raised BrokenPipeError."""
+    reward = rewardhub.get("math", on_error="zero", workers=2)
+    texts = [r"\boxed{2(x+1)}", r"\boxed{2x+1}", r"\boxed{\sqrt{12}}", r"\boxed{3\sqrt{2}}"]
+    golds = ["2x+2", "2x+2", r"2\sqrt{3}", r"2\sqrt{3}"]
+    assert reward.evaluate(["q"] * 4, texts, solution=golds).values == [1.0, 0.0, 1.0, 0.0]
+    kill(reward.checker.pool.pids, settled)
+    result = reward.evaluate(["q"] * 4, texts[::-1], solution=golds[::-1])
+    assert result.values == [0.0, 1.0, 0.0, 1.0], result.reasons
+    reward.checker.pool.close()
+
+
+def test_isolated_sample_whose_worker_is_killed_mid_item_is_scored_not_zeroed():
+    reward = napping(on_error="zero", workers=1, timeout=10)
+    assert reward.evaluate(["q"], ["0"]).values == [1.0]
+    pool = shared_pool(1)
+    threading.Timer(0.3, os.kill, (pool.pids[0], signal.SIGKILL)).start()
+    assert reward.evaluate(["q"] * 2, ["0.8", "0"]).values == [1.0, 1.0]
+
+
+def test_an_item_that_kills_every_worker_is_an_error_after_one_retry(pool):
+    outcomes = pool.map(crash, [-1], timeout=5)
+    assert outcomes == [Outcome("error", "worker process died on this item twice (exit code 3)")]
+
+
+# ----- callers: threads and forks -------------------------------------------------------------------------
+def test_workers_outlive_the_thread_that_started_them():
+    """Linux's parent-death signal follows the starting thread: workers are started from a long-lived one."""
+    with WorkerPool(1) as p:
+        thread = threading.Thread(target=p.start)
+        thread.start()
+        thread.join()
+        started = p.pids
+        time.sleep(0.3)
+        assert alive(started[0])
+        assert p.map(square, [7], timeout=5) == [Outcome("ok", 49)] and p.pids == started
+
+
+def test_a_forked_child_starts_its_own_workers_and_leaves_the_parents_alone(pool):
+    assert pool.map(square, [1, 2], timeout=5) == [Outcome("ok", 1), Outcome("ok", 4)]
+    parents = set(pool.pids)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: must not talk to, wait for or kill the parent's workers
+        try:
+            ok = pool.map(square, [3], timeout=5) == [Outcome("ok", 9)] and not set(pool.pids) & parents
+            pool.close()
+            os.write(write, b"ok" if ok else b"bad")
+        finally:
+            os._exit(0)
+    os.close(write)
+    assert os.read(read, 10) == b"ok"
+    os.waitpid(child, 0)
+    assert set(pool.pids) == parents and all(alive(p) for p in parents)
+    assert pool.map(square, [4], timeout=5) == [Outcome("ok", 16)]
 
 
 # ----- whole programs: start-up failures and orphans --------------------------------------------------------
