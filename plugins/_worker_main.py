@@ -34,6 +34,7 @@ def main(argv: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the caller; the pool stops us
     signal.signal(signal.SIGALRM, _on_deadline)
     _die_with_parent(parent)
+    os.set_inheritable(fd, False)  # processes a work function starts must not hold our socket open
     conn = Connection(fd)
     try:
         path, modules = conn.recv()
@@ -41,6 +42,9 @@ def main(argv: list[str]) -> None:
         return
     sys.path[:] = path
     _serve(conn, modules)
+    for stream in (sys.stdout, sys.stderr):  # what work functions printed, then out without the slow
+        stream.flush()  # interpreter teardown of everything they imported (sympy: ~0.1 s)
+    os._exit(0)
 
 
 def _serve(conn: Connection, modules: list[str]) -> None:

@@ -262,7 +262,7 @@ class _Run:
     def _start(self, modules: set[str]) -> None:
         try:
             self.pool._spawn(modules)
-        except OSError as exc:  # the interpreter could not even be launched
+        except Exception as exc:  # the interpreter could not even be launched
             self._startup_failed(f"{type(exc).__name__}: {exc}", modules)
 
     def _send(self, worker: _Worker, indices: range, modules: set[str]) -> None:
