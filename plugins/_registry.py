@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._manager import load_plugins, plugin_source, pm
 from .errors import (
     ConfigError,
     DuplicateRewardError,
@@ -18,7 +19,6 @@ from .errors import (
     UnknownRewardError,
     number_text_hint,
 )
-from .plugins import load_plugins, plugin_source, pm
 
 REQUIRED = inspect.Parameter.empty
 

@@ -5,18 +5,19 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
-from .batch import TRAINER_HOOKS, Batch, Score
+from ._aio import submit
+from ._batch import Batch, Score
+from ._config import Gate, RewardEntry, read_config
+from ._registry import registry
+from ._reward import AsyncReward, BatchResult, Reward, aevaluate_any
 from .completions import prompt_key
-from .config import Gate, RewardEntry, read_config
 from .errors import ConfigError, UnknownRewardError
-from .loop import submit
-from .registry import registry
-from .reward import AsyncReward, BatchResult, Reward, aevaluate_any
 
-ROW_KEYS = ("prompt", "completion")
+TOTAL = "reward"  # the key of a scored row's weighted total (``rewards`` holds the components by alias)
 
 
 @dataclass(frozen=True)
@@ -77,27 +78,18 @@ class WeightedReward(Reward):
     a sample where every component abstains gets ``None``.
     """
 
-    def __init__(self, members: list[Member], name: str = "rewardhub"):
+    def __init__(self, rewards: RewardSet, name: str = "rewardhub"):
         super().__init__(on_error="raise")  # members contain their own errors; what escapes them must propagate
-        self.members = members
+        self.rewards = rewards
         self.__name__ = name
 
-    def components(self, batch: Batch) -> dict[str, BatchResult]:
-        """Every member's result for the batch, keyed by alias (async members run concurrently)."""
-        results = _evaluate_all([m.reward for m in self.members], batch)
-        return {m.alias: r for m, r in zip(self.members, results, strict=True)}
-
     def score_batch(self, batch: Batch) -> list[Score]:
-        return [Score(t) for t in self._totals(self.components(batch))]
-
-    def _totals(self, components: dict[str, BatchResult]) -> list[float | None]:
-        return weighted_totals(components, {m.alias: m.weight for m in self.members})
+        return [Score(t) for t in self.rewards.evaluate_batch(batch).totals]
 
     def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
-        hooks = {k: kwargs.pop(k, None) for k in TRAINER_HOOKS}
-        components = self.components(Batch.from_call(prompts, completions, kwargs, self.__name__))
-        log_metric, log_extra = hooks["log_metric"], hooks["log_extra"]
-        for alias, component in components.items():
+        result = self.rewards.evaluate_batch(Batch.from_call(prompts, completions, kwargs, self.__name__))
+        log_metric, log_extra = kwargs.get("log_metric"), kwargs.get("log_extra")
+        for alias, component in result.components.items():
             present = [v for v in component.values if v is not None]
             if log_metric is not None:
                 if present:
@@ -105,7 +97,25 @@ class WeightedReward(Reward):
                 log_metric(f"{alias}/abstained", 1 - len(present) / max(len(component.values), 1))
             if log_extra is not None:
                 log_extra(f"{alias}/reason", component.reasons)
-        return self._totals(components)
+        return result.totals
+
+
+@dataclass(frozen=True)
+class SetResult:
+    """A batch scored by a whole set: per-sample weighted totals (``None`` where every reward
+    abstained) and each member's result by alias (``result["math"]``)."""
+
+    totals: list[float | None]
+    components: dict[str, BatchResult]
+
+    def __getitem__(self, alias: str) -> BatchResult:
+        return self.components[alias]
+
+    def component_values(self) -> dict[str, list[float | None]]:
+        return {alias: r.values for alias, r in self.components.items()}
+
+    def component_reasons(self) -> dict[str, list[str]]:
+        return {alias: r.reasons for alias, r in self.components.items()}
 
 
 def weighted_totals(components: dict[str, BatchResult], weights: dict[str, float]) -> list[float | None]:
@@ -128,6 +138,18 @@ def _evaluate_all(rewards: list[Reward], batch: Batch) -> list[BatchResult]:
     for i, future in pending.items():
         results[i] = future.result()
     return results  # type: ignore[return-value]
+
+
+async def _aevaluate_all(rewards: list[Reward], batch: Batch, executor: Executor | None) -> list[BatchResult]:
+    """``_evaluate_all`` from an event loop: sync rewards in ``executor``, async ones on rewardhub's loop
+    (where their clients live), so a slow reward never blocks the caller's loop."""
+    loop = asyncio.get_running_loop()
+    waits = [
+        asyncio.wrap_future(submit(r.aevaluate_batch(batch))) if isinstance(r, AsyncReward)
+        else loop.run_in_executor(executor, r.evaluate_batch, batch)
+        for r in rewards
+    ]
+    return list(await asyncio.gather(*waits))
 
 
 class RewardSet:
@@ -174,7 +196,7 @@ class RewardSet:
     @property
     def weighted(self) -> WeightedReward:
         """One callable returning the weighted total (for PPO loops, verl, OpenRLHF, async GRPO)."""
-        return WeightedReward(self.members)
+        return WeightedReward(self)
 
     def __getitem__(self, alias: str) -> Reward:
         for member in self.members:
@@ -188,9 +210,25 @@ class RewardSet:
     def __len__(self) -> int:
         return len(self.members)
 
-    def evaluate(self, batch: Batch) -> dict[str, BatchResult]:
-        """Every member's result on a batch, keyed by alias."""
-        return WeightedReward(self.members).components(batch)
+    @property
+    def weights(self) -> dict[str, float]:
+        return {m.alias: m.weight for m in self.members}
+
+    def evaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> SetResult:
+        """Score a batch given as TRL-style arguments (as :meth:`Reward.evaluate` takes them)."""
+        return self.evaluate_batch(Batch.from_call(prompts, completions, columns, "rewardhub"))
+
+    def evaluate_batch(self, batch: Batch) -> SetResult:
+        """Every member's result on ``batch`` and the weighted totals (async members run concurrently)."""
+        return self._result(_evaluate_all(self.reward_funcs, batch))
+
+    async def aevaluate_batch(self, batch: Batch, executor: Executor | None = None) -> SetResult:
+        """:meth:`evaluate_batch` for an event loop (the reward server): sync members run in ``executor``."""
+        return self._result(await _aevaluate_all(self.reward_funcs, batch, executor))
+
+    def _result(self, results: list[BatchResult]) -> SetResult:
+        components = {m.alias: r for m, r in zip(self.members, results, strict=True)}
+        return SetResult(weighted_totals(components, self.weights), components)
 
     def score(self, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         """Score rows (``prompt``, ``completion`` and columns) as one batch; see :meth:`iter_scores`."""
@@ -217,34 +255,18 @@ class RewardSet:
             yield from self._score_chunk(chunk)
 
     def _score_chunk(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        batch = rows_to_batch(rows)
-        results = self.evaluate(batch)
-        totals = weighted_totals(results, {m.alias: m.weight for m in self.members})
-        per_item = {alias: r.seconds / max(len(rows), 1) for alias, r in results.items()}
-        out = []
-        for i, row in enumerate(rows):
-            out.append({
+        result = self.evaluate_batch(Batch.from_rows(rows))
+        per_item = {alias: r.seconds / max(len(rows), 1) for alias, r in result.components.items()}
+        return [
+            {
                 **row,
-                "rewards": {alias: r.scores[i].value for alias, r in results.items()},
-                "reward": totals[i],
-                "reasons": {alias: r.scores[i].reason for alias, r in results.items()},
+                "rewards": {alias: r.scores[i].value for alias, r in result.components.items()},
+                TOTAL: result.totals[i],
+                "reasons": {alias: r.scores[i].reason for alias, r in result.components.items()},
                 "seconds": per_item,
-            })
-        return out
-
-
-def rows_to_batch(rows: list[dict[str, Any]]) -> Batch:
-    """A batch from row dicts; a column missing from some rows is ``None`` there."""
-    names: dict[str, None] = {}
-    for row in rows:
-        for key in row:
-            if key not in ROW_KEYS:
-                names.setdefault(key)
-    return Batch(
-        [row.get("prompt") for row in rows],
-        [row.get("completion") for row in rows],
-        {name: [row.get(name) for row in rows] for name in names},
-    )
+            }
+            for i, row in enumerate(rows)
+        ]
 
 
 def _create(entry: RewardEntry) -> Reward:

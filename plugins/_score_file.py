@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .compose import load
+from ._compose import load
+from ._io import count_rows, dumps_row, iter_input
 from .errors import InputFileError
-from .io import count_rows, dumps_row, iter_input
 
 _REASON_EXAMPLES = 3
 

@@ -23,10 +23,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .batch import Batch, Row, Score
+from ._batch import Batch, Row, Score
+from ._registry import Param, factory_params, spec_from_factory
+from ._reward import AsyncReward, Reward
 from .errors import ConfigError, MissingColumnError
-from .registry import Param, factory_params, spec_from_factory
-from .reward import AsyncReward, Reward
 
 _FROM_BATCH = {
     "prompt": lambda batch: batch.prompts,

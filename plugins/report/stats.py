@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .completions import prompt_key
-from .errors import RewardhubError
+from ..completions import prompt_key
+from ..errors import RewardhubError
 
 TOTAL = "weighted total"  # the name the report gives the row's `reward`; no alias may take it
 ERROR_PREFIX = "error: "
@@ -70,7 +70,7 @@ def load_scored(scored: str | Path | Iterable[Mapping[str, Any]]) -> ScoredData:
     """
     source = None
     if isinstance(scored, str | Path):
-        from .io import iter_input
+        from .._io import iter_input
 
         source = str(scored)
         records = ((item.line, item.row, item.error) for item in iter_input(scored))

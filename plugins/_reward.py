@@ -13,21 +13,18 @@ import functools
 import inspect
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .batch import TRAINER_HOOKS, Batch, Row, Score, to_score
-from .completions import prompt_key
+from ._aio import run_coroutine
+from ._batch import TRAINER_HOOKS, Batch, Row, Score, to_score
+from ._sharing import VerdictMemo, batch_key
 from .errors import ConfigError, MissingColumnError, RewardContractError, WorkerStartupError
-from .loop import run_coroutine
 
 ON_ERROR_POLICIES = ("none", "zero", "raise")
 # Not the sample's failure but the reward's or the machine's: no error policy turns them into scores.
 PROPAGATED = (RewardContractError, WorkerStartupError)
-_MEMO_SIZE = 4
-_MEMO_LOCK = threading.Lock()  # memo dicts are read and evicted from several server threads at once
 _TOTALS_LOCK = threading.Lock()  # running totals are updated from several server threads at once
 
 
@@ -71,7 +68,7 @@ class Reward:
         self.on_error = on_error
         self.__name__ = self.name or type(self).__name__
         self.totals = {"samples": 0, "errors": 0, "abstained": 0, "seconds": 0.0}
-        self._memo: OrderedDict[tuple, BatchResult] | None = None
+        self._memo: VerdictMemo | None = None
         self._bound: dict[str, Reward] = {}
 
     # ----- what authors override -------------------------------------------------------------
@@ -89,28 +86,22 @@ class Reward:
 
     # ----- calling -----------------------------------------------------------------------------
     def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
-        hooks = {k: kwargs.pop(k, None) for k in TRAINER_HOOKS}
-        result = self.evaluate(prompts, completions, **kwargs)
-        self._report(result, **hooks)
+        result = self.evaluate_batch(Batch.from_call(prompts, completions, kwargs, self.__name__))
+        self._report(result, **{hook: kwargs.get(hook) for hook in TRAINER_HOOKS})
         return result.values
 
     def evaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
         """Score a batch and return scores with reasons and verdicts (no trainer logging)."""
-        for hook in TRAINER_HOOKS:
-            columns.pop(hook, None)
         return self.evaluate_batch(Batch.from_call(prompts, completions, columns, self.__name__))
 
     def evaluate_batch(self, batch: Batch) -> BatchResult:
         """``evaluate`` for a ready :class:`Batch`; memoised when other rewards share this one's verdicts."""
-        key = self._memo_key(batch)
-        cached = self._recall(key)
+        key, cached = self._recall(batch)
         if cached is not None:
             return cached
         start = time.perf_counter()
         scores = _abstain_where_no_text(batch, self._run(batch))
-        result = self._finish(batch, scores, time.perf_counter() - start)
-        self._remember(key, result)
-        return result
+        return self._finish(batch, scores, time.perf_counter() - start, key)
 
     def _run(self, batch: Batch) -> list[Score]:
         if type(self).score_batch is Reward.score_batch:
@@ -171,7 +162,8 @@ class Reward:
                 scores.append(self._failure(exc))
         return scores
 
-    def _finish(self, batch: Batch, scores: list[Score], seconds: float) -> BatchResult:
+    def _finish(self, batch: Batch, scores: list[Score], seconds: float, key: tuple | None) -> BatchResult:
+        """Count the batch in ``totals``; remember it when this reward's verdicts are shared."""
         errors = sum(1 for s in scores if s.reason.startswith(_ERROR_PREFIX))
         abstained = sum(1 for s in scores if s.value is None)
         with _TOTALS_LOCK:
@@ -179,7 +171,10 @@ class Reward:
             self.totals["errors"] += errors
             self.totals["abstained"] += abstained
             self.totals["seconds"] += seconds
-        return BatchResult(scores, seconds, errors)
+        result = BatchResult(scores, seconds, errors)
+        if key is not None and self._memo is not None:
+            self._memo.remember(key, result)
+        return result
 
     def _report(self, result: BatchResult, log_extra: Any = None, log_metric: Any = None) -> None:
         if log_extra is not None:
@@ -193,7 +188,7 @@ class Reward:
     def share(self) -> Reward:
         """Remember the last few batches so other rewards reuse this reward's verdicts for free."""
         if self._memo is None:
-            self._memo = OrderedDict()
+            self._memo = VerdictMemo()
         return self
 
     def bind(self, role: str, reward: Reward) -> None:
@@ -203,7 +198,7 @@ class Reward:
     def dependency(self, role: str) -> Reward:
         """The reward bound to ``role``, built from the registry with default params if none was bound."""
         if role not in self._bound:
-            from .registry import registry
+            from ._registry import registry
 
             name = self.dependencies()[role]
             self._bound[role] = registry.create(name).share()
@@ -220,35 +215,12 @@ class Reward:
         """``dependency_scores`` for async scorers: awaits an async dependency instead of blocking the loop."""
         return (await aevaluate_any(self.dependency(role), batch)).scores
 
-    def _memo_key(self, batch: Batch) -> tuple | None:
-        """The batch's full content as a dict key (not a hash: two batches never share a key)."""
+    def _recall(self, batch: Batch) -> tuple[tuple | None, BatchResult | None]:
+        """The batch's memo key (``None`` when not shared) and the remembered result, if any."""
         if self._memo is None:
-            return None
-        return (
-            tuple((t, None) if t is not None else (None, _frozen(c)) for t, c in zip(batch.texts, batch.completions, strict=True)),
-            tuple(prompt_key(p) for p in batch.prompts),
-            tuple(sorted((name, _frozen(values)) for name, values in batch.columns.items())),
-            # Batch-level objects (trainer_state) are the same object every step: their identity and step
-            # keep a result from one step being served at the next (a reward may follow the schedule).
-            tuple(sorted((k, id(v), getattr(v, "global_step", None)) for k, v in batch.extras.items())),
-        )
-
-    def _recall(self, key: tuple | None) -> BatchResult | None:
-        if key is None:
-            return None
-        with _MEMO_LOCK:
-            result = self._memo.get(key)
-            if result is not None:
-                self._memo.move_to_end(key)
-            return result
-
-    def _remember(self, key: tuple | None, result: BatchResult) -> None:
-        if key is None or self._memo is None:
-            return
-        with _MEMO_LOCK:
-            self._memo[key] = result
-            while len(self._memo) > _MEMO_SIZE:
-                self._memo.popitem(last=False)
+            return None, None
+        key = batch_key(batch)
+        return key, self._memo.recall(key)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup failed: the usual cause is a subclass skipping Reward.__init__.
@@ -257,12 +229,6 @@ class Reward:
                 f"{type(self).__name__} has no {name!r}: its __init__ must call super().__init__(on_error=on_error)"
             )
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        if state.get("_memo") is not None:
-            state["_memo"] = OrderedDict()
-        return state
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.__name__!r}>"
@@ -291,26 +257,20 @@ class AsyncReward(Reward):
             return self._failure(exc)
 
     async def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
-        hooks = {k: kwargs.pop(k, None) for k in TRAINER_HOOKS}
-        result = await self.aevaluate(prompts, completions, **kwargs)
-        self._report(result, **hooks)
+        result = await self.aevaluate_batch(Batch.from_call(prompts, completions, kwargs, self.__name__))
+        self._report(result, **{hook: kwargs.get(hook) for hook in TRAINER_HOOKS})
         return result.values
 
     async def aevaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
-        for hook in TRAINER_HOOKS:
-            columns.pop(hook, None)
         return await self.aevaluate_batch(Batch.from_call(prompts, completions, columns, self.__name__))
 
     async def aevaluate_batch(self, batch: Batch) -> BatchResult:
-        key = self._memo_key(batch)
-        cached = self._recall(key)
+        key, cached = self._recall(batch)
         if cached is not None:
             return cached
         start = time.perf_counter()
         scores = _abstain_where_no_text(batch, await self._run_async(batch))
-        result = self._finish(batch, scores, time.perf_counter() - start)
-        self._remember(key, result)
-        return result
+        return self._finish(batch, scores, time.perf_counter() - start, key)
 
     async def _run_async(self, batch: Batch) -> list[Score]:
         try:
@@ -337,30 +297,6 @@ def _error_reason(exc: BaseException) -> str:
     if len(message) > 300:
         message = message[:297] + "..."
     return f"{_ERROR_PREFIX}{type(exc).__name__}: {message}"
-
-
-_SCALARS = frozenset({str, bytes, int, float, bool, type(None)})
-
-
-def _frozen(value: Any) -> Any:
-    """A hashable, complete stand-in for a column value (``repr`` elides the middle of big arrays).
-
-    Types are part of it (``1``, ``1.0`` and ``True`` are equal in Python but may score differently);
-    lists of plain scalars, such as token ids, take a fast path.
-    """
-    kind = type(value)
-    if kind in _SCALARS:
-        return (kind, value)
-    if kind is list or kind is tuple:
-        kinds = set(map(type, value))
-        if kinds <= _SCALARS:
-            return (kind, tuple(value), tuple(kinds) if len(kinds) <= 1 else tuple(map(type, value)))
-        return (kind, tuple(map(_frozen, value)))
-    if isinstance(value, Mapping):
-        return (Mapping, tuple((repr(k), _frozen(v)) for k, v in value.items()))
-    if hasattr(value, "tolist") and callable(value.tolist):  # numpy arrays and scalars, torch tensors
-        return _frozen(value.tolist())
-    return (object, repr(value))
 
 
 def _overrides_a_scorer(cls: type) -> bool:

@@ -97,19 +97,30 @@ class Batch:
 
     @classmethod
     def from_call(cls, prompts: Any, completions: Any, kwargs: dict[str, Any], reward_name: str) -> Batch:
-        """Build a batch from TRL-style arguments (trainer hooks already removed from ``kwargs``)."""
+        """Build a batch from TRL-style arguments; the trainer's logging hooks are not columns."""
         if not _is_list_like(completions):
             raise RewardInputError(
                 f"reward {reward_name!r} takes a list of completions, got {type(completions).__name__}"
             )
-        extras = {k: kwargs.pop(k) for k in BATCH_LEVEL if k in kwargs}
-        columns = {k: v for k, v in kwargs.items() if v is not None or k != "completion_ids"}
+        extras = {k: kwargs[k] for k in BATCH_LEVEL if k in kwargs}
+        columns = {k: v for k, v in kwargs.items()
+                   if k not in extras and k not in TRAINER_HOOKS and (v is not None or k != "completion_ids")}
         return cls(
             list(prompts) if prompts is not None else None,
             list(completions),
             {k: list(v) if _is_list_like(v) else v for k, v in columns.items()},
             extras,
             reward_name=reward_name,
+        )
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> Batch:
+        """A batch from row dicts (``prompt``, ``completion``, columns); a column missing from a row is ``None`` there."""
+        names = dict.fromkeys(key for row in rows for key in row if key not in ("prompt", "completion"))
+        return cls(
+            [row.get("prompt") for row in rows],
+            [row.get("completion") for row in rows],
+            {name: [row.get(name) for row in rows] for name in names},
         )
 
     def __len__(self) -> int:

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .completions import NotText, completion_text, message_text
-from .report_stats import TOTAL, Analysis, PairDisagreements, ReasonGroup, RewardSummary, ScoredRow, time_unit
-from .report_training import TrainingCurves
+from ..completions import NotText, completion_text, message_text
+from .stats import TOTAL, Analysis, PairDisagreements, ReasonGroup, RewardSummary, ScoredRow, time_unit
+from .training import TrainingCurves
 
 MAX_COMPLETION_CHARS = 2000
 MAX_PROMPT_CHARS = 600
