@@ -15,8 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rewardhub import ConfigError, Reward, Row, Score
-from rewardhub.hookspecs import hookimpl
+from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 MODES = ("fullmatch", "match", "search")
 FLAGS = {"ASCII": re.ASCII, "DOTALL": re.DOTALL, "IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE,
