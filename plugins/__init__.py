@@ -18,6 +18,7 @@ from .completions import completion_text
 from .errors import (
     ConfigError,
     DuplicateRewardError,
+    InfrastructureError,
     InputFileError,
     MissingColumnError,
     PluginLoadError,
@@ -43,6 +44,7 @@ __all__ = [
     "ConfigError",
     "DuplicateRewardError",
     "GatedReward",
+    "InfrastructureError",
     "InputFileError",
     "MissingColumnError",
     "PluginLoadError",

@@ -234,7 +234,7 @@ class RewardSet:
         return list(self.iter_scores(rows, batch_size=max(len(rows), 1)))
 
     def iter_scores(self, rows: Iterable[dict[str, Any]], batch_size: int = 256) -> Iterator[dict[str, Any]]:
-        """Stream scored rows: each input row plus ``rewards``, ``reward``, ``reasons`` and ``seconds``.
+        """Stream scored rows: each input row plus ``rewards``, ``reward``, ``reasons``, ``outcomes`` and ``seconds``.
 
         Rows are batched at prompt boundaries so that a prompt's consecutive completions are
         scored together (group-aware rewards see whole groups).
@@ -261,6 +261,7 @@ class RewardSet:
                 "rewards": {alias: r.scores[i].value for alias, r in result.components.items()},
                 TOTAL: result.totals[i],
                 "reasons": {alias: r.scores[i].reason for alias, r in result.components.items()},
+                "outcomes": {alias: r.scores[i].outcome for alias, r in result.components.items()},
                 "seconds": per_item,
             }
             for i, row in enumerate(rows)

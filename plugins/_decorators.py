@@ -231,7 +231,7 @@ class IsolatedFunctionReward(FunctionReward):
             if outcome.status == "ok":
                 scores[i] = outcome.value
             elif outcome.status == "timeout":
-                scores[i] = Score(self.timeout_score, f"timeout after {self.timeout:g} s")
+                scores[i] = Score(self.timeout_score, f"timeout after {self.timeout:g} s", None, "timeout")
             else:
                 scores[i] = self._failure(IsolatedScorerError(outcome.value))
         return scores
