@@ -153,9 +153,9 @@ async def _aevaluate_all(rewards: list[Reward], batch: Batch, executor: Executor
 class RewardSet:
     """The rewards of a config, ready for TRL (``reward_funcs`` / ``reward_weights``) or offline scoring."""
 
-    def __init__(self, entries: list[RewardEntry]):
+    def __init__(self, entries: list[RewardEntry], *, default_timeout: float | None = None):
         self.entries = entries
-        bases = {e.alias: _create(e) for e in entries}
+        bases = {e.alias: _create(e, default_timeout) for e in entries}
         alias_of = {id(reward): alias for alias, reward in bases.items()}
         uses: dict[str, list[str]] = {}
         for alias, reward in bases.items():
@@ -171,7 +171,7 @@ class RewardSet:
             if entry.gate is not None:
                 gate_reward = _in_set(entry.gate.reward, entries, bases, f"reward entry {entry.alias!r}, gate")
                 if gate_reward is None:
-                    gate_reward = _create(RewardEntry(entry.gate.reward, entry.gate.reward))
+                    gate_reward = _create(RewardEntry(entry.gate.reward, entry.gate.reward), default_timeout)
                 gated = AsyncGatedReward if isinstance(reward, AsyncReward) or isinstance(gate_reward, AsyncReward) \
                     else GatedReward
                 reward = gated(reward, gate_reward, entry.gate)
@@ -268,7 +268,7 @@ class RewardSet:
         ]
 
 
-def _create(entry: RewardEntry) -> Reward:
+def _create(entry: RewardEntry, default_timeout: float | None) -> Reward:
     try:
         spec = registry.spec(entry.name)
     except UnknownRewardError as exc:
@@ -278,6 +278,7 @@ def _create(entry: RewardEntry) -> Reward:
     except ConfigError as exc:
         raise ConfigError(f"reward entry {entry.alias!r}: {exc}") from None
     reward.__name__ = entry.alias
+    reward.deadline = entry.timeout if entry.timeout is not None else default_timeout
     return reward
 
 
@@ -313,6 +314,9 @@ def _reject_cycles(uses: dict[str, list[str]]) -> None:
         visit(alias, [])
 
 
-def load(config: Any) -> RewardSet:
-    """Build a :class:`RewardSet` from a config path (.yaml/.yml/.toml/.json), dict or list."""
-    return RewardSet(read_config(config))
+def load(config: Any, *, default_timeout: float | None = None) -> RewardSet:
+    """Build a :class:`RewardSet` from a config path (.yaml/.yml/.toml/.json), dict or list.
+
+    ``default_timeout``: the batch deadline of entries that set no ``timeout`` of their own.
+    """
+    return RewardSet(read_config(config), default_timeout=default_timeout)

@@ -174,6 +174,9 @@ class FunctionReward(Reward):
         args, kwargs = self._sample_args(row)
         return self.factory.func(text, *args, **kwargs)
 
+    def _per_sample(self) -> bool:
+        return not self.factory.batched
+
     def score_batch(self, batch: Batch) -> list[Any]:
         if not self.factory.batched:
             return super().score_batch(batch)
@@ -184,6 +187,9 @@ class FunctionReward(Reward):
 
 class AsyncFunctionReward(AsyncReward, FunctionReward):
     """The async twin of :class:`FunctionReward`, for ``async def`` scoring functions."""
+
+    def _per_sample(self) -> bool:
+        return not self.factory.batched
 
     async def score_sample_async(self, text: str, row: Row) -> Any:
         args, kwargs = self._sample_args(row)
@@ -211,6 +217,9 @@ class IsolatedFunctionReward(FunctionReward):
 
         require_importable(factory)  # workers import the scorer by name: not from __main__, not a local
         self.timeout, self.timeout_score, self.workers = timeout, timeout_score, workers
+
+    def _per_sample(self) -> bool:
+        return False  # the worker pool scores the batch, each sample under its own hard deadline
 
     def score_batch(self, batch: Batch) -> list[Any]:
         from .workers import shared_pool

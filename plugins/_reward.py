@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from ._aio import run_coroutine
 from ._batch import TRAINER_HOOKS, Batch, Row, Score, to_score
+from ._deadline import Overdue, run_async, run_sync
 from ._sharing import VerdictMemo, batch_key
 from .errors import (
     ConfigError,
@@ -78,6 +79,9 @@ class Reward:
         self.on_error = on_error
         self.__name__ = self.name or type(self).__name__
         self.totals = {"samples": 0, "errors": 0, "timeouts": 0, "abstained": 0, "seconds": 0.0}
+        # Seconds a batch may take (a config entry's ``timeout``); past it unfinished samples time out.
+        self.deadline: float | None = None
+        self._overdue = Overdue()
         self._memo: VerdictMemo | None = None
         self._bound: dict[str, Reward] = {}
 
@@ -110,11 +114,15 @@ class Reward:
         if cached is not None:
             return cached
         start = time.perf_counter()
-        scores = _abstain_where_no_text(batch, self._run(batch))
-        return self._finish(batch, scores, time.perf_counter() - start, key)
+        scores = self._run(batch) if self.deadline is None else run_sync(self, batch, self.deadline)
+        return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
+
+    def _per_sample(self) -> bool:
+        """True when the reward scores sample by sample (a deadline can then keep the finished ones)."""
+        return type(self).score_batch is Reward.score_batch
 
     def _run(self, batch: Batch) -> list[Score]:
-        if type(self).score_batch is Reward.score_batch:
+        if self._per_sample():
             return [self._sample_outcome(batch, i) for i in range(len(batch))]
         try:
             return self._checked(batch, self.score_batch(batch))
@@ -291,8 +299,14 @@ class AsyncReward(Reward):
         if cached is not None:
             return cached
         start = time.perf_counter()
-        scores = _abstain_where_no_text(batch, await self._run_async(batch))
-        return self._finish(batch, scores, time.perf_counter() - start, key)
+        if self.deadline is None:
+            scores = await self._run_async(batch)
+        else:
+            scores = await run_async(self, batch, self.deadline, lambda: self._run_async(batch))
+        return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
+
+    def _per_sample(self) -> bool:
+        return type(self).score_batch_async is AsyncReward.score_batch_async
 
     async def _run_async(self, batch: Batch) -> list[Score]:
         try:
@@ -310,7 +324,7 @@ class AsyncReward(Reward):
         return run_coroutine(self.aevaluate_batch(batch))
 
 
-_SET_BY_INIT = ("on_error", "totals", "_memo", "_bound", "__name__")
+_SET_BY_INIT = ("on_error", "totals", "deadline", "_overdue", "_memo", "_bound", "__name__")
 
 
 def _error_reason(exc: BaseException) -> str:
