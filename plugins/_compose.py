@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
 import math
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor
@@ -296,7 +297,11 @@ def _in_set(target: str, entries: list[RewardEntry], bases: dict[str, Reward], w
     if aliases:
         return bases[aliases[0]]
     if target not in registry:
-        raise ConfigError(f"{where}: {UnknownRewardError(target, registry.names())}")
+        aliases = [e.alias for e in entries]
+        close = difflib.get_close_matches(target, [*aliases, *registry.names()], n=3, cutoff=0.5)
+        hint = f" Did you mean: {', '.join(map(repr, dict.fromkeys(close)))}?" if close else ""
+        raise ConfigError(f"{where}: {target!r} is neither an alias of this config ({', '.join(aliases)}) "
+                          f"nor an installed reward.{hint}")
     return None
 
 

@@ -81,7 +81,7 @@ class FormatRegex(Reward):
         pattern: str | None = None,
         preset: str | None = None,
         mode: str | None = None,
-        flags: list[str] | None = None,
+        flags: list[str] | str | None = None,
         max_chars: int | None = MAX_CHARS,
         on_error: str = "none",
     ):
