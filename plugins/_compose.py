@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import math
+import warnings
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -17,6 +18,9 @@ from ._registry import registry
 from ._reward import AsyncReward, BatchResult, Reward, aevaluate_any
 from .completions import prompt_key
 from .errors import ConfigError, UnknownRewardError
+
+# Rows of one prompt kept in one batch when the batch size is smaller (GRPO groups are 2-64 completions).
+MAX_GROUP_ROWS = 1024
 
 
 @dataclass(frozen=True)
@@ -237,15 +241,23 @@ class RewardSet:
     def iter_scores(self, rows: Iterable[dict[str, Any]], batch_size: int = 256) -> Iterator[dict[str, Any]]:
         """Stream scored rows: each input row plus ``rewards``, ``reward``, ``reasons``, ``outcomes`` and ``seconds``.
 
-        Rows are batched at prompt boundaries so that a prompt's consecutive completions are
-        scored together (group-aware rewards see whole groups).
+        Rows are batched at prompt boundaries so that a prompt's consecutive completions are scored
+        together (group-aware rewards see whole groups). Memory stays bounded whatever the input: a
+        prompt with more consecutive rows than ``max(batch_size, MAX_GROUP_ROWS)`` is scored in pieces
+        (with a warning, since a group-aware reward then sees part of the group).
         """
+        group_cap = max(batch_size, MAX_GROUP_ROWS)
         chunk: list[dict[str, Any]] = []
-        last_key = None
+        run = 0  # rows of the current prompt in the chunk
+        last_key: object = None
         for row in rows:
             # Rows without a prompt form no group: a unique key lets the chunk end at batch_size.
             key = prompt_key(row["prompt"]) if row.get("prompt") is not None else object()
-            if len(chunk) >= batch_size and key != last_key:
+            run = run + 1 if key == last_key else 1
+            if chunk and (len(chunk) >= batch_size and key != last_key or run > group_cap):
+                if run > group_cap:
+                    _warn_split_group(group_cap)
+                    run = 1
                 yield from self._score_chunk(chunk)
                 chunk = []
             chunk.append(row)
@@ -269,6 +281,14 @@ class RewardSet:
         ]
 
 
+def _warn_split_group(cap: int) -> None:
+    warnings.warn(
+        f"a prompt has more than {cap} consecutive rows: it is scored in pieces of at most {cap}, so group-aware "
+        f"rewards (majority_vote, group length modes) see part of its group; a batch size above {cap} keeps "
+        f"such groups whole", RuntimeWarning, stacklevel=4,
+    )
+
+
 def _create(entry: RewardEntry, default_timeout: float | None) -> Reward:
     try:
         spec = registry.spec(entry.name)
@@ -279,7 +299,7 @@ def _create(entry: RewardEntry, default_timeout: float | None) -> Reward:
     except ConfigError as exc:
         raise ConfigError(f"reward entry {entry.alias!r}: {exc}") from None
     reward.__name__ = entry.alias
-    reward.deadline = entry.timeout if entry.timeout is not None else default_timeout
+    reward.batch_timeout = entry.timeout if entry.timeout is not None else default_timeout
     return reward
 
 

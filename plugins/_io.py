@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
+import shutil
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from .errors import InputFileError
+from .errors import InputFileError, OutputFileError
 
 T = TypeVar("T")
 
@@ -144,7 +147,22 @@ def _iter_jsonl(handle: IO[bytes]) -> Iterator[InputRow]:
         if not isinstance(row, dict):
             yield InputRow(number, None, f"a row must be a JSON object, got {type(row).__name__}")
             continue
+        if _SURROGATE_ESCAPE.search(raw) and _has_lone_surrogate(row):
+            yield InputRow(number, None, "a lone surrogate escape such as \\ud800: text that is not valid Unicode")
+            continue
         yield InputRow(number, row)
+
+
+# JSON may escape half of a UTF-16 pair alone ("\ud800"): valid JSON, but no text that UTF-8 can encode.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _has_lone_surrogate(row: dict[str, Any]) -> bool:
+    try:
+        json.dumps(row, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _iter_parquet(path: Path) -> Iterator[InputRow]:
@@ -212,7 +230,8 @@ def write_rows(rows: Iterable[dict[str, Any]], path: str | Path) -> int:
         return _write_jsonl(rows, sys.stdout)
     suffix = Path(target).suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):
-        with open(target, "w", encoding="utf-8") as handle:
+        # A lone surrogate (from a Python caller's row) is written as its JSON escape, which reads back as is.
+        with open(target, "w", encoding="utf-8", errors="backslashreplace") as handle:
             return _write_jsonl(rows, handle)
     rows = [jsonable(r) for r in rows]
     if suffix == ".parquet":
@@ -234,3 +253,31 @@ def _write_jsonl(rows: Iterable[dict[str, Any]], handle: IO[str]) -> int:
         count += 1
     handle.flush()
     return count
+
+
+def write_rows_atomically(rows: Iterable[dict[str, Any]], output: str | Path) -> int:
+    """:func:`write_rows` through a hidden sibling renamed into place: a run that fails, is interrupted
+    or fills the disk leaves the previous output as it was. ``-`` streams JSONL to stdout."""
+    if str(output) == "-":
+        return write_rows(rows, "-")
+    target = Path(output)
+    if not target.parent.is_dir():
+        raise OutputFileError(f"cannot write {target}: folder {target.parent} does not exist")
+    partial = target.with_name(f".{target.name}.partial{target.suffix}")
+    _remove(partial)
+    try:
+        count = write_rows(rows, partial)
+    except BaseException:
+        _remove(partial)
+        raise
+    if target.is_dir():
+        shutil.rmtree(target)
+    os.replace(partial, target)
+    return count
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    elif path.exists():
+        path.unlink()

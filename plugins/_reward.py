@@ -80,7 +80,7 @@ class Reward:
         self.__name__ = self.name or type(self).__name__
         self.totals = {"samples": 0, "errors": 0, "timeouts": 0, "abstained": 0, "seconds": 0.0}
         # Seconds a batch may take (a config entry's ``timeout``); past it unfinished samples time out.
-        self.deadline: float | None = None
+        self.batch_timeout: float | None = None
         self._overdue = Overdue()
         self._memo: VerdictMemo | None = None
         self._bound: dict[str, Reward] = {}
@@ -114,7 +114,7 @@ class Reward:
         if cached is not None:
             return cached
         start = time.perf_counter()
-        scores = self._run(batch) if self.deadline is None else run_sync(self, batch, self.deadline)
+        scores = self._run(batch) if self.batch_timeout is None else run_sync(self, batch, self.batch_timeout)
         return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
 
     def _per_sample(self) -> bool:
@@ -299,10 +299,10 @@ class AsyncReward(Reward):
         if cached is not None:
             return cached
         start = time.perf_counter()
-        if self.deadline is None:
+        if self.batch_timeout is None:
             scores = await self._run_async(batch)
         else:
-            scores = await run_async(self, batch, self.deadline, lambda: self._run_async(batch))
+            scores = await run_async(self, batch, self.batch_timeout, lambda: self._run_async(batch))
         return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
 
     def _per_sample(self) -> bool:
@@ -324,7 +324,7 @@ class AsyncReward(Reward):
         return run_coroutine(self.aevaluate_batch(batch))
 
 
-_SET_BY_INIT = ("on_error", "totals", "deadline", "_overdue", "_memo", "_bound", "__name__")
+_SET_BY_INIT = ("on_error", "totals", "batch_timeout", "_overdue", "_memo", "_bound", "__name__")
 
 
 def _error_reason(exc: BaseException) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 import sys
 import time
@@ -13,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ._compose import load
-from ._io import dumps_row, read_rows
+from ._io import read_rows, write_rows_atomically
 from .errors import InputFileError
 
 _REASON_EXAMPLES = 3
@@ -94,31 +93,33 @@ class ScoreSummary:
 def score_file(
     config: Any, input_path: str | Path, output: str | Path, *, batch_size: int = 256, progress: bool = False
 ) -> ScoreSummary:
-    """Score every row of ``input_path`` and write JSONL to ``output`` (``-`` = stdout)."""
+    """Score every row of ``input_path`` and write the scored rows to ``output``, by its extension:
+    ``.jsonl`` (or ``-`` = stdout), ``.parquet``, else a ``datasets`` folder. The output is replaced only
+    when the run succeeds: a failed or interrupted run leaves the previous one as it was."""
     if str(output) != "-" and str(input_path) != "-" and Path(output).resolve() == Path(input_path).resolve():
         raise InputFileError(f"the output {output} is the input file: scoring would overwrite it before reading it")
     rewards = load(config)
     summary = ScoreSummary(stats={alias: RewardStats() for alias in rewards.aliases})
     start = time.perf_counter()
     scored_rows = rewards.iter_scores(_valid_rows(input_path, summary, progress), batch_size=batch_size)
-    # Read up to the first scored row before opening the output: an unreadable input must not wipe it.
-    first = next(scored_rows, None)
-    handle = sys.stdout if str(output) == "-" else open(output, "w", encoding="utf-8")
-    try:
-        for scored in itertools.chain([first] if first is not None else [], scored_rows):
-            handle.write(dumps_row(scored) + "\n")
-            summary.rows += 1
-            for alias, stats in summary.stats.items():
-                stats.add(scored["rewards"][alias], scored["reasons"][alias], scored["outcomes"][alias],
-                          scored["seconds"][alias])
-            summary.total.add(scored["reward"], "", "ok" if scored["reward"] is not None else "abstain", 0.0)
-    finally:
-        if handle is not sys.stdout:
-            handle.close()
-        else:
-            handle.flush()
+    write_rows_atomically(_counted(scored_rows, summary, input_path), output)
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _counted(scored_rows: Iterator[dict[str, Any]], summary: ScoreSummary, input_path: str | Path) -> Iterator[dict[str, Any]]:
+    """The scored rows, added to ``summary`` as they pass; a run that scored nothing but bad rows fails."""
+    for scored in scored_rows:
+        summary.rows += 1
+        for alias, stats in summary.stats.items():
+            stats.add(scored["rewards"][alias], scored["reasons"][alias], scored["outcomes"][alias],
+                      scored["seconds"][alias])
+        summary.total.add(scored["reward"], "", "ok" if scored["reward"] is not None else "abstain", 0.0)
+        yield scored
+    if summary.bad_rows and not summary.rows:  # e.g. a CSV file: nothing was scored, that is not a success
+        line, problem = summary.bad_rows[0]
+        raise InputFileError(f"none of the {len(summary.bad_rows)} rows of {input_path} could be scored "
+                             f"(first problem, line {line}: {problem})")
 
 
 def _valid_rows(input_path: str | Path, summary: ScoreSummary, progress: bool) -> Iterator[dict[str, Any]]:

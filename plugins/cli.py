@@ -53,8 +53,11 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     score_parser = subparsers.add_parser("score", help="score a file of completions with a reward config")
     score_parser.add_argument("--config", "-c", required=True, help="reward config (.yaml, .toml or .json)")
     score_parser.add_argument("input", help="JSONL (or - for stdin), Parquet, or a saved datasets folder")
-    score_parser.add_argument("-o", "--output", default="-", help="JSONL output path (default: stdout)")
-    score_parser.add_argument("--batch-size", type=int, default=256, help="rows per scoring batch (default 256)")
+    score_parser.add_argument("-o", "--output", default="-",
+                              help="output by extension: .jsonl (default: - for stdout), .parquet, else a datasets folder")
+    score_parser.add_argument("--batch-size", type=int, default=256,
+                              help="rows per scoring batch (default 256); batches end between prompts, and a "
+                              "prompt with over max(batch size, 1024) rows is split")
     score_parser.add_argument("--report", metavar="HTML", help="also write an HTML reward report")
     score_parser.add_argument("--progress", action="store_true", help="force the progress bar (default: on a TTY)")
     score_parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
@@ -105,10 +108,6 @@ def _score(args: argparse.Namespace) -> int:
     summary = score_file(args.config, args.input, args.output, batch_size=args.batch_size, progress=show_progress)
     if not args.quiet:
         print(summary.render(), file=sys.stderr)
-    if summary.bad_rows and not summary.rows:  # e.g. a CSV file: nothing was scored, that is not a success
-        print(f"rewardhub: error: none of the {len(summary.bad_rows)} rows of {args.input} could be scored "
-              f"(first problem, line {summary.bad_rows[0][0]}: {summary.bad_rows[0][1]})", file=sys.stderr)
-        return EXIT_USAGE
     if args.report:
         from .report.page import write_report
 

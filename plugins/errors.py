@@ -70,6 +70,10 @@ class InputFileError(RewardhubError):
     """An input file (JSONL, Parquet, datasets folder) cannot be read."""
 
 
+class OutputFileError(RewardhubError):
+    """An output cannot be written where asked (e.g. its folder does not exist); nothing was written."""
+
+
 class InfrastructureError(RewardhubError, RuntimeError):
     """What a reward depends on failed (a worker process, a sandbox, an endpoint, a cache), not the
     completion: the sample abstains (``None``, outcome ``error``) under every ``on_error`` policy."""

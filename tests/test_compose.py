@@ -275,3 +275,15 @@ def test_a_list_param_given_text_is_a_config_error_not_read_letter_by_letter():
 def test_a_gate_naming_an_unknown_alias_suggests_the_configs_aliases():
     with pytest.raises(ConfigError, match=r"'acuracy' is neither an alias of this config .* Did you mean: 'accuracy'"):
         rewardhub.load([{"name": "exact_match", "alias": "accuracy"}, {"name": "format_regex", "gate": "acuracy"}])
+
+
+def test_batch_size_bounds_memory_even_when_one_prompt_has_thousands_of_rows(core_registry):
+    rewards = rewardhub.load(["t_length"])
+    sizes = []
+    original = rewards._score_chunk
+    rewards._score_chunk = lambda chunk: sizes.append(len(chunk)) or original(chunk)
+    rows = [{"prompt": "p", "completion": "x"}] * 5 + [{"prompt": "same", "completion": "x"}] * 5000
+    with pytest.warns(RuntimeWarning, match="more than 1024 consecutive rows"):
+        scored = list(rewards.iter_scores(rows, batch_size=64))
+    assert len(scored) == 5005 and max(sizes) <= 64 + 1024
+    assert sum(sizes) == 5005

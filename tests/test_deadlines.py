@@ -42,7 +42,7 @@ async def stuck_async(text):
 
 def _with_deadline(factory, seconds, **params):
     reward = factory(**params)
-    reward.deadline = seconds
+    reward.batch_timeout = seconds
     return reward
 
 
@@ -97,11 +97,11 @@ def test_config_entries_set_the_deadline_and_a_default_fills_the_rest(clean_regi
         [{"name": "t_stuck_sample", "timeout": 0.4}, {"name": "t_stuck_async", "alias": "other"}],
         default_timeout=0.2,
     )
-    assert [m.reward.deadline for m in rewards] == [0.4, 0.2]
+    assert [m.reward.batch_timeout for m in rewards] == [0.4, 0.2]
     result = rewards.evaluate(["q", "q"], ["ok", "hang"])
     assert result["t_stuck_sample"].outcomes == ["ok", "timeout"]
     assert result.totals == [2.0, None]
-    assert rewardhub.load([{"name": "t_stuck_sample"}]).members[0].reward.deadline is None
+    assert rewardhub.load([{"name": "t_stuck_sample"}]).members[0].reward.batch_timeout is None
 
 
 @pytest.mark.parametrize("bad", [0, -1, "5", True, float("inf")])

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import os
-import shutil
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -12,7 +10,7 @@ from typing import Any
 
 from .._compose import RewardSet, load
 from .._groups import prompt_runs
-from .._io import read_rows, write_rows
+from .._io import read_rows, write_rows_atomically
 from ..errors import ConfigError
 from .grouping import Item, contiguous_groups, in_prompt_order
 from .options import TOTAL, Options, PreferenceError, Stats, has_score
@@ -106,7 +104,7 @@ def write_file(input: str | Path, output: str | Path, options: Options, *,
     stats = Stats(options.kind)
     items = in_prompt_order(valid(input, stats, progress), unsorted)
     items = scored(items, options, rewards, rescore=rescore, batch_size=batch_size)
-    _write_atomically(per_prompt(items, options, stats), output)
+    write_rows_atomically(per_prompt(items, options, stats), output)
     return stats
 
 
@@ -121,30 +119,3 @@ def _reward_set(config: Any, options: Options, rescore: bool) -> RewardSet | Non
         raise ConfigError(f"score(s) {', '.join(map(repr, unknown))} are not in the reward config; "
                           f"its aliases: {', '.join(rewards.aliases)} (or 'reward' for the weighted total)")
     return rewards
-
-
-def _write_atomically(rows: Iterator[dict[str, Any]], output: str | Path) -> None:
-    """Write through a hidden sibling renamed into place, so an error never leaves half a file."""
-    if str(output) == "-":
-        write_rows(rows, "-")
-        return
-    target = Path(output)
-    if not target.parent.is_dir():
-        raise PreferenceError(f"cannot write {target}: folder {target.parent} does not exist")
-    partial = target.with_name(f".{target.name}.partial{target.suffix}")
-    _remove(partial)
-    try:
-        write_rows(rows, partial)
-    except BaseException:
-        _remove(partial)
-        raise
-    if target.is_dir():
-        shutil.rmtree(target)
-    os.replace(partial, target)
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir():
-        shutil.rmtree(path)
-    elif path.exists():
-        path.unlink()
