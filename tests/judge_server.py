@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from aiohttp import web
 
 MARKER = re.compile(r"\[\[(.*?)\]\]", re.S)
@@ -196,6 +197,57 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         "choices": [choice],
         "usage": usage,
     }
+
+
+# ----- pytest fixtures and helpers of tests/test_judge*.py ---------------------------------------------
+# Test modules import the *_fixture functions; the fixtures are named running_server, server and judge.
+KEY_ENV = "REWARDHUB_TEST_JUDGE_KEY"
+SECRET = "sk-test-DO-NOT-LEAK-4f9a2c"
+
+
+@pytest.fixture(scope="session", name="running_server")
+def running_server_fixture():
+    with JudgeServer() as server:
+        yield server
+
+
+@pytest.fixture(name="server")
+def server_fixture(running_server):
+    """The session's server, with recorded requests, script, latency and answer function reset."""
+    running_server.reset()
+    running_server.script.clear()
+    running_server.latency = 0.0
+    running_server.answer = marker_answer
+    return running_server
+
+
+@pytest.fixture(name="judge")
+def judge_fixture(server, monkeypatch):
+    """Build a judge on the test server with fast retries; keyword args override params."""
+    import rewardhub
+
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    made = []
+
+    def make(**params):
+        params = {"base_url": server.base_url, "model": "judge-test", "api_key_env": KEY_ENV,
+                  "backoff": 0.01, "max_backoff": 0.05, "timeout": 5.0, **params}  # fmt: skip
+        made.append(rewardhub.get("judge", **params))
+        return made[-1]
+
+    yield make
+    for reward in made:
+        reward.close()
+
+
+def rows(*answers: str) -> tuple[list[str], list[str]]:
+    """Prompts and completions whose scripted judge answers are ``answers``."""
+    return [f"question {i}" for i in range(len(answers))], [f"completion {i} [[{a}]]" for i, a in enumerate(answers)]
+
+
+def sent(server: JudgeServer, needle: str) -> list[dict]:
+    """The messages of the request whose last message contains ``needle`` (requests arrive in any order)."""
+    return next(b["messages"] for b in server.bodies if needle in b["messages"][-1]["content"])
 
 
 

@@ -11,61 +11,24 @@ import logging
 import pickle
 import subprocess
 import sys
-import textwrap
 
 import pytest
-from judge_server import JudgeServer, Reply, marker_answer
+from judge_server import (  # noqa: F401
+    KEY_ENV,
+    SECRET,
+    JudgeServer,
+    Reply,
+    judge_fixture,
+    marker_answer,
+    rows,
+    running_server_fixture,
+    sent,
+    server_fixture,
+)
 
 import rewardhub
 from rewardhub.rewards.judge import JudgeReward
-from rewardhub.rewards.judge.cache import JudgeCache
 from rewardhub.rewards.judge.errors import JudgeConfigError
-
-KEY_ENV = "REWARDHUB_TEST_JUDGE_KEY"
-SECRET = "sk-test-DO-NOT-LEAK-4f9a2c"
-
-
-@pytest.fixture(scope="module")
-def running_server():
-    with JudgeServer() as server:
-        yield server
-
-
-@pytest.fixture
-def server(running_server):
-    running_server.reset()
-    running_server.script.clear()
-    running_server.latency = 0.0
-    running_server.answer = marker_answer
-    return running_server
-
-
-@pytest.fixture
-def judge(server, monkeypatch):
-    """Build a judge on the test server with fast retries; keyword args override params."""
-    monkeypatch.setenv(KEY_ENV, SECRET)
-
-    made: list[JudgeReward] = []
-
-    def make(**params) -> JudgeReward:
-        params = {"base_url": server.base_url, "model": "judge-test", "api_key_env": KEY_ENV,
-                  "backoff": 0.01, "max_backoff": 0.05, "timeout": 5.0, **params}  # fmt: skip
-        made.append(rewardhub.get("judge", **params))
-        return made[-1]
-
-    yield make
-    for reward in made:
-        reward.close()
-
-
-def rows(*answers: str) -> tuple[list[str], list[str]]:
-    """Prompts and completions whose scripted judge answers are ``answers``."""
-    return [f"question {i}" for i in range(len(answers))], [f"completion {i} [[{a}]]" for i, a in enumerate(answers)]
-
-
-def sent(server: JudgeServer, needle: str) -> list[dict]:
-    """The messages of the request whose last message contains ``needle`` (requests arrive in any order)."""
-    return next(b["messages"] for b in server.bodies if needle in b["messages"][-1]["content"])
 
 
 def test_scores_chatty_json_and_out_of_range_answers(server, judge):
@@ -220,72 +183,6 @@ def test_tpm_budget_holds_back_requests(server, judge):
     result = judge(tpm=250, max_tokens=100, deadline=1.5, template="{completion}").evaluate(*rows(*"1234"))
     assert server.requests == 2
     assert result.values == [0.1, 0.2, None, None]
-
-
-def test_cache_hits_make_zero_requests(server, judge, tmp_path):
-    path = tmp_path / "judge.sqlite"
-    prompts, completions = rows("1", "Score: 2", "3")
-    prompts, completions = prompts + prompts[-1:], completions + completions[-1:]  # one repeat: deduplicated
-    first = judge(cache=str(path)).evaluate(prompts, completions)
-    assert server.requests == 3
-    server.reset()
-    again = judge(cache=str(path))
-    second = again.evaluate(prompts, completions)
-    assert second.values == first.values == [0.1, 0.2, 0.3, 0.3]
-    assert server.requests == 0 and again.counters.cache_hits == 3 and again.counters.requests == 0
-    # the cache holds answers, so a new score range re-parses them for free...
-    assert judge(cache=str(path), max_score=5).evaluate(prompts, completions).values == [0.2, 0.4, 0.6, 0.6]
-    assert server.requests == 0
-    # ...but another model or sampling setting is another request
-    judge(cache=str(path), temperature=0.7).evaluate(prompts, completions)
-    assert server.requests == 3
-    assert len(JudgeCache(path)) == 6
-
-
-def test_default_cache_location(server, judge, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    judge(cache="default").evaluate(*rows("5"))
-    assert len(JudgeCache(tmp_path / "rewardhub" / "judge.sqlite")) == 1
-
-
-def test_failures_are_not_cached(server, judge, tmp_path):
-    path = str(tmp_path / "judge.sqlite")
-    server.script.append(Reply(status=400))
-    assert judge(cache=path).evaluate(*rows("4")).values == [None]
-    assert judge(cache=path).evaluate(*rows("4")).values == [0.4]
-    assert server.requests == 2
-
-
-_WORKER = textwrap.dedent(
-    """
-    import os, sys
-    import rewardhub
-    base_url, cache, start = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    reward = rewardhub.get("judge", base_url=base_url, api_key_env="{env}", cache=cache, model="judge-test")
-    for offset in range(0, 40, 10):  # several write transactions, interleaving with the other process
-        ids = range(start + offset, start + offset + 10)
-        values = reward.evaluate(["q"] * 10, [f"row {{i}} [[{{i % 11}}]]" for i in ids]).values
-        assert values == [(i % 11) / 10 for i in ids], values
-    """
-).format(env=KEY_ENV)
-
-
-def test_cache_is_shared_safely_between_processes(server, judge, tmp_path, monkeypatch):
-    monkeypatch.setenv(KEY_ENV, SECRET)
-    path = str(tmp_path / "shared.sqlite")
-    workers = [
-        subprocess.Popen([sys.executable, "-c", _WORKER, server.base_url, path, str(start)], stderr=subprocess.PIPE)
-        for start in (0, 20)  # overlapping rows 20-39
-    ]
-    for worker in workers:
-        _, err = worker.communicate(timeout=60)
-        assert worker.returncode == 0, err.decode()
-    assert 60 <= server.requests <= 80 and len(JudgeCache(path)) == 60
-    server.reset()
-    reward = judge(cache=path)
-    ids = range(60)
-    assert reward.evaluate(["q"] * 60, [f"row {i} [[{i % 11}]]" for i in ids]).values == [(i % 11) / 10 for i in ids]
-    assert server.requests == 0 and reward.counters.cache_hits == 60
 
 
 def test_logprobs_expected_score(server, judge):

@@ -55,10 +55,13 @@ class Answer:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Answer:
-        logprobs = data.get("logprobs")
+        """The answer ``to_json`` stored; raises ``KeyError``/``TypeError``/``ValueError`` on another shape."""
+        content, logprobs = data["content"], data.get("logprobs")
+        if not isinstance(content, str):
+            raise TypeError(f"a stored answer's content must be text, not {type(content).__name__}")
         if logprobs is not None:
             logprobs = [(token, [(alt, lp) for alt, lp in alts]) for token, alts in logprobs]
-        return cls(data["content"], logprobs)
+        return cls(content, logprobs)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 from rewardhub import AsyncReward, Batch, MissingColumnError, Score
 from rewardhub.hookspecs import hookimpl
 
-from .cache import JudgeCache, default_cache_path, request_key
+from .cache import default_cache_path, request_key, shared_cache
 from .client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten
 from .errors import JudgeConfigError, JudgeInputError, JudgeRequestError
 from .parse import PARSE_MODES, ScoreScale, UnparsableAnswer, expected_score, parse_answer
@@ -87,7 +87,7 @@ class JudgeReward(AsyncReward):
         self.client = JudgeClient(
             endpoint, Policy(concurrency, timeout, max_retries, backoff, max_backoff), rpm=rpm, tpm=tpm
         )
-        self.cache = None if cache is None else JudgeCache(default_cache_path() if cache == "default" else cache)
+        self.cache = None if cache is None else shared_cache(default_cache_path() if cache == "default" else cache)
         self.counters = JudgeStats()
 
     async def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
@@ -140,8 +140,7 @@ class JudgeReward(AsyncReward):
         """Answer per request key: from the cache, else from the endpoint; a reason string on failure."""
         results: dict[str, Answer | str] = {}
         if self.cache is not None and bodies:
-            for key, data in (await asyncio.to_thread(self.cache.get_many, bodies)).items():
-                results[key] = Answer.from_json(data)
+            results.update(_answers_from_cache(await asyncio.to_thread(self.cache.get_many, bodies)))
             stats.cache_hits += len(results)
         tasks = {
             key: asyncio.ensure_future(self.client.ask(body, stats, deadline))
@@ -169,7 +168,7 @@ class JudgeReward(AsyncReward):
             else:
                 results[key] = fresh[key] = task.result()
         if self.cache is not None and fresh:
-            await asyncio.to_thread(self.cache.put_many, {k: a.to_json() for k, a in fresh.items()})
+            self.cache.put_many({k: a.to_json() for k, a in fresh.items()})  # stored in the background
         return results
 
     def _score(self, answer: Answer | str) -> Score:
@@ -190,7 +189,7 @@ class JudgeReward(AsyncReward):
         """Release the HTTP client of the running event loop and the cache connection."""
         await self.client.aclose()
         if self.cache is not None:
-            self.cache.close()
+            await asyncio.to_thread(self.cache.close)  # stores queued answers first
 
     def close(self) -> None:
         """Release HTTP clients and the cache connection (from synchronous code; the reward stays usable)."""
@@ -201,6 +200,17 @@ class JudgeReward(AsyncReward):
     def __repr__(self) -> str:
         endpoint = self.client.endpoint
         return f"<JudgeReward {self.__name__!r} model={endpoint.model!r} base_url={endpoint.base_url!r}>"
+
+
+def _answers_from_cache(stored: dict[str, dict[str, Any]]) -> dict[str, Answer]:
+    """Cached answers that still read as answers (a damaged entry is a miss, replaced by a fresh answer)."""
+    answers = {}
+    for key, data in stored.items():
+        try:
+            answers[key] = Answer.from_json(data)
+        except (KeyError, TypeError, ValueError):
+            continue
+    return answers
 
 
 @hookimpl
