@@ -32,12 +32,15 @@ from rewardhub.rewards.judge.errors import JudgeConfigError
 
 
 def test_scores_chatty_json_and_out_of_range_answers(server, judge):
-    answers = ("7", "Score: 9 - clear and correct.", '{"score": 3}', "I'd say 12/10!", "Score: 15", "I refuse.")
+    answers = ("7", "Score: 9 - clear and correct.", '{"score": 3}', "I'd say 12/10!", "Score: 15", "I refuse.",
+               "I looked at 3 aspects of the answer and all of them are handled well.")  # fmt: skip
     result = judge().evaluate(*rows(*answers))
-    assert result.values == [0.7, 0.9, 0.3, 1.0, 1.0, None]
+    assert result.values == [0.7, 0.9, 0.3, 1.0, 1.0, None, None]
     assert "clipped 15 to 10" in result.reasons[4]
-    assert result.reasons[5] == "unparsable judge answer (no number score found): 'I refuse.'"
-    assert server.requests == 6
+    assert result.reasons[5] == "unparsable judge answer (no score in a score position): 'I refuse.'"
+    assert result.reasons[6] == ("unparsable judge answer (no score in a score position): "
+                                 "'I looked at 3 aspects of the answer and all of them are handled well.'")  # fmt: skip
+    assert server.requests == 7
     body = server.bodies[0]
     assert body["model"] == "judge-test" and body["temperature"] == 0.0 and body["max_tokens"] == 256
     assert "[Question]\nquestion 0\n" in sent(server, "completion 0")[0]["content"]
@@ -194,6 +197,11 @@ def test_logprobs_expected_score(server, judge):
     # an endpoint without logprobs still gets the parsed text
     server.answer = lambda body: Reply("Score: 4")
     assert reward.evaluate(["other"], ["x"]).values == [0.4]
+    # a number token outside a score position is not a score, with or without its logprobs
+    server.answer = lambda body: Reply("I checked 3 aspects", logprobs=[("I checked ", {"I checked ": 1.0}),
+                                       ("3", {"3": 0.9, "4": 0.1}), (" aspects", {" aspects": 1.0})])  # fmt: skip
+    result = reward.evaluate(["third"], ["x"])
+    assert result.values == [None] and result.reasons[0].endswith("'I checked 3 aspects'")
 
 
 async def test_trl_call_logs_counters_and_reasons(server, judge):

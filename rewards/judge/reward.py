@@ -175,14 +175,12 @@ class JudgeReward(AsyncReward):
         if isinstance(answer, str):
             return Score(None, answer)
         said = shorten(answer.content)
-        if self.logprobs and answer.logprobs:
-            parsed = expected_score(answer.logprobs, self.parse, self.scale)
-            if parsed is not None:
-                return Score(parsed.value, f"judge ({parsed.how}): {said}", parsed.verdict)
         try:
             parsed = parse_answer(answer.content, self.parse, self.scale)
         except UnparsableAnswer as exc:
             return Score(None, f"unparsable judge answer ({exc}): {said!r}")
+        if self.logprobs and answer.logprobs:
+            parsed = expected_score(answer.logprobs, answer.content, parsed, self.scale) or parsed
         return Score(parsed.value, f"judge ({parsed.how}): {said}", parsed.verdict)
 
     async def aclose(self) -> None:
