@@ -12,6 +12,7 @@ to serve from its own process (the benchmark does, so that it does not share the
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 import re
 import threading
@@ -38,7 +39,8 @@ class Reply:
     hang: bool = False  # never answer (until the server stops)
     body: str | None = None  # raw body sent as is (e.g. malformed JSON)
     error: str = "scripted failure"
-    echo_key: bool = False  # put the Authorization header's key in the error message (like some proxies)
+    echo_key: bool = False  # echo the Authorization header (in the error message, the answer, or for
+    # "{authorization}" in a raw body), as some proxies and models do
     logprobs: list[tuple[str, dict[str, float]]] | None = None  # (token, {alternative: probability})
 
 
@@ -153,14 +155,18 @@ class JudgeServer:
                 self.in_flight -= 1
 
     def _response(self, body: dict[str, Any], reply: Reply, request: web.Request) -> web.Response:
+        authorization = request.headers.get("Authorization", "")
         if reply.body is not None:
-            return web.Response(text=reply.body, status=reply.status, headers=reply.headers, content_type="application/json")
+            text = reply.body.replace("{authorization}", authorization) if reply.echo_key else reply.body
+            return web.Response(text=text, status=reply.status, headers=reply.headers, content_type="application/json")
         if reply.status != 200:
             message = reply.error
             if reply.echo_key:
-                message += f" (key used: {request.headers.get('Authorization', '').removeprefix('Bearer ')})"
+                message += f" (key used: {authorization.removeprefix('Bearer ')})"
             error = {"error": {"message": message, "type": "scripted", "code": reply.status}}
             return web.json_response(error, status=reply.status, headers=reply.headers)
+        if reply.echo_key:
+            reply = dataclasses.replace(reply, content=f"{reply.content} (your request said Authorization: {authorization})")
         return web.json_response(_completion(body, reply), headers=reply.headers)
 
 

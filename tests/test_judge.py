@@ -28,6 +28,7 @@ from judge_server import (  # noqa: F401
 
 import rewardhub
 from rewardhub.rewards.judge import JudgeReward
+from rewardhub.rewards.judge.client import Answer
 from rewardhub.rewards.judge.errors import JudgeConfigError
 
 
@@ -264,6 +265,34 @@ def test_api_key_is_sent_but_never_logged_or_reported(server, judge, caplog, cap
     out, err = capsys.readouterr()
     for text in (reported, caplog.text, out, err, repr(reward), str(vars(reward)), str(pickle.dumps(reward))):
         assert SECRET not in text  # ...and never shown
+
+
+def test_api_key_echoed_in_answers_never_reaches_reasons_logs_or_cache(server, judge, tmp_path, caplog, capsys):
+    caplog.set_level(logging.DEBUG)
+    path = tmp_path / "judge.sqlite"
+    replies = {"7": Reply("Score: 7", echo_key=True), "x": Reply("x" * 150, echo_key=True),  # the key at ~190
+               "y": Reply(body='{"choices": "{authorization}"}', echo_key=True)}  # fmt: skip
+    server.answer = lambda body: replies[marker_answer(body)]
+    reward = judge(cache=str(path), max_retries=0)
+    result = reward.evaluate(*rows("7", "x", "y"))
+    assert result.values == [0.7, None, None]
+    assert result.reasons[0] == "judge (number): Score: 7 (your request said Authorization: Bearer ***)"
+    assert result.reasons[1].startswith("unparsable judge answer") and result.reasons[1].endswith("Bearer ***)'")
+    assert result.reasons[2] == "judge unavailable: endpoint returned no chat completion: {'choices': 'Bearer ***'}"
+    reward.close()  # the answers are in the cache file now
+    assert server.headers[0]["Authorization"] == f"Bearer {SECRET}"
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert b"Bearer ***" in stored and SECRET[:8].encode() not in stored
+    out, err = capsys.readouterr()
+    for text in (" ".join(result.reasons), caplog.text, out, err):
+        assert SECRET[:8] not in text  # redacted before the cut at 200 characters, which could leave a part
+
+
+def test_redacted_answers_drop_logprobs_that_spell_the_key():
+    tokens = [("Score: 7 ", [("Score: 7 ", 0.0)]), (SECRET[:9], [(SECRET[:9], 0.0)]), (SECRET[9:], [(SECRET[9:], 0.0)])]
+    answer = Answer(f"Score: 7 {SECRET}", tokens)
+    assert answer.redacted(SECRET) == Answer("Score: 7 ***", None)
+    assert answer.redacted("EMPTY") is answer and Answer("Score: 7").redacted(SECRET) == Answer("Score: 7")
 
 
 def test_config_errors(monkeypatch):

@@ -63,6 +63,13 @@ class Answer:
             logprobs = [(token, [(alt, lp) for alt, lp in alts]) for token, alts in logprobs]
         return cls(content, logprobs)
 
+    def redacted(self, key: str) -> Answer:
+        """This answer with the API key replaced by ``***`` (an endpoint or proxy may echo the request's
+        ``Authorization`` header); its logprobs go too, since their tokens spell the key."""
+        if not _secret(key) or key not in self.content:
+            return self
+        return Answer(self.content.replace(key, "***"), None)
+
 
 @dataclass(frozen=True)
 class Endpoint:
@@ -98,10 +105,6 @@ class Endpoint:
             )
         return _PLACEHOLDER_KEY
 
-    def redact(self, text: str) -> str:
-        """``text`` with the API key (if any) replaced by ``***``."""
-        key = os.environ.get(self.api_key_env)
-        return text.replace(key, "***") if key and len(key) >= 4 else text
 
 
 @dataclass(frozen=True)
@@ -196,33 +199,13 @@ class JudgeClient:
             # answer as a dict: a third less CPU per request than building and validating typed models.
             data = await asyncio.wait_for(client.post("/chat/completions", cast_to=object, body=body), timeout=limit)
         except Exception as exc:
-            raise self._classify(exc, limit) from None
-        answer, used = _read_completion(data)
+            raise _classify(exc, limit, client.api_key) from None
+        answer, used = _read_completion(data, client.api_key)
         stats.prompt_tokens += used[0]
         stats.completion_tokens += used[1]
         if self.tpm and any(used):
             self.tpm.give_back(tokens - sum(used))
         return answer
-
-    def _classify(self, exc: Exception, limit: float) -> _Attempt:
-        import openai
-
-        if isinstance(exc, asyncio.TimeoutError | openai.APITimeoutError):
-            return _Attempt(f"request timed out after {limit:.3g} s", retryable=True)
-        if isinstance(exc, openai.APIConnectionError):
-            return _Attempt(self._reason("connection error", exc), retryable=True)
-        if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            retryable = status in _RETRYABLE_STATUS or status >= 500
-            wait = retry_after(exc.response.headers) if retryable else None
-            return _Attempt(self._reason(f"HTTP {status}", exc), retryable, wait)
-        return _Attempt(self._reason("invalid response", exc), retryable=False)
-
-    def _reason(self, what: str, exc: Exception) -> str:
-        body = getattr(exc, "body", None)  # an API error's own message reads better than the SDK's wrapper
-        detail = body.get("message") if isinstance(body, dict) else None
-        detail = detail if isinstance(detail, str) and detail else str(exc) or type(exc).__name__
-        return self.endpoint.redact(f"{what}: {shorten(detail)}")
 
     async def aclose(self) -> None:
         """Close the HTTP client of the running loop."""
@@ -249,8 +232,9 @@ class JudgeClient:
         self._per_loop = weakref.WeakKeyDictionary()
 
 
-def _read_completion(data: Any) -> tuple[Answer, tuple[int, int]]:
-    """The answer and (prompt, completion) token usage from a chat completion's JSON."""
+def _read_completion(data: Any, key: str) -> tuple[Answer, tuple[int, int]]:
+    """The answer (the API key redacted before it reaches a reason, a log line or the cache) and the
+    (prompt, completion) token usage from a chat completion's JSON."""
     try:
         choice = data["choices"][0]
         content = choice["message"].get("content")
@@ -259,10 +243,43 @@ def _read_completion(data: Any) -> tuple[Answer, tuple[int, int]]:
         usage = data.get("usage") or {}
         used = (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
     except (KeyError, IndexError, TypeError, AttributeError, ValueError):
-        raise _Attempt(f"endpoint returned no chat completion: {shorten(repr(data))}", retryable=False) from None
+        raise _Attempt(redact(f"endpoint returned no chat completion: {data!r}", key), retryable=False) from None
     if not isinstance(content, str):
-        raise _Attempt(f"endpoint returned no text (finish_reason={choice.get('finish_reason')!r})", retryable=False)
-    return Answer(content, logprobs or None), used
+        finish = redact(repr(choice.get("finish_reason")), key)
+        raise _Attempt(f"endpoint returned no text (finish_reason={finish})", retryable=False)
+    return Answer(content, logprobs or None).redacted(key), used
+
+
+def _classify(exc: Exception, limit: float, key: str) -> _Attempt:
+    import openai
+
+    if isinstance(exc, asyncio.TimeoutError | openai.APITimeoutError):
+        return _Attempt(f"request timed out after {limit:.3g} s", retryable=True)
+    if isinstance(exc, openai.APIConnectionError):
+        return _Attempt(_reason("connection error", exc, key), retryable=True)
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        retryable = status in _RETRYABLE_STATUS or status >= 500
+        wait = retry_after(exc.response.headers) if retryable else None
+        return _Attempt(_reason(f"HTTP {status}", exc, key), retryable, wait)
+    return _Attempt(_reason("invalid response", exc, key), retryable=False)
+
+
+def _reason(what: str, exc: Exception, key: str) -> str:
+    body = getattr(exc, "body", None)  # an API error's own message reads better than the SDK's wrapper
+    detail = body.get("message") if isinstance(body, dict) else None
+    detail = detail if isinstance(detail, str) and detail else str(exc) or type(exc).__name__
+    return redact(f"{what}: {detail}", key)
+
+
+def redact(text: str, key: str) -> str:
+    """``text`` with the API key replaced by ``***``, then on one line and cut for a reason (in that order:
+    a cut could leave part of the key)."""
+    return shorten(text.replace(key, "***") if _secret(key) else text)
+
+
+def _secret(key: str) -> bool:
+    return len(key) >= 4 and key != _PLACEHOLDER_KEY
 
 
 def _estimate_tokens(body: dict[str, Any]) -> int:
