@@ -4,9 +4,11 @@ It answers ``POST /v1/chat/completions`` from a background thread. By default th
 text between ``[[`` and ``]]`` in the last message (so a test scripts each row's answer inside the
 completion it scores), else ``"5"``. ``server.script`` holds :class:`Reply` objects served first,
 one per request (429 with Retry-After, 500s, hangs, malformed bodies...); ``server.answer`` may
-be replaced by any ``body -> str | Reply`` function. It records request bodies, headers and the
-maximum number of requests in flight (also served as JSON at ``GET /stats``). Run it as a script
-to serve from its own process (the benchmark does, so that it does not share the client's GIL).
+be replaced by any ``body -> str | Reply`` function; ``limit_every=n`` answers every n-th request
+429 with Retry-After. It records request bodies, headers, client connections and the maximum
+number of requests in flight (also served as JSON at ``GET /stats``, reset by ``POST /reset``).
+Run it as a script to serve from its own process (the benchmark does, so that it does not share
+the client's GIL).
 """
 
 from __future__ import annotations
@@ -53,13 +55,23 @@ def marker_answer(body: dict[str, Any]) -> str | Reply:
 class JudgeServer:
     """OpenAI-compatible chat endpoint in a thread; use as a context manager or call start()/stop()."""
 
-    def __init__(self, *, latency: float = 0.0, answer: Callable[[dict[str, Any]], str | Reply] = marker_answer):
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        answer: Callable[[dict[str, Any]], str | Reply] = marker_answer,
+        limit_every: int = 0,
+        retry_after: float = 0.1,
+    ):
         self.latency = latency
         self.answer = answer
+        self.limit_every = limit_every  # answer every n-th request 429 with Retry-After, like a rate limiter
+        self.retry_after = retry_after
         self.script: deque[Reply] = deque()
         self.bodies: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.arrivals: list[float] = []
+        self.connections: set[tuple[str, int]] = set()  # client (host, port) pairs: new ones are new connections
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -101,6 +113,7 @@ class JudgeServer:
             self.bodies.clear()
             self.headers.clear()
             self.arrivals.clear()
+            self.connections.clear()
             self.max_in_flight = 0
 
     def __enter__(self) -> JudgeServer:
@@ -116,6 +129,7 @@ class JudgeServer:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_get("/stats", self._stats)
+        app.router.add_post("/reset", self._reset)
         runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         loop.run_until_complete(runner.setup())
         site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
@@ -130,15 +144,22 @@ class JudgeServer:
         """Counters for a client in another process (the benchmark)."""
         return web.json_response({"requests": self.requests, "max_in_flight": self.max_in_flight})
 
+    async def _reset(self, request: web.Request) -> web.Response:
+        self.reset()
+        return web.json_response({})
+
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         with self._lock:
             self.bodies.append(body)
             self.headers.append(dict(request.headers))
             self.arrivals.append(time.monotonic())
+            self.connections.add(request.transport.get_extra_info("peername"))
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             scripted = self.script.popleft() if self.script else None
+            if scripted is None and self.limit_every and len(self.bodies) % self.limit_every == 0:
+                scripted = Reply(status=429, headers={"Retry-After": f"{self.retry_after:g}"}, error="rate limited")
         try:
             reply = scripted or self.answer(body)
             if isinstance(reply, str):
@@ -263,8 +284,10 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description="scriptable OpenAI-compatible judge server on 127.0.0.1")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument("--limit-every", type=int, default=0, help="answer every n-th request 429 (0: never)")
+    parser.add_argument("--retry-after", type=float, default=0.1, help="Retry-After of those 429s, in seconds")
     args = parser.parse_args()
-    with JudgeServer(latency=args.latency) as server:
+    with JudgeServer(latency=args.latency, limit_every=args.limit_every, retry_after=args.retry_after) as server:
         print(server.base_url, flush=True)
         try:
             threading.Event().wait()

@@ -163,10 +163,11 @@ def test_batch_deadline_abstains_with_reason_never_zero(server, judge):
     assert reward.counters.failures == 2
 
 
-def test_endpoint_down_abstains(judge):
+@pytest.mark.parametrize("on_error", ["none", "zero", "raise"])
+def test_endpoint_down_abstains_under_every_error_policy(judge, on_error):
     with JudgeServer() as gone:
         url = gone.base_url
-    reward = judge(base_url=url, max_retries=1)
+    reward = judge(base_url=url, max_retries=1, on_error=on_error)
     result = reward.evaluate(*rows("5", "6"))
     assert result.values == [None, None]
     assert all("connection error" in r and "after 2 attempts" in r for r in result.reasons)

@@ -281,8 +281,7 @@ def test_a_lock_held_too_long_costs_time_not_scores(server, judge, tmp_path, cap
         [warning] = warnings_of(caplog)
         assert "reading failed (OperationalError: database is locked)" in warning
     finally:
-        holder.stdin.close()
-        holder.wait(10)
+        holder.communicate(timeout=10)  # closes its stdin: it exits and the lock goes
     assert judge(cache=str(path)).evaluate(prompts, completions).values == expected
     assert server.requests == 12  # the lock is gone: the answers stored before it are read again
 
