@@ -7,6 +7,7 @@ scripted per request with ``server.script``.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import pickle
 import subprocess
@@ -199,6 +200,11 @@ def test_logprobs_expected_score(server, judge):
     # an endpoint without logprobs still gets the parsed text
     server.answer = lambda body: Reply("Score: 4")
     assert reward.evaluate(["other"], ["x"]).values == [0.4]
+    # malformed logprobs are dropped and the text is read
+    tokens = [{"token": "Score: ", "top_logprobs": []}, {"token": "6", "top_logprobs": [{"token": "6", "logprob": None}]}]
+    malformed = {"choices": [{"message": {"content": "Score: 6"}, "finish_reason": "stop", "logprobs": {"content": tokens}}]}
+    server.answer = lambda body: Reply(body=json.dumps(malformed))
+    assert reward.evaluate(["fourth"], ["x"]).values == [0.6]
     # a number token outside a score position is not a score, with or without its logprobs
     server.answer = lambda body: Reply("I checked 3 aspects", logprobs=[("I checked ", {"I checked ": 1.0}),
                                        ("3", {"3": 0.9, "4": 0.1}), (" aspects", {" aspects": 1.0})])  # fmt: skip

@@ -251,8 +251,6 @@ def _read_completion(data: Any, key: str) -> tuple[Answer, tuple[int, int]]:
     try:
         choice = data["choices"][0]
         content = choice["message"].get("content")
-        tokens = (choice.get("logprobs") or {}).get("content") or []
-        logprobs = [(t["token"], [(a["token"], a["logprob"]) for a in t.get("top_logprobs") or []]) for t in tokens]
         usage = data.get("usage") or {}
         used = (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
     except (KeyError, IndexError, TypeError, AttributeError, ValueError):
@@ -260,7 +258,18 @@ def _read_completion(data: Any, key: str) -> tuple[Answer, tuple[int, int]]:
     if not isinstance(content, str):
         finish = redact(repr(choice.get("finish_reason")), key)
         raise _Attempt(f"endpoint returned no text (finish_reason={finish})", retryable=False)
-    return Answer(content, logprobs or None).redacted(key), used
+    return Answer(content, _read_logprobs(choice)).redacted(key), used
+
+
+def _read_logprobs(choice: dict[str, Any]) -> list[tuple[str, list[tuple[str, float]]]] | None:
+    """Each token with its top alternatives' log-probabilities; ``None`` if absent or malformed (the
+    answer's text is still read)."""
+    try:
+        tokens = (choice.get("logprobs") or {}).get("content") or []
+        return [(str(t["token"]), [(str(a["token"]), float(a["logprob"])) for a in t.get("top_logprobs") or []])
+                for t in tokens] or None  # fmt: skip
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None
 
 
 def _classify(exc: Exception, limit: float, key: str) -> _Attempt:
