@@ -38,6 +38,7 @@ def test_scores_chatty_json_and_out_of_range_answers(server, judge):
                "I looked at 3 aspects of the answer and all of them are handled well.")  # fmt: skip
     result = judge().evaluate(*rows(*answers))
     assert result.values == [0.7, 0.9, 0.3, 1.0, 1.0, None, None]
+    assert result.outcomes == ["ok"] * 5 + ["error"] * 2  # the judge gave no usable answer
     assert "clipped 15 to 10" in result.reasons[4]
     assert result.reasons[5] == "unparsable judge answer (no score in a score position): 'I refuse.'"
     assert result.reasons[6] == ("unparsable judge answer (no score in a score position): "
@@ -155,13 +156,20 @@ def test_malformed_response_body_abstains(server, judge):
     assert server.requests == 3
 
 
-def test_batch_deadline_abstains_with_reason_never_zero(server, judge):
+def test_batch_deadline_times_out_unanswered_rows_and_keeps_the_rest(server, judge, monkeypatch):
     server.answer = lambda body: Reply(hang=True) if "slow" in body["messages"][0]["content"] else marker_answer(body)
-    reward = judge(deadline=1.0, timeout=30.0)
+    reward = judge(deadline=1.0, timeout=30.0, on_error="zero")
     result = reward.evaluate(["q"] * 3, ["fast [[7]]", "slow one", "slow two"])
-    assert result.values == [0.7, None, None]
+    assert result.values == [0.7, None, None] and result.outcomes == ["ok", "timeout", "timeout"]
     assert result.reasons[1] == "judge gave no answer before the batch deadline of 1 s"
     assert reward.counters.failures == 2
+    # from a config too: the judge's deadline param is its own, not the core's per-entry timeout
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    config = {"rewards": [{"name": "judge", "params": {"base_url": server.base_url, "api_key_env": KEY_ENV,
+                                                       "deadline": 1.0, "timeout": 30.0}}]}  # fmt: skip
+    loaded = rewardhub.load(config).reward_funcs[0]
+    assert loaded.evaluate(["q"] * 2, ["fast [[7]]", "slow"]).outcomes == ["ok", "timeout"]
+    loaded.close()
 
 
 @pytest.mark.parametrize("on_error", ["none", "zero", "raise"])
@@ -170,7 +178,7 @@ def test_endpoint_down_abstains_under_every_error_policy(judge, on_error):
         url = gone.base_url
     reward = judge(base_url=url, max_retries=1, on_error=on_error)
     result = reward.evaluate(*rows("5", "6"))
-    assert result.values == [None, None]
+    assert result.values == [None, None] and result.outcomes == ["error", "error"]
     assert all("connection error" in r and "after 2 attempts" in r for r in result.reasons)
     assert reward.counters.requests == 4 and reward.counters.retries == 2 and reward.counters.failures == 2
 

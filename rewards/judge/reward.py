@@ -2,7 +2,8 @@
 
 Async and batched: identical requests in a batch are sent once, answers come from an on-disk
 cache when possible, the rest go out concurrently within rate budgets, with retries and a
-deadline per batch. An endpoint that fails abstains (``None`` with the reason), it never scores 0.
+deadline per batch. An endpoint that fails, an answer without a score and a row left unanswered
+at the deadline are ``None`` with the reason (outcome ``error`` or ``timeout``), never a 0.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ import contextvars
 import time
 from typing import Any
 
-from rewardhub import AsyncReward, Batch, MissingColumnError, Score
-from rewardhub.hookspecs import hookimpl
-from rewardhub.loop import background_loop
+from rewardhub import AsyncReward, Batch, MissingColumnError, Score, hookimpl
+from rewardhub._aio import background_loop
 
 from .cache import default_cache_path, request_key, shared_cache
 from .client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten
@@ -82,7 +82,7 @@ class JudgeReward(AsyncReward):
         self.reference_column = reference_column
         self.system_prompt = system_prompt
         self.logprobs = logprobs
-        self.deadline = deadline
+        self.batch_deadline = deadline  # graceful: answered rows keep their scores (``self.deadline`` is the core's)
         endpoint = Endpoint(base_url, model, api_key_env, temperature, max_tokens, _TOP_LOGPROBS if logprobs else None)
         endpoint.api_key()  # fail now, not mid-training, when OpenAI itself is asked without a key
         self.client = JudgeClient(
@@ -114,7 +114,7 @@ class JudgeReward(AsyncReward):
 
     async def _score_batch(self, batch: Batch) -> list[Score]:
         stats = JudgeStats()
-        deadline = time.monotonic() + (self.deadline or float("inf"))
+        deadline = time.monotonic() + (self.batch_deadline or float("inf"))
         rows: list[Score | tuple[str, ...]] = []
         requests: dict[tuple[str, ...], list[dict[str, str]]] = {}  # messages by their texts: duplicates merge
         for i in range(len(batch)):
@@ -160,7 +160,7 @@ class JudgeReward(AsyncReward):
         if not tasks:
             return scores
         try:
-            left = None if self.deadline is None else max(deadline - time.monotonic(), 0.0)
+            left = None if self.batch_deadline is None else max(deadline - time.monotonic(), 0.0)
             await asyncio.wait(tasks.values(), timeout=left)
         finally:
             for task in tasks.values():
@@ -170,7 +170,8 @@ class JudgeReward(AsyncReward):
         for key, task in tasks.items():
             if task.cancelled():
                 stats.failures += 1
-                scores[key] = Score(None, f"judge gave no answer before the batch deadline of {self.deadline:g} s")
+                reason = f"judge gave no answer before the batch deadline of {self.batch_deadline:g} s"
+                scores[key] = Score(None, reason, None, "timeout")
             elif task.exception() is not None:  # not the endpoint's failure but ours: the error policy decides
                 scores[key] = self._failure(task.exception())
             else:
@@ -186,7 +187,7 @@ class JudgeReward(AsyncReward):
         try:
             answer = await self.client.ask(body, stats, deadline)
         except JudgeRequestError as exc:
-            return None, Score(None, f"judge unavailable: {exc}")
+            return None, Score(None, f"judge unavailable: {exc}", None, "error")  # whatever on_error says
         return answer, self._score(answer)
 
     def _score(self, answer: Answer) -> Score:
@@ -194,7 +195,7 @@ class JudgeReward(AsyncReward):
         try:
             parsed = parse_answer(answer.content, self.parse, self.scale)
         except UnparsableAnswer as exc:
-            return Score(None, f"unparsable judge answer ({exc}): {said!r}")
+            return Score(None, f"unparsable judge answer ({exc}): {said!r}", None, "error")  # the judge's failure
         if self.logprobs and answer.logprobs:
             parsed = expected_score(answer.logprobs, answer.content, parsed, self.scale) or parsed
         return Score(parsed.value, f"judge ({parsed.how}): {said}", parsed.verdict)

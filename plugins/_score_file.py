@@ -10,11 +10,11 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from .compose import load
+from ._compose import load
+from ._io import dumps_row, read_rows
 from .errors import InputFileError
-from .io import count_rows, dumps_row, iter_input
 
 _REASON_EXAMPLES = 3
 
@@ -28,20 +28,21 @@ class RewardStats:
     total_sq: float = 0.0
     abstained: int = 0
     errors: int = 0
+    timeouts: int = 0
     seconds: float = 0.0
     abstain_reasons: Counter = field(default_factory=Counter)
 
-    def add(self, value: float | None, reason: str, seconds: float) -> None:
+    def add(self, value: float | None, reason: str, outcome: str, seconds: float) -> None:
         self.seconds += seconds
         if value is None:
             self.abstained += 1
-            self.abstain_reasons[_reason_kind(reason)] += 1
+            self.abstain_reasons[_reason_kind(reason, outcome)] += 1
         else:
             self.count += 1
             self.total += value
             self.total_sq += value * value
-        if reason.startswith("error: "):
-            self.errors += 1
+        self.errors += outcome == "error"
+        self.timeouts += outcome == "timeout"
 
     @property
     def mean(self) -> float:
@@ -54,12 +55,12 @@ class RewardStats:
         return math.sqrt(max(self.total_sq / self.count - self.mean**2, 0.0))
 
 
-def _reason_kind(reason: str) -> str:
+def _reason_kind(reason: str, outcome: str) -> str:
     """A short, groupable form of a reason for the summary: its first clause (two for errors)."""
     if not reason:
         return "(no reason)"
     clauses = reason.split(":")
-    return ":".join(clauses[:2] if reason.startswith("error: ") else clauses[:1]).strip()[:60]
+    return ":".join(clauses[:2] if outcome == "error" else clauses[:1]).strip()[:60]
 
 
 @dataclass
@@ -76,45 +77,18 @@ class ScoreSummary:
         lines = [f"scored {self.rows} rows in {self.seconds:.2f} s" + (
             f"; skipped {len(self.bad_rows)} bad row(s)" if self.bad_rows else "")]
         width = max([len(a) for a in self.stats] + [len("reward (total)")])
-        lines.append(f"{'reward'.ljust(width)}  {'mean':>8}  {'std':>8}  {'none':>6}  {'errors':>6}  {'ms/item':>8}")
+        lines.append(f"{'reward'.ljust(width)}  {'mean':>8}  {'std':>8}  {'none':>6}  {'errors':>6}  {'timeouts':>8}  "
+                     f"{'ms/item':>8}")
         for alias, s in [*self.stats.items(), ("reward (total)", self.total)]:
             n = s.count + s.abstained
             ms = 1000 * s.seconds / n if n and alias in self.stats else math.nan
             lines.append(
-                f"{alias.ljust(width)}  {s.mean:8.3f}  {s.std:8.3f}  {s.abstained:6d}  {s.errors:6d}  "
+                f"{alias.ljust(width)}  {s.mean:8.3f}  {s.std:8.3f}  {s.abstained:6d}  {s.errors:6d}  {s.timeouts:8d}  "
                 + (f"{ms:8.3f}" if not math.isnan(ms) else f"{'':8}")
             )
             for kind, count in s.abstain_reasons.most_common(_REASON_EXAMPLES):
                 lines.append(f"{'':{width}}    none x{count}: {kind}")
         return "\n".join(lines)
-
-
-class Progress:
-    """A one-line progress bar on stderr (rows done, total when known, rate)."""
-
-    def __init__(self, total: int | None, stream: IO[str] = sys.stderr, enabled: bool = True):
-        self.total, self.stream, self.enabled = total, stream, enabled
-        self.start = time.perf_counter()
-        self.last = 0.0
-
-    def update(self, done: int, force: bool = False) -> None:
-        now = time.perf_counter()
-        if not self.enabled or (not force and now - self.last < 0.2):
-            return
-        self.last = now
-        rate = done / max(now - self.start, 1e-9)
-        if self.total:
-            filled = int(30 * done / self.total)
-            bar = f"[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total}"
-        else:
-            bar = f"{done} rows"
-        self.stream.write(f"\rscoring {bar} {rate:.0f} rows/s")
-        self.stream.flush()
-
-    def close(self, done: int) -> None:
-        if self.enabled:
-            self.update(done, force=True)
-            self.stream.write("\n")
 
 
 def score_file(
@@ -125,9 +99,8 @@ def score_file(
         raise InputFileError(f"the output {output} is the input file: scoring would overwrite it before reading it")
     rewards = load(config)
     summary = ScoreSummary(stats={alias: RewardStats() for alias in rewards.aliases})
-    bar = Progress(count_rows(input_path) if progress else None, enabled=progress)
     start = time.perf_counter()
-    scored_rows = rewards.iter_scores(_valid_rows(input_path, summary), batch_size=batch_size)
+    scored_rows = rewards.iter_scores(_valid_rows(input_path, summary, progress), batch_size=batch_size)
     # Read up to the first scored row before opening the output: an unreadable input must not wipe it.
     first = next(scored_rows, None)
     handle = sys.stdout if str(output) == "-" else open(output, "w", encoding="utf-8")
@@ -136,27 +109,23 @@ def score_file(
             handle.write(dumps_row(scored) + "\n")
             summary.rows += 1
             for alias, stats in summary.stats.items():
-                stats.add(scored["rewards"][alias], scored["reasons"][alias], scored["seconds"][alias])
-            summary.total.add(scored["reward"], "", 0.0)
-            bar.update(summary.rows)
+                stats.add(scored["rewards"][alias], scored["reasons"][alias], scored["outcomes"][alias],
+                          scored["seconds"][alias])
+            summary.total.add(scored["reward"], "", "ok" if scored["reward"] is not None else "abstain", 0.0)
     finally:
         if handle is not sys.stdout:
             handle.close()
         else:
             handle.flush()
-    bar.close(summary.rows)
     summary.seconds = time.perf_counter() - start
     return summary
 
 
-def _valid_rows(input_path: str | Path, summary: ScoreSummary) -> Iterator[dict[str, Any]]:
+def _valid_rows(input_path: str | Path, summary: ScoreSummary, progress: bool) -> Iterator[dict[str, Any]]:
     """Rows fit to score; each bad one is reported on stderr with its line number and skipped."""
-    for record in iter_input(input_path):
-        problem = record.error
-        if problem is None and "completion" not in record.row:
-            problem = f"no 'completion' field (fields: {', '.join(sorted(record.row)) or 'none'})"
-        if problem is not None:
-            summary.bad_rows.append((record.line, problem))
-            print(f"rewardhub: line {record.line}: {problem}; row skipped", file=sys.stderr)
+    for record in read_rows(input_path, required=("completion",), progress=progress):
+        if record.error is not None:
+            summary.bad_rows.append((record.line, record.error))
+            print(f"rewardhub: {record.where}: {record.error}; row skipped", file=sys.stderr)
             continue
         yield record.row
