@@ -108,7 +108,6 @@ class Endpoint:
         return _PLACEHOLDER_KEY
 
 
-
 @dataclass(frozen=True)
 class Policy:
     """How hard to try: concurrency, per-request timeout, retries and their backoff."""
