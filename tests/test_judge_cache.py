@@ -316,7 +316,8 @@ def private_tmpfs() -> tuple[str, ...]:
 
 
 def test_files_truncated_mid_run_never_kill_the_process(server, tmp_path):
-    # With WAL, the -shm file is mmap'd: truncating it made the next lookup die of SIGBUS (exit 135).
+    # With WAL the -shm file was mmap'd: truncating it killed the worker with SIGBUS at the next lookup
+    # (exit code 135 from a shell, -7 from Popen), before it could score anything more.
     path = tmp_path / "judge.sqlite"
     report = report_of(run_worker(server, path, "rows:a:0:20", "fault:truncate", "rows:b:0:20", "rows:a:0:20"))
     assert report["right"] == [True] * 3
@@ -326,6 +327,7 @@ def test_files_truncated_mid_run_never_kill_the_process(server, tmp_path):
 
 
 def test_files_made_unwritable_mid_run(server, tmp_path):
+    # With WAL this died of SIGBUS too (chattr +i on the -shm and -wal under a running process).
     folder = tmp_path / "cache"
     folder.mkdir()
     try:
