@@ -187,7 +187,7 @@ def test_shared_verdict_is_computed_once_per_batch(order):
     kwargs = {"solution": [r["solution"] for r in rows], "completion_ids": None}
     prompts, completions = [r["prompt"] for r in rows], [r["completion"] for r in rows]
     values = [func(prompts=prompts, completions=completions, **kwargs) for func in rewards.reward_funcs]
-    assert values == [[1.0, 0.0, 1.0], [0.5, -0.5, 0.0]]
+    assert values == [[1.0, 0.0, 1.0], [0.5, -0.5, None]]
     assert rewards["acc"].totals["samples"] == 3
 
 
