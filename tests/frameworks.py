@@ -12,6 +12,7 @@ from __future__ import annotations
 import __future__
 
 import ast
+import functools
 import importlib.machinery
 import importlib.util
 import os
@@ -32,6 +33,18 @@ HELPERS = ("pylatexenc==2.10",)
 # pip's messages when no package index can be reached: the one case where these tests skip.
 UNREACHABLE = ("NewConnectionError", "Max retries exceeded", "Temporary failure in name resolution",
                "Network is unreachable", "Connection refused", "No matching distribution found")
+
+
+def release(package: str, which: str) -> Path:
+    """The folder holding ``package`` at the pinned version, or at the newest one (``which == "newest"``).
+
+    The tests run against both: when a newer release changes what rewardhub relies on, the
+    ``newest`` runs fail and say where; while the pinned version is the newest, they skip.
+    """
+    version = PINNED[package] if which == "pinned" else newest_release(package)
+    if which == "newest" and version == PINNED[package]:
+        pytest.skip(f"{package} {version} is still the newest release")
+    return install({package: version})
 
 
 def cache_root() -> Path:
@@ -66,6 +79,7 @@ def install(versions: dict[str, str], name: str | None = None) -> Path:
     return target
 
 
+@functools.cache
 def newest_release(package: str) -> str:
     """The newest version of ``package`` on the package index (skips if it cannot be reached)."""
     with tempfile.TemporaryDirectory() as folder:

@@ -27,7 +27,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 import torch
-from frameworks import PINNED, install, main_block, released_definitions, released_module
+from frameworks import main_block, release, released_definitions, released_module
 from test_trainers_support import free_port
 
 from rewardhub.trainers.errors import ShimConfigError
@@ -39,12 +39,14 @@ VOTE = {"rewards": [{"name": "majority_vote", "alias": "vote", "weight": 1.0,
 PROMPT = "<|im_start|>user\nWhat is {a} + {b}?<|im_end|>\n<|im_start|>assistant\n"
 
 
-@pytest.fixture(scope="module")
-def openrlhf_root() -> Path:
-    root = install(PINNED)
+@pytest.fixture(scope="module", params=["pinned", "newest"])
+def openrlhf_root(request) -> Path:
+    root = release("openrlhf", request.param)
     sys.path.append(str(root))
     yield root
     sys.path.remove(str(root))
+    for name in [n for n in sys.modules if n == "openrlhf" or n.startswith("openrlhf.")]:
+        del sys.modules[name]
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ from typing import cast
 import numpy as np
 import pytest
 import torch
-from frameworks import PINNED, install, package_without_init, released_definitions, released_module
+from frameworks import package_without_init, release, released_definitions, released_module
 from test_trainers_support import COMPOSED, ensure_registered, running_server
 
 import rewardhub
@@ -48,9 +48,9 @@ def _rewards():
     ensure_registered()
 
 
-@pytest.fixture(scope="module")
-def verl_root() -> Path:
-    return install(PINNED) / "verl"
+@pytest.fixture(scope="module", params=["pinned", "newest"])
+def verl_root(request) -> Path:
+    return release("verl", request.param) / "verl"
 
 
 @pytest.fixture(scope="module")
