@@ -287,6 +287,8 @@ def test_group_assembly_over_http(tmp_path):
         rows = [{"completion": f"A: {a}", "group": "g1"} for a in (5, 5, 6, 5)]
         data = httpx.post(f"{base}/score", json={"rows": rows}, timeout=60).json()
         assert data["values"] == [1.0, 1.0, 0.0, 1.0]
+        unkeyed = httpx.post(f"{base}/score", json={"rows": [{"completion": "A: 5"}]}, timeout=30)
+        assert unkeyed.status_code == 422 and "rows[0] has neither 'group' nor 'prompt'" in unkeyed.json()["error"]
 
 
 def test_serve_command_in_a_real_process(tmp_path: Path):

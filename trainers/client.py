@@ -20,12 +20,16 @@ from .scoring import Scored
 CLIENT_TIMEOUT = DEFAULT_GROUP_TIMEOUT + 60.0
 
 
-async def score_remote(url: str, batch: Batch, keys: Sequence[Hashable], *, token: str | None = None,
+async def score_remote(url: str, batch: Batch, keys: Sequence[Hashable] | None, *, token: str | None = None,
                        timeout: float = CLIENT_TIMEOUT) -> Scored:
-    """Score ``batch`` at the server ``url``; rows with the same key are completions of one prompt."""
+    """Score ``batch`` at the server ``url``; rows with the same key are completions of one prompt
+    (without keys the server groups rows by prompt, if it assembles groups at all)."""
     import aiohttp
 
-    rows = [{**row, "group": str(key)} for key, row in keyed_rows(batch, keys)]
+    if keys is None:
+        rows = [row for _, row in keyed_rows(batch)]
+    else:
+        rows = [{**row, "group": str(key)} for key, row in keyed_rows(batch, keys)]
     headers = {"Authorization": f"Bearer {token}"} if token else None
     try:
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as session:

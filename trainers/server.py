@@ -86,6 +86,12 @@ def create_app(
     async def score_endpoint(request: Request) -> JSONResponse:
         body = await _json_object(request, token, max_body_bytes)
         batch, keys = _rows_batch(body.get("rows"))
+        if scorer.assembler is not None:
+            unkeyed = next((i for i, row in enumerate(body["rows"]) if GROUP_FIELD not in row and
+                            row.get("prompt") is None), None)
+            if unkeyed is not None:
+                raise BadRequest(f"rows[{unkeyed}] has neither 'group' nor 'prompt': group assembly needs one "
+                                 f"to know which completions belong together")
         scored = await scorer.ascore(batch, keys, executor=executor)
         return JSONResponse({
             "values": scored.totals,

@@ -67,7 +67,11 @@ async def compute_score_async(
     if rewardhub_url is not None:
         from .client import score_remote
 
-        return to_results(await score_remote(rewardhub_url, batch, group_keys(batch, group_by)), abstain_value)[0]
+        try:  # the server decides whether it assembles groups; without a key it refuses to, with the reason
+            keys: list[str] | None = group_keys(batch, group_by)
+        except ShimConfigError:
+            keys = None
+        return to_results(await score_remote(rewardhub_url, batch, keys), abstain_value)[0]
     scorer = call_scorer(rewardhub_config, group_size=group_size, group_timeout=group_timeout)
     keys = group_keys(batch, group_by) if scorer.assembler is not None else None
     return to_results(await scorer.ascore(batch, keys), abstain_value)[0]
