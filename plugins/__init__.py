@@ -6,9 +6,13 @@
                 args=GRPOConfig(..., reward_weights=rewards.reward_weights))
 """
 
-from .batch import Batch, Row, Score
+from . import _moved
+from ._batch import Batch, Row, Score
+from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
+from ._decorators import batch_reward, sample_reward
+from ._registry import get, list_rewards, registry
+from ._reward import AsyncReward, BatchResult, Reward
 from .completions import completion_text
-from .compose import GatedReward, RewardSet, WeightedReward, load
 from .errors import (
     ConfigError,
     DuplicateRewardError,
@@ -21,12 +25,11 @@ from .errors import (
     UnknownRewardError,
     WorkerStartupError,
 )
-from .functional import batch_reward, sample_reward
 from .hookspecs import hookimpl
-from .registry import get, list_rewards, registry
-from .reward import AsyncReward, BatchResult, Reward
 
 __version__ = "0.1.0"
+
+_moved.install()
 
 __all__ = [
     "AsyncReward",
@@ -45,6 +48,7 @@ __all__ = [
     "RewardhubError",
     "Row",
     "Score",
+    "SetResult",
     "UnknownRewardError",
     "WeightedReward",
     "WorkerStartupError",

@@ -1,4 +1,5 @@
-"""The ``rewardhub`` command line. Subcommands come from the ``register_commands`` hook.
+"""The ``rewardhub`` command line. Subcommands come from the ``register_commands`` hook; this module
+is the built-in plugin that registers the core's own (list, score, check).
 
 Exit codes: 0 ok, 1 check failures, 2 usage or config errors.
 """
@@ -10,8 +11,9 @@ import json
 import sys
 from collections.abc import Sequence
 
+from ._manager import load_plugins, plugin_hooks, pm
 from .errors import RewardhubError
-from .plugins import load_plugins, plugin_hooks, pm
+from .hookspecs import hookimpl
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
 
@@ -40,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
-def add_core_commands(subparsers: argparse._SubParsersAction) -> None:
+@hookimpl
+def register_commands(subparsers: argparse._SubParsersAction) -> None:
     """The core's own subcommands: list, score, check."""
     list_parser = subparsers.add_parser("list", help="list installed rewards and plugins")
     list_parser.add_argument("--json", action="store_true", help="machine-readable output")
@@ -64,7 +67,7 @@ def add_core_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from .registry import list_rewards
+    from ._registry import list_rewards
 
     if args.plugins:
         rows = plugin_hooks()
@@ -90,7 +93,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from .scoring import score_file
+    from ._score_file import score_file
 
     if args.batch_size < 1:
         print("rewardhub: error: --batch-size must be at least 1", file=sys.stderr)
@@ -107,7 +110,7 @@ def _score(args: argparse.Namespace) -> int:
               f"(first problem, line {summary.bad_rows[0][0]}: {summary.bad_rows[0][1]})", file=sys.stderr)
         return EXIT_USAGE
     if args.report:
-        from .report import write_report
+        from .report.page import write_report
 
         write_report(args.output, args.report)
         if not args.quiet:
@@ -116,7 +119,7 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .cases import load_case_file, render_failures, run_cases
+    from .testing.cases import load_case_file, render_failures, run_cases
 
     results = []
     for path in args.cases:

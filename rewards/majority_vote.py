@@ -10,17 +10,18 @@ groups of ``group_size`` first (``needs_groups``).
 
 from __future__ import annotations
 
-from rewardhub import Batch, ConfigError, Score, hookimpl
+from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
-from .math_literals import normalize
-from .mathematics import MathChecker, UsesMathWorkers, find_answer
+from .math.checker import MathChecker
+from .math.literals import normalize
+from .math.reward import find_answer
 
 TIES = ("none", "all", "first")
 ANSWERLESS = ("zero", "abstain")
 EQUIVALENCE = ("math", "string")
 
 
-class MajorityVote(UsesMathWorkers):
+class MajorityVote(Reward):
     """1.0 for completions whose answer is the group's majority answer, 0.0 for the rest."""
 
     name = "majority_vote"

@@ -243,3 +243,19 @@ def test_running_totals_are_exact_under_concurrent_threads(core_registry):
         list(pool.map(lambda i: reward.evaluate(None, ["ok", "boom", "skip"]), range(3000)))
     assert reward.totals["samples"] == 9000
     assert reward.totals["errors"] == 3000 and reward.totals["abstained"] == 6000
+
+
+def test_one_evaluation_path_sync_async_and_trl_style_give_the_same_result(core_registry):
+    from concurrent.futures import ThreadPoolExecutor
+
+    rewards = rewardhub.load([{"name": "t_contains", "weight": 2.0}, {"name": "t_async_len", "weight": 0.5}])
+    batch = rewardhub.Batch(["q", "q", "q"], ["42", "no", 7], {"solution": ["42", "42", "42"]})
+    sync = rewards.evaluate_batch(batch)
+    with ThreadPoolExecutor(2) as pool:
+        from_loop = asyncio.run(rewards.aevaluate_batch(batch, pool))
+    trl_style = rewards.evaluate(["q", "q", "q"], ["42", "no", 7], solution=["42", "42", "42"], log_metric=print)
+    for result in (sync, from_loop, trl_style):
+        assert result.totals == [2.0 + 1.0, 0.0 + 1.0, None]  # 7 is no text: both members abstain
+        assert result["t_contains"].values == [1.0, 0.0, None]
+        assert result.component_values() == {"t_contains": [1.0, 0.0, None], "t_async_len": [2.0, 2.0, None]}
+    assert rewards.weighted(["q"], ["42"], solution=["42"]) == [3.0]

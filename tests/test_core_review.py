@@ -8,7 +8,7 @@ import pytest
 
 import rewardhub
 from rewardhub import AsyncReward, ConfigError, Score
-from rewardhub.batch import to_score
+from rewardhub._batch import to_score
 from rewardhub.completions import completion_text
 
 
@@ -200,7 +200,7 @@ def test_factory_pickles_when_its_module_name_holds_the_plain_function():
 # ----- case files ---------------------------------------------------------------------------------
 
 def _cases(tmp_path, text):
-    from rewardhub.cases import load_case_file
+    from rewardhub.testing.cases import load_case_file
 
     path = tmp_path / "x.cases.yaml"
     path.write_text("reward: t_contains\ncases:\n" + text)
@@ -208,7 +208,7 @@ def _cases(tmp_path, text):
 
 
 def test_a_chat_prompt_as_long_as_the_group_is_one_prompt(core_registry, tmp_path):
-    from rewardhub.cases import run_case
+    from rewardhub.testing.cases import run_case
 
     (case,) = _cases(tmp_path, (
         "  - prompt: [{role: system, content: s}, {role: user, content: u}]\n"
@@ -312,7 +312,7 @@ def test_odd_message_contents():
 
 
 def test_a_case_file_with_both_config_and_reward_is_rejected(core_registry, tmp_path):
-    from rewardhub.cases import load_case_file
+    from rewardhub.testing.cases import load_case_file
 
     (tmp_path / "cfg.yaml").write_text("rewards: [t_length]\n")
     path = tmp_path / "x.cases.yaml"

@@ -101,7 +101,7 @@ def sys_modules() -> dict:
 
 @pytest.fixture(scope="module")
 def tokenizer(tmp_path_factory):
-    from rewardhub.tiny_models import load_tokenizer, make_tokenizer
+    from rewardhub.testing.tiny_models import load_tokenizer, make_tokenizer
 
     return load_tokenizer(make_tokenizer(tmp_path_factory.mktemp("tok")))
 

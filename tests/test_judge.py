@@ -18,8 +18,8 @@ from judge_server import JudgeServer, Reply, marker_answer
 
 import rewardhub
 from rewardhub.rewards.judge import JudgeReward
-from rewardhub.rewards.judge_cache import JudgeCache
-from rewardhub.rewards.judge_errors import JudgeConfigError
+from rewardhub.rewards.judge.cache import JudgeCache
+from rewardhub.rewards.judge.errors import JudgeConfigError
 
 KEY_ENV = "REWARDHUB_TEST_JUDGE_KEY"
 SECRET = "sk-test-DO-NOT-LEAK-4f9a2c"

@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardhub import Batch
-from rewardhub.rewards.judge_errors import JudgeConfigError, JudgeInputError
-from rewardhub.rewards.judge_limits import TokenBucket, backoff_delay, retry_after
-from rewardhub.rewards.judge_parse import ScoreScale, UnparsableAnswer, expected_score, parse_answer
-from rewardhub.rewards.judge_prompt import JudgeTemplate
+from rewardhub.rewards.judge.errors import JudgeConfigError, JudgeInputError
+from rewardhub.rewards.judge.limits import TokenBucket, backoff_delay, retry_after
+from rewardhub.rewards.judge.parse import ScoreScale, UnparsableAnswer, expected_score, parse_answer
+from rewardhub.rewards.judge.prompt import JudgeTemplate
 
 TEN = ScoreScale(0, 10)
 

@@ -123,7 +123,7 @@ def test_plugins_listing_shows_hooks(plugin_site):
     plugins = {p["name"]: p for p in json.loads(result.stdout)}
     assert plugins["politeness"]["hooks"] == ["register_rewards"]
     assert plugins["politeness"]["source"] == "rewardhub-politeness"
-    assert "register_commands" in plugins["rewardhub.builtin_commands"]["hooks"]
+    assert "register_commands" in plugins["rewardhub.cli"]["hooks"]
 
 
 def test_import_rewardhub_is_light():

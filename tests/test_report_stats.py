@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from rewardhub.report_stats import (
+from rewardhub.report.stats import (
     TOTAL,
     ReportError,
     analyse,
@@ -20,7 +20,7 @@ from rewardhub.report_stats import (
     summarise_reward,
     time_unit,
 )
-from rewardhub.report_training import load_trainer_state
+from rewardhub.report.training import load_trainer_state
 
 
 def scored(prompt, rewards, reasons=None, total=None, seconds=None, completion="c"):

@@ -15,7 +15,7 @@ def test_tiny_chat_model_trains_with_dpo(tmp_path):
     from datasets import Dataset
     from trl import DPOConfig, DPOTrainer
 
-    from rewardhub.tiny_models import tiny_chat_model
+    from rewardhub.testing.tiny_models import tiny_chat_model
 
     model, tokenizer = tiny_chat_model(seed=1)
     assert Path(model.config._name_or_path, "config.json").exists()
@@ -33,7 +33,7 @@ def test_tiny_chat_model_trains_with_dpo(tmp_path):
 
 
 def test_tiny_chat_model_in_a_folder_of_your_choice(tmp_path):
-    from rewardhub.tiny_models import tiny_chat_model
+    from rewardhub.testing.tiny_models import tiny_chat_model
 
     model, tokenizer = tiny_chat_model(path=tmp_path / "lm")
     assert Path(model.config._name_or_path) == tmp_path / "lm"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from .scoring import Scored
+from rewardhub import SetResult
 
 logger = logging.getLogger("rewardhub.trainers")
 
@@ -19,7 +19,7 @@ _warned: set[str] = set()
 _lock = threading.Lock()
 
 
-def warn_if_all_abstained(scored: Scored) -> None:
+def warn_if_all_abstained(scored: SetResult) -> None:
     """Log a warning (once per reward alias and process) when ``alias`` abstained on every sample."""
     for alias, result in scored.components.items():
         if not result.scores or any(s.value is not None for s in result.scores):

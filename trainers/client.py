@@ -10,18 +10,17 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from rewardhub import Batch, BatchResult, Score
+from rewardhub import Batch, BatchResult, Score, SetResult
 
 from .errors import RewardServerError
 from .groups import DEFAULT_GROUP_TIMEOUT, keyed_rows
-from .scoring import Scored
 
 # The server answers a group by its deadline; this leaves time for the scoring itself.
 CLIENT_TIMEOUT = DEFAULT_GROUP_TIMEOUT + 60.0
 
 
 async def score_remote(url: str, batch: Batch, keys: Sequence[Hashable] | None, *, token: str | None = None,
-                       timeout: float = CLIENT_TIMEOUT) -> Scored:
+                       timeout: float = CLIENT_TIMEOUT) -> SetResult:
     """Score ``batch`` at the server ``url``; rows with the same key are completions of one prompt
     (without keys the server groups rows by prompt, if it assembles groups at all)."""
     import aiohttp
@@ -42,10 +41,10 @@ async def score_remote(url: str, batch: Batch, keys: Sequence[Hashable] | None, 
     return scored_from_reply(body)
 
 
-def scored_from_reply(body: dict[str, Any]) -> Scored:
-    """The :class:`Scored` a ``/score`` reply describes (``null`` values are abstentions)."""
+def scored_from_reply(body: dict[str, Any]) -> SetResult:
+    """The :class:`SetResult` a ``/score`` reply describes (``null`` values are abstentions)."""
     components = {
         alias: BatchResult([Score(v, r) for v, r in zip(values, body["reasons"][alias], strict=True)], 0.0, 0)
         for alias, values in body["components"].items()
     }
-    return Scored(list(body["values"]), components)
+    return SetResult(list(body["values"]), components)

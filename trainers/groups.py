@@ -25,19 +25,18 @@ from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from rewardhub import Batch, BatchResult, ConfigError, RewardSet, Score
+from rewardhub import Batch, BatchResult, ConfigError, RewardSet, Score, SetResult
+from rewardhub._compose import weighted_totals  # the set's own totals rule, for a set minus its group rewards
 from rewardhub.completions import prompt_key
-from rewardhub.compose import WeightedReward, rows_to_batch, weighted_totals
 
 from .abstentions import warn_if_all_abstained
-from .scoring import Scored, score, score_async, weights_of
 
 # Below OpenRLHF 0.11.2's 180 s client timeout (openrlhf/utils/agent.py), so a late group is answered
 # with abstentions before the client gives up and retries.
 DEFAULT_GROUP_TIMEOUT = 120.0
 
 Keyed = tuple[Hashable, dict[str, Any]]  # (group key, row with prompt, completion and columns)
-SampleResult = tuple[Scored, int]  # a scored group and the sample's index in it
+SampleResult = tuple[SetResult, int]  # a scored group and the sample's index in it
 
 
 def needs_groups(reward: Any) -> bool:
@@ -91,20 +90,19 @@ def keyed_rows(batch: Batch, keys: Sequence[Hashable] | None = None) -> list[Key
     return rows
 
 
-def score_group(rewards: RewardSet, rows: list[dict[str, Any]], incomplete: str | None = None) -> Scored:
+def score_group(rewards: RewardSet, rows: list[dict[str, Any]], incomplete: str | None = None) -> SetResult:
     """Score one prompt's rows together; with ``incomplete`` (the reason) group rewards abstain."""
-    batch = rows_to_batch(rows)
+    batch = Batch.from_rows(rows)
     if incomplete is None:
-        return score(rewards, batch)
-    others = [m for m in rewards.members if not needs_groups(m.reward)]
-    scored = WeightedReward(others).components(batch) if others else {}
+        return rewards.evaluate_batch(batch)
     abstained = BatchResult([Score(None, incomplete)] * len(batch), 0.0, 0)
-    components = {m.alias: scored.get(m.alias, abstained) for m in rewards.members}
-    return Scored(weighted_totals(components, weights_of(rewards)), components)
+    components = {m.alias: abstained if needs_groups(m.reward) else m.reward.evaluate_batch(batch)
+                  for m in rewards.members}
+    return SetResult(weighted_totals(components, rewards.weights), components)
 
 
-def collect(results: Sequence[SampleResult]) -> Scored:
-    """One :class:`Scored` for a call's samples, in call order, from the groups they were scored in."""
+def collect(results: Sequence[SampleResult]) -> SetResult:
+    """One :class:`SetResult` for a call's samples, in call order, from the groups they were scored in."""
     groups = list({id(scored): scored for scored, _ in results}.values())
     aliases = list(groups[0].components) if groups else []
     components = {
@@ -115,7 +113,7 @@ def collect(results: Sequence[SampleResult]) -> Scored:
         )
         for alias in aliases
     }
-    return Scored([scored.totals[i] for scored, i in results], components)
+    return SetResult([scored.totals[i] for scored, i in results], components)
 
 
 @dataclass
@@ -175,11 +173,11 @@ class GroupAssembler:
                 self._pool.submit(self._score, group, None)
         return waiter
 
-    def score(self, rows: Iterable[Keyed]) -> Scored:
+    def score(self, rows: Iterable[Keyed]) -> SetResult:
         """Score keyed rows, blocking until each one's group is scored (or its deadline passed)."""
         return collect([waiter.result() for waiter in [self.submit(key, row) for key, row in rows]])
 
-    async def ascore(self, rows: Iterable[Keyed]) -> Scored:
+    async def ascore(self, rows: Iterable[Keyed]) -> SetResult:
         """:meth:`score` for an event loop: waits without holding a thread."""
         waiters = [asyncio.wrap_future(self.submit(key, row)) for key, row in rows]
         return collect(await asyncio.gather(*waiters))
@@ -242,16 +240,16 @@ class CallScorer:
         size = group_size_for(rewards, group_size)
         self.assembler = GroupAssembler(rewards, size, group_timeout) if size else None
 
-    def score(self, batch: Batch, keys: Sequence[Hashable] | None = None) -> Scored:
+    def score(self, batch: Batch, keys: Sequence[Hashable] | None = None) -> SetResult:
         """Score ``batch`` (blocking); ``keys`` group rows when assembling (default: by prompt)."""
         if self.assembler is None:
-            return _watched(score(self.rewards, batch))
+            return _watched(self.rewards.evaluate_batch(batch))
         return _watched(self.assembler.score(keyed_rows(batch, keys)))
 
-    async def ascore(self, batch: Batch, keys: Sequence[Hashable] | None = None, executor: Any = None) -> Scored:
+    async def ascore(self, batch: Batch, keys: Sequence[Hashable] | None = None, executor: Any = None) -> SetResult:
         """:meth:`score` for an event loop (sync rewards in ``executor`` when not assembling)."""
         if self.assembler is None:
-            return _watched(await score_async(self.rewards, batch, executor))
+            return _watched(await self.rewards.aevaluate_batch(batch, executor))
         return _watched(await self.assembler.ascore(keyed_rows(batch, keys)))
 
     def close(self) -> None:
@@ -259,6 +257,6 @@ class CallScorer:
             self.assembler.close()
 
 
-def _watched(scored: Scored) -> Scored:
+def _watched(scored: SetResult) -> SetResult:
     warn_if_all_abstained(scored)
     return scored

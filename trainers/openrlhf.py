@@ -20,11 +20,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from rewardhub import Batch
+from rewardhub import Batch, SetResult
 
 from .errors import BadRequest
 from .groups import DEFAULT_GROUP_TIMEOUT
-from .scoring import Scored
 from .shims import as_list, call_scorer
 
 LABEL_COLUMN = "solution"
@@ -87,7 +86,7 @@ def _same_length(field: str, value: list, n: int) -> None:
         raise BadRequest(f"{field!r} has {len(value)} items but 'query' has {n}: the lists must be parallel")
 
 
-def to_response(scored: Scored, weights: Sequence[float], abstain_value: float = 0.0) -> dict[str, Any]:
+def to_response(scored: SetResult, weights: Sequence[float], abstain_value: float = 0.0) -> dict[str, Any]:
     """OpenRLHF's answer: numeric ``rewards`` (``abstain_value`` where every reward abstained),
     ``scores`` = weighted mean clipped to [0, 1] (exactly the weighted mean when each reward is in
     [0, 1]), and ``extra_logs``: each component, NaN where it abstained (OpenRLHF's plain mean then

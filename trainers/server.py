@@ -30,12 +30,10 @@ from typing import Any
 
 from rewardhub import Batch, RewardhubError, RewardSet
 from rewardhub.completions import prompt_key
-from rewardhub.compose import rows_to_batch
 
 from . import openrlhf
 from .errors import BadRequest
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
-from .scoring import score_async
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 DEFAULT_THREADS = 32
@@ -71,7 +69,7 @@ def create_app(
 
     scorer = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout)
     executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-serve")
-    probe = rows_to_batch([probe_row or PROBE_ROW])
+    probe = Batch.from_rows([probe_row or PROBE_ROW])
 
     async def openrlhf_endpoint(request: Request) -> JSONResponse:
         body = await _json_object(request, token, max_body_bytes)
@@ -102,7 +100,7 @@ def create_app(
     async def health_endpoint(request: Request) -> JSONResponse:
         start = time.perf_counter()
         try:
-            scored = await asyncio.wait_for(score_async(rewards, probe, executor), health_timeout)
+            scored = await asyncio.wait_for(rewards.aevaluate_batch(probe, executor), health_timeout)
         except TimeoutError:
             return _error(f"scoring the probe row took longer than {health_timeout:g} s", 503)
         except Exception as exc:
@@ -227,7 +225,7 @@ def _rows_batch(rows: Any) -> tuple[Batch, list[str]]:
         if "completion" not in row:
             raise BadRequest(f"rows[{i}] has no 'completion'")
     keys = [str(row[GROUP_FIELD]) if GROUP_FIELD in row else prompt_key(row.get("prompt")) for row in rows]
-    return rows_to_batch([{k: v for k, v in row.items() if k != GROUP_FIELD} for row in rows]), keys
+    return Batch.from_rows([{k: v for k, v in row.items() if k != GROUP_FIELD} for row in rows]), keys
 
 
 def serve(

@@ -30,12 +30,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rewardhub import Batch
+from rewardhub import Batch, SetResult
 from rewardhub.completions import prompt_key
 
 from .errors import ShimConfigError
 from .groups import DEFAULT_GROUP_TIMEOUT
-from .scoring import Scored
 from .shims import as_list, call_scorer
 
 LABEL_COLUMN = "solution"
@@ -109,7 +108,7 @@ def group_keys(batch: Batch, group_by: Sequence[str] = GROUP_BY) -> list[str]:
     )
 
 
-def to_results(scored: Scored, abstain_value: float = 0.0) -> list[dict[str, float | None]]:
+def to_results(scored: SetResult, abstain_value: float = 0.0) -> list[dict[str, float | None]]:
     """One verl result dict per response: aliases (``None`` where abstained), ``abstained``, ``score``."""
     results = []
     for i, total in enumerate(scored.totals):

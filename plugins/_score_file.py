@@ -1,0 +1,162 @@
+"""``rewardhub score``: stream a file of completions through a reward set, with a summary."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from ._compose import load
+from ._io import count_rows, dumps_row, iter_input
+from .errors import InputFileError
+
+_REASON_EXAMPLES = 3
+
+
+@dataclass
+class RewardStats:
+    """Running statistics of one reward over a scored file."""
+
+    count: int = 0
+    total: float = 0.0
+    total_sq: float = 0.0
+    abstained: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    abstain_reasons: Counter = field(default_factory=Counter)
+
+    def add(self, value: float | None, reason: str, seconds: float) -> None:
+        self.seconds += seconds
+        if value is None:
+            self.abstained += 1
+            self.abstain_reasons[_reason_kind(reason)] += 1
+        else:
+            self.count += 1
+            self.total += value
+            self.total_sq += value * value
+        if reason.startswith("error: "):
+            self.errors += 1
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.count if self.count else math.nan
+
+    @property
+    def std(self) -> float:
+        if self.count < 2:
+            return 0.0 if self.count else math.nan
+        return math.sqrt(max(self.total_sq / self.count - self.mean**2, 0.0))
+
+
+def _reason_kind(reason: str) -> str:
+    """A short, groupable form of a reason for the summary: its first clause (two for errors)."""
+    if not reason:
+        return "(no reason)"
+    clauses = reason.split(":")
+    return ":".join(clauses[:2] if reason.startswith("error: ") else clauses[:1]).strip()[:60]
+
+
+@dataclass
+class ScoreSummary:
+    """What ``score_file`` did: rows scored, bad rows skipped, and per-reward statistics."""
+
+    rows: int = 0
+    bad_rows: list[tuple[int, str]] = field(default_factory=list)
+    stats: dict[str, RewardStats] = field(default_factory=dict)
+    total: RewardStats = field(default_factory=RewardStats)
+    seconds: float = 0.0
+
+    def render(self) -> str:
+        lines = [f"scored {self.rows} rows in {self.seconds:.2f} s" + (
+            f"; skipped {len(self.bad_rows)} bad row(s)" if self.bad_rows else "")]
+        width = max([len(a) for a in self.stats] + [len("reward (total)")])
+        lines.append(f"{'reward'.ljust(width)}  {'mean':>8}  {'std':>8}  {'none':>6}  {'errors':>6}  {'ms/item':>8}")
+        for alias, s in [*self.stats.items(), ("reward (total)", self.total)]:
+            n = s.count + s.abstained
+            ms = 1000 * s.seconds / n if n and alias in self.stats else math.nan
+            lines.append(
+                f"{alias.ljust(width)}  {s.mean:8.3f}  {s.std:8.3f}  {s.abstained:6d}  {s.errors:6d}  "
+                + (f"{ms:8.3f}" if not math.isnan(ms) else f"{'':8}")
+            )
+            for kind, count in s.abstain_reasons.most_common(_REASON_EXAMPLES):
+                lines.append(f"{'':{width}}    none x{count}: {kind}")
+        return "\n".join(lines)
+
+
+class Progress:
+    """A one-line progress bar on stderr (rows done, total when known, rate)."""
+
+    def __init__(self, total: int | None, stream: IO[str] = sys.stderr, enabled: bool = True):
+        self.total, self.stream, self.enabled = total, stream, enabled
+        self.start = time.perf_counter()
+        self.last = 0.0
+
+    def update(self, done: int, force: bool = False) -> None:
+        now = time.perf_counter()
+        if not self.enabled or (not force and now - self.last < 0.2):
+            return
+        self.last = now
+        rate = done / max(now - self.start, 1e-9)
+        if self.total:
+            filled = int(30 * done / self.total)
+            bar = f"[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total}"
+        else:
+            bar = f"{done} rows"
+        self.stream.write(f"\rscoring {bar} {rate:.0f} rows/s")
+        self.stream.flush()
+
+    def close(self, done: int) -> None:
+        if self.enabled:
+            self.update(done, force=True)
+            self.stream.write("\n")
+
+
+def score_file(
+    config: Any, input_path: str | Path, output: str | Path, *, batch_size: int = 256, progress: bool = False
+) -> ScoreSummary:
+    """Score every row of ``input_path`` and write JSONL to ``output`` (``-`` = stdout)."""
+    if str(output) != "-" and str(input_path) != "-" and Path(output).resolve() == Path(input_path).resolve():
+        raise InputFileError(f"the output {output} is the input file: scoring would overwrite it before reading it")
+    rewards = load(config)
+    summary = ScoreSummary(stats={alias: RewardStats() for alias in rewards.aliases})
+    bar = Progress(count_rows(input_path) if progress else None, enabled=progress)
+    start = time.perf_counter()
+    scored_rows = rewards.iter_scores(_valid_rows(input_path, summary), batch_size=batch_size)
+    # Read up to the first scored row before opening the output: an unreadable input must not wipe it.
+    first = next(scored_rows, None)
+    handle = sys.stdout if str(output) == "-" else open(output, "w", encoding="utf-8")
+    try:
+        for scored in itertools.chain([first] if first is not None else [], scored_rows):
+            handle.write(dumps_row(scored) + "\n")
+            summary.rows += 1
+            for alias, stats in summary.stats.items():
+                stats.add(scored["rewards"][alias], scored["reasons"][alias], scored["seconds"][alias])
+            summary.total.add(scored["reward"], "", 0.0)
+            bar.update(summary.rows)
+    finally:
+        if handle is not sys.stdout:
+            handle.close()
+        else:
+            handle.flush()
+    bar.close(summary.rows)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _valid_rows(input_path: str | Path, summary: ScoreSummary) -> Iterator[dict[str, Any]]:
+    """Rows fit to score; each bad one is reported on stderr with its line number and skipped."""
+    for record in iter_input(input_path):
+        problem = record.error
+        if problem is None and "completion" not in record.row:
+            problem = f"no 'completion' field (fields: {', '.join(sorted(record.row)) or 'none'})"
+        if problem is not None:
+            summary.bad_rows.append((record.line, problem))
+            print(f"rewardhub: line {record.line}: {problem}; row skipped", file=sys.stderr)
+            continue
+        yield record.row
