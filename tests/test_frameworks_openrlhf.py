@@ -17,18 +17,15 @@ import asyncio
 import json
 import math
 import os
-import subprocess
 import sys
-import time
 from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
 
-import httpx
 import pytest
 import torch
 from frameworks import main_block, release, released_definitions, released_module
-from test_trainers_support import free_port
+from test_trainers_support import serve_process
 
 from rewardhub.trainers.errors import ShimConfigError
 
@@ -137,24 +134,8 @@ def server(tmp_path_factory):
     """``rewardhub serve`` in its own process, assembling groups of 4 (2 s to fill)."""
     config = tmp_path_factory.mktemp("serve") / "vote.json"
     config.write_text(json.dumps(VOTE))
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "rewardhub.cli", "serve", "--config", str(config), "--port",
-                             str(port), "--group-timeout", "2", "--log-level", "warning"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            try:
-                if httpx.get(f"{base}/health", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                if proc.poll() is not None:
-                    pytest.fail(f"rewardhub serve exited: {proc.stderr.read()}")
-                time.sleep(0.1)
+    with serve_process(["--config", str(config), "--group-timeout", "2", "--log-level", "warning"]) as (base, proc):
         yield SimpleNamespace(url=f"{base}/get_reward", proc=proc)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def check_groups(outputs: list[dict], prompts: dict[str, tuple[int, int]]) -> None:

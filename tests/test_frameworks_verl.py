@@ -32,15 +32,12 @@ import numpy as np
 import pytest
 import torch
 from frameworks import package_without_init, release, released_definitions, released_module
-from test_trainers_support import COMPOSED, ensure_registered, running_server
+from test_trainers_support import COMPOSED, VOTE, ensure_registered, running_server
 
 import rewardhub
 from rewardhub.trainers.server import create_app
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "verl_reward.py"
-VOTE = {"rewards": [{"name": "majority_vote", "alias": "vote", "weight": 1.0,
-                     "params": {"group_size": 4, "equivalence": "string"}},
-                    {"name": "th_contains", "alias": "contains", "weight": 0.5}]}
 
 
 @pytest.fixture(autouse=True)

@@ -9,21 +9,15 @@ import random
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
-import httpx
 import pytest
-from test_trainers_support import ensure_registered, free_port
+from test_trainers_support import VOTE, ensure_registered, serve_process
 
 import rewardhub
 from rewardhub import ConfigError
 from rewardhub.trainers import abstentions
 from rewardhub.trainers.groups import CallScorer, GroupAssembler, group_size_for
-
-VOTE = {"rewards": [{"name": "majority_vote", "alias": "vote", "weight": 1.0,
-                     "params": {"group_size": 4, "equivalence": "string"}},
-                    {"name": "th_contains", "alias": "contains", "weight": 0.5}]}
 
 
 @pytest.fixture(autouse=True)
@@ -183,20 +177,8 @@ def test_processes_meet_at_a_real_server(tmp_path: Path):
     config.write_text(json.dumps({"rewards": [
         {"name": "majority_vote", "alias": "vote", "params": {"equivalence": "string"}},
         {"name": "exact_match", "alias": "accuracy", "weight": 0.5}]}))
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "rewardhub.cli", "serve", "--config", str(config),
-                               "--port", str(port), "--group-size", "4", "--no-access-log", "--log-level", "warning"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            try:
-                if httpx.get(f"{base}/health", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                if server.poll() is not None:
-                    pytest.fail(f"rewardhub serve exited: {server.stderr.read()}")
-                time.sleep(0.1)
+    with serve_process(["--config", str(config), "--group-size", "4", "--no-access-log", "--log-level", "warning"]) \
+            as (base, _):
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
         clients = [subprocess.Popen([sys.executable, "-c", CLIENT, f"{base}/get_reward", str(w), "6"], env=env,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for w in range(4)]
@@ -205,9 +187,6 @@ def test_processes_meet_at_a_real_server(tmp_path: Path):
             out, err = client.communicate(timeout=300)
             assert client.returncode == 0, err
             outputs.append(json.loads(out))
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     for worker, results in enumerate(outputs):
         for _, reward, vote in results:
             assert vote == (1.0 if worker else 0.0)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_trainers_support import COMPOSED, GATE, ensure_registered, free_port, running_server
+from test_trainers_support import COMPOSED, GATE, ensure_registered, free_port, running_server, serve_process
 
 import rewardhub
 from rewardhub.trainers.server import create_app
@@ -294,35 +294,15 @@ def test_group_assembly_over_http(tmp_path):
 def test_serve_command_in_a_real_process(tmp_path: Path):
     config = tmp_path / "rewards.json"
     config.write_text(json.dumps(COMPOSED))
-    port = free_port()
-    script = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import test_trainers_support; "
-        "from rewardhub.cli import main; sys.exit(main(sys.argv[2:]))"
-    )
-    tests_dir = str(Path(__file__).parent)
     env = {**os.environ, "RH_TEST_TOKEN": TOKEN}
-    args = [sys.executable, "-c", script, tests_dir, "serve", "--config", str(config), "--port", str(port),
-            "--token-env", "RH_TEST_TOKEN", "--log-level", "warning"]
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            try:
-                if httpx.get(f"{base}/health", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                if proc.poll() is not None:
-                    pytest.fail(f"server exited: {proc.stderr.read().decode()}")
-                time.sleep(0.1)
+    with serve_process(["--config", str(config), "--token-env", "RH_TEST_TOKEN", "--log-level", "warning"],
+                       env=env) as (base, proc):
         headers = {"Authorization": f"Bearer {TOKEN}"}
         data = httpx.post(f"{base}/get_reward", json={"query": ["x 5"], "labels": ["5"]}, headers=headers,
                           timeout=30).json()
         assert data["extra_logs"]["th_contains"] == [1.0]
         assert httpx.post(f"{base}/get_reward", json={"query": ["x"]}, timeout=30).status_code == 401
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    log = proc.stderr.read().decode()
+    log = proc.stderr.read()
     assert '"POST /get_reward" 200 ' in log and '"POST /get_reward" 401 ' in log  # the access log, on stderr
 
 
