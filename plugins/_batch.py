@@ -8,7 +8,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
-from .completions import NotText, completion_text, prompt_key
+from ._groups import by_prompt
+from .completions import NotText, completion_text
 from .errors import MissingColumnError, RewardInputError
 
 # Keyword arguments a trainer passes that are not dataset columns.
@@ -155,10 +156,7 @@ class Batch:
 
     def groups(self) -> list[list[int]]:
         """Row indices grouped by prompt, in first-seen order (GRPO's completions of one prompt)."""
-        by_prompt: dict[str, list[int]] = {}
-        for i, prompt in enumerate(self.prompts):
-            by_prompt.setdefault(prompt_key(prompt), []).append(i)
-        return list(by_prompt.values())
+        return by_prompt(range(len(self)), self.prompts.__getitem__)
 
 
 def _is_list_like(value: Any) -> bool:

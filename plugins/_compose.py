@@ -11,13 +11,11 @@ from typing import Any
 
 from ._aio import submit
 from ._batch import Batch, Score
-from ._config import Gate, RewardEntry, read_config
+from ._config import TOTAL, Gate, RewardEntry, read_config
 from ._registry import registry
 from ._reward import AsyncReward, BatchResult, Reward, aevaluate_any
 from .completions import prompt_key
 from .errors import ConfigError, UnknownRewardError
-
-TOTAL = "reward"  # the key of a scored row's weighted total (``rewards`` holds the components by alias)
 
 
 @dataclass(frozen=True)

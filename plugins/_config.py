@@ -13,6 +13,7 @@ from typing import Any
 from .errors import ConfigError, number_text_hint
 
 ENTRY_KEYS = ("name", "alias", "weight", "params", "gate")
+TOTAL = "reward"  # a scored row's weighted total (its components sit in ``rewards`` by alias): no alias may take it
 GATE_KEYS = ("reward", "threshold", "otherwise")
 TOP_LEVEL_KEYS = ("rewards",)
 
@@ -106,6 +107,8 @@ def _entry(index: int, raw: Any) -> RewardEntry:
     alias = raw.get("alias", name)
     if not isinstance(alias, str) or not alias:
         raise ConfigError(f"{where}: 'alias' must be a non-empty string")
+    if alias == TOTAL:
+        raise ConfigError(f"{where}: {TOTAL!r} names the weighted total in scored rows; give this entry another 'alias'")
     weight = raw.get("weight", 1.0)
     if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight):
         raise ConfigError(f"{where}: 'weight' must be a finite number, got {weight!r}{number_text_hint(weight)}")

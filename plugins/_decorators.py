@@ -190,6 +190,9 @@ class IsolatedFunctionReward(FunctionReward):
             raise ConfigError(f"reward {factory.name!r}: timeout must be a positive number of seconds; got {timeout}")
         if workers is not None and workers < 1:
             raise ConfigError(f"reward {factory.name!r}: workers must be at least 1 (or None); got {workers}")
+        from .workers import require_importable
+
+        require_importable(factory)  # workers import the scorer by name: not from __main__, not a local
         self.timeout, self.timeout_score, self.workers = timeout, timeout_score, workers
 
     def score_batch(self, batch: Batch) -> list[Any]:

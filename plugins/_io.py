@@ -9,12 +9,15 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from .errors import InputFileError
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,67 @@ class InputRow:
     line: int
     row: dict[str, Any] | None
     error: str | None = None
+    unit: str = "line"  # "line" in a JSONL file, "row" in a table or a Python iterable
+
+    @property
+    def where(self) -> str:
+        return f"{self.unit} {self.line}"
+
+
+def read_rows(
+    source: str | Path | Iterable[Mapping[str, Any]], *, required: Sequence[str] = (), progress: bool = False
+) -> Iterator[InputRow]:
+    """Every record of ``source`` (a path as for :func:`iter_input`, or an iterable of row mappings),
+    numbered, with an error where it is no usable row: unreadable, not an object, or a ``required``
+    field missing or null. Callers report the errors and go on: one bad row loses only itself."""
+    if isinstance(source, str | Path):
+        records = iter_input(source)
+        if progress:
+            records = Progress(count_rows(source)).track(records)
+    else:
+        records = (
+            InputRow(n, dict(row), unit="row") if isinstance(row, Mapping)
+            else InputRow(n, None, f"a row must be a mapping, got {type(row).__name__}", unit="row")
+            for n, row in enumerate(source, start=1)
+        )
+    for record in records:
+        missing = [key for key in required if record.row is not None and record.row.get(key) is None]
+        if missing:
+            fields = ", ".join(sorted(record.row)) or "none"
+            record = InputRow(record.line, None, f"no {' or '.join(map(repr, missing))} (fields: {fields})", record.unit)
+        yield record
+
+
+class Progress:
+    """A one-line progress bar on stderr (rows done, total when known, rate)."""
+
+    def __init__(self, total: int | None, stream: IO[str] | None = None):
+        self.total, self.stream = total, stream or sys.stderr
+        self.start = time.perf_counter()
+        self.last = 0.0
+
+    def track(self, records: Iterable[T]) -> Iterator[T]:
+        """Yield ``records``, updating the bar as they pass; the bar ends with its line."""
+        done = 0
+        for done, record in enumerate(records, start=1):
+            self.update(done)
+            yield record
+        self.update(done, force=True)
+        self.stream.write("\n")
+
+    def update(self, done: int, force: bool = False) -> None:
+        now = time.perf_counter()
+        if not force and now - self.last < 0.2:
+            return
+        self.last = now
+        rate = done / max(now - self.start, 1e-9)
+        if self.total:
+            filled = int(30 * min(done, self.total) / self.total)
+            bar = f"[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total}"
+        else:
+            bar = f"{done} rows"
+        self.stream.write(f"\rreading {bar} {rate:.0f} rows/s")
+        self.stream.flush()
 
 
 def iter_input(path: str | Path) -> Iterator[InputRow]:
@@ -96,7 +160,7 @@ def _iter_parquet(path: Path) -> Iterator[InputRow]:
     for record_batch in parquet.iter_batches(batch_size=1024):
         for row in record_batch.to_pylist():
             number += 1
-            yield InputRow(number, row)
+            yield InputRow(number, row, unit="row")
 
 
 def _iter_dataset(path: Path) -> Iterator[InputRow]:
@@ -116,7 +180,7 @@ def _iter_dataset(path: Path) -> Iterator[InputRow]:
         loaded = next(iter(loaded.values()))
     loaded = loaded.with_format(None)  # a folder saved with a numpy/torch format would yield arrays, not lists
     for number, row in enumerate(loaded, start=1):
-        yield InputRow(number, dict(row))
+        yield InputRow(number, dict(row), unit="row")
 
 
 def jsonable(value: Any) -> Any:

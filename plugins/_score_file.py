@@ -10,10 +10,10 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from ._compose import load
-from ._io import count_rows, dumps_row, iter_input
+from ._io import dumps_row, read_rows
 from .errors import InputFileError
 
 _REASON_EXAMPLES = 3
@@ -89,34 +89,6 @@ class ScoreSummary:
         return "\n".join(lines)
 
 
-class Progress:
-    """A one-line progress bar on stderr (rows done, total when known, rate)."""
-
-    def __init__(self, total: int | None, stream: IO[str] = sys.stderr, enabled: bool = True):
-        self.total, self.stream, self.enabled = total, stream, enabled
-        self.start = time.perf_counter()
-        self.last = 0.0
-
-    def update(self, done: int, force: bool = False) -> None:
-        now = time.perf_counter()
-        if not self.enabled or (not force and now - self.last < 0.2):
-            return
-        self.last = now
-        rate = done / max(now - self.start, 1e-9)
-        if self.total:
-            filled = int(30 * done / self.total)
-            bar = f"[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total}"
-        else:
-            bar = f"{done} rows"
-        self.stream.write(f"\rscoring {bar} {rate:.0f} rows/s")
-        self.stream.flush()
-
-    def close(self, done: int) -> None:
-        if self.enabled:
-            self.update(done, force=True)
-            self.stream.write("\n")
-
-
 def score_file(
     config: Any, input_path: str | Path, output: str | Path, *, batch_size: int = 256, progress: bool = False
 ) -> ScoreSummary:
@@ -125,9 +97,8 @@ def score_file(
         raise InputFileError(f"the output {output} is the input file: scoring would overwrite it before reading it")
     rewards = load(config)
     summary = ScoreSummary(stats={alias: RewardStats() for alias in rewards.aliases})
-    bar = Progress(count_rows(input_path) if progress else None, enabled=progress)
     start = time.perf_counter()
-    scored_rows = rewards.iter_scores(_valid_rows(input_path, summary), batch_size=batch_size)
+    scored_rows = rewards.iter_scores(_valid_rows(input_path, summary, progress), batch_size=batch_size)
     # Read up to the first scored row before opening the output: an unreadable input must not wipe it.
     first = next(scored_rows, None)
     handle = sys.stdout if str(output) == "-" else open(output, "w", encoding="utf-8")
@@ -138,25 +109,20 @@ def score_file(
             for alias, stats in summary.stats.items():
                 stats.add(scored["rewards"][alias], scored["reasons"][alias], scored["seconds"][alias])
             summary.total.add(scored["reward"], "", 0.0)
-            bar.update(summary.rows)
     finally:
         if handle is not sys.stdout:
             handle.close()
         else:
             handle.flush()
-    bar.close(summary.rows)
     summary.seconds = time.perf_counter() - start
     return summary
 
 
-def _valid_rows(input_path: str | Path, summary: ScoreSummary) -> Iterator[dict[str, Any]]:
+def _valid_rows(input_path: str | Path, summary: ScoreSummary, progress: bool) -> Iterator[dict[str, Any]]:
     """Rows fit to score; each bad one is reported on stderr with its line number and skipped."""
-    for record in iter_input(input_path):
-        problem = record.error
-        if problem is None and "completion" not in record.row:
-            problem = f"no 'completion' field (fields: {', '.join(sorted(record.row)) or 'none'})"
-        if problem is not None:
-            summary.bad_rows.append((record.line, problem))
-            print(f"rewardhub: line {record.line}: {problem}; row skipped", file=sys.stderr)
+    for record in read_rows(input_path, required=("completion",), progress=progress):
+        if record.error is not None:
+            summary.bad_rows.append((record.line, record.error))
+            print(f"rewardhub: {record.where}: {record.error}; row skipped", file=sys.stderr)
             continue
         yield record.row

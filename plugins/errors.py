@@ -71,7 +71,7 @@ class InputFileError(RewardhubError):
 
 
 class WorkerStartupError(RewardhubError, RuntimeError):
-    """Worker processes could not be started (e.g. a script without an `if __name__ == "__main__"` guard)."""
+    """Worker processes could not be started (the message names the command and the modules they import)."""
 
 
 def number_text_hint(value: object) -> str:

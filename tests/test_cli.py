@@ -91,7 +91,7 @@ def test_bad_rows_are_reported_by_line_and_the_rest_scored(env, config, tmp_path
     assert len(rows) == 5
     assert "line 2: invalid JSON" in result.stderr
     assert "line 3: invalid UTF-8" in result.stderr
-    assert "line 4: no 'completion' field" in result.stderr
+    assert "line 4: no 'completion' (fields:" in result.stderr
     assert "line 5: a row must be a JSON object" in result.stderr
     assert "skipped 4 bad row(s)" in result.stderr
     assert rows[1]["rewards"] == {"t_contains": None, "t_flaky": None}
@@ -119,7 +119,7 @@ def test_progress_bar_on_stderr(env, config, tmp_path):
     result = rh(env, "score", "-c", str(config), str(data), "-o", str(tmp_path / "o.jsonl"), "--progress",
                 "--batch-size", "64")
     assert result.returncode == 0
-    assert "scoring [" in result.stderr and "300/300" in result.stderr
+    assert "reading [" in result.stderr and "300/300" in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -259,3 +259,8 @@ def test_one_evaluation_path_sync_async_and_trl_style_give_the_same_result(core_
         assert result["t_contains"].values == [1.0, 0.0, None]
         assert result.component_values() == {"t_contains": [1.0, 0.0, None], "t_async_len": [2.0, 2.0, None]}
     assert rewards.weighted(["q"], ["42"], solution=["42"]) == [3.0]
+
+
+def test_the_weighted_totals_name_is_no_alias(core_registry):
+    with pytest.raises(ConfigError, match="'reward' names the weighted total"):
+        rewardhub.load([{"name": "t_contains", "alias": "reward"}])

@@ -172,7 +172,7 @@ def test_overview_numbers_match_the_data(report):
     assert page.row("overview", "math")[7:10] == ["0", "0", "2 ms"]
     # flat groups: math is constant on P0 and P2, format on P0 and P2, judge and the total nowhere
     assert [page.row("overview", n)[10] for n in ("math", "format", "judge")] == ["66.7%", "66.7%", "0.0%"]
-    total = page.row("overview", "weighted total")
+    total = page.row("overview", "reward (weighted total)")
     assert total[1] == "—" and total[2] == f"{statistics.fmean(totals()):.3f}" and total[10] == "0.0%"
     assert "weights: solved from the totals" in overview
 
@@ -194,7 +194,7 @@ def test_spread_section_counts_groups(report):
     page = Page(report[1])
     assert page.row("spread", "math") == ["math", "3", "2", "66.7%", "0.157"]  # P1 std of (1, 0, 0)
     assert page.row("spread", "judge")[:4] == ["judge", "3", "0", "0.0%"]
-    assert page.row("spread", "weighted total")[:4] == ["weighted total", "3", "0", "0.0%"]
+    assert page.row("spread", "reward (weighted total)")[:4] == ["reward (weighted total)", "3", "0", "0.0%"]
 
 
 def pairs_of(text: str) -> dict[str, str]:

@@ -209,7 +209,7 @@ def test_load_scored_skips_bad_rows_and_names_them(tmp_path):
 
 
 def test_an_alias_may_not_take_the_totals_name():
-    with pytest.raises(ReportError, match="a reward is aliased 'weighted total'"):
+    with pytest.raises(ReportError, match="a reward is aliased 'reward'"):
         load_scored([scored("p", {"a": 1.0, TOTAL: 0.0})])
 
 

@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from .._groups import prompt_runs
 from ..completions import prompt_key
 from .options import PreferenceError
 
@@ -41,25 +42,15 @@ def contiguous_groups(items: Iterator[Item]) -> Iterator[list[Item]]:
     Memory: the current group, plus a 64-bit hash per prompt seen to notice a reappearance.
     """
     seen: set[int] = set()
-    group: list[Item] = []
-    current = ""
-    for item in items:
-        key = prompt_key(item.row["prompt"])
-        if group and key != current:
-            yield group
-            group = []
-        if not group:
-            if hash(key) in seen:
-                raise UnsortedInputError(
-                    f"{item.where}: prompt {_snippet(key)} appeared earlier in the input, with other prompts "
-                    f"in between. A prompt's completions must be on consecutive rows (as `rewardhub score` "
-                    f"writes them): sort the input by prompt, or pass --spill (API: unsorted='spill') to group "
-                    f"rows through a temporary on-disk index"
-                )
-            seen.add(hash(key))
-            current = key
-        group.append(item)
-    if group:
+    for key, group in prompt_runs(items, lambda item: item.row["prompt"]):
+        if hash(key) in seen:
+            raise UnsortedInputError(
+                f"{group[0].where}: prompt {_snippet(key)} appeared earlier in the input, with other prompts "
+                f"in between. A prompt's completions must be on consecutive rows (as `rewardhub score` "
+                f"writes them): sort the input by prompt, or pass --spill (API: unsorted='spill') to group "
+                f"rows through a temporary on-disk index"
+            )
+        seen.add(hash(key))
         yield group
 
 

@@ -5,77 +5,35 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from .._compose import RewardSet, load
-from .._io import count_rows, iter_input, write_rows
-from ..completions import prompt_key
+from .._groups import prompt_runs
+from .._io import read_rows, write_rows
 from ..errors import ConfigError
 from .grouping import Item, contiguous_groups, in_prompt_order
 from .options import TOTAL, Options, PreferenceError, Stats, has_score
-
-
-class _Problem(NamedTuple):
-    """An input record that is not a usable row, and why."""
-
-    where: str
-    message: str
 
 
 def from_rows(rows: Iterable[Mapping[str, Any]], options: Options, stats: Stats | None,
                unsorted: str) -> Iterator[dict[str, Any]]:
     stats = stats if stats is not None else Stats()
     stats.kind = options.kind
-    items = in_prompt_order(valid(_numbered(rows, stats), stats), unsorted)
+    items = in_prompt_order(valid(rows, stats), unsorted)
     return per_prompt(scored(items, options), options, stats)
 
 
-def _numbered(rows: Iterable[Mapping[str, Any]], stats: Stats) -> Iterator[Item | _Problem]:
-    for number, row in enumerate(rows, start=1):
+def valid(source: str | Path | Iterable[Mapping[str, Any]], stats: Stats, progress: bool = False) -> Iterator[Item]:
+    """The rows of ``source`` with a prompt and a completion; the others are counted as ``invalid_row``."""
+    for record in read_rows(source, required=("prompt", "completion"), progress=progress):
         stats.rows += 1
-        if isinstance(row, Mapping):
-            yield Item(f"row {number}", dict(row))
+        if record.error is not None:
+            stats.bad_row(record.where, record.error)
         else:
-            yield _Problem(f"row {number}", f"a row must be a mapping, got {type(row).__name__}")
-
-
-def _read(path: str | Path, stats: Stats, progress: bool) -> Iterator[Item | _Problem]:
-    """A file's rows as items, and a problem for each unreadable record."""
-    tabular = str(path) != "-" and (Path(path).is_dir() or Path(path).suffix.lower() == ".parquet")
-    unit = "row" if tabular else "line"
-    records: Iterable[Any] = iter_input(path)
-    if progress:
-        records = _progress_bar(records, path)
-    for record in records:
-        stats.rows += 1
-        where = f"{unit} {record.line}"
-        yield _Problem(where, record.error) if record.error is not None else Item(where, record.row)
-
-
-def _progress_bar(records: Iterator[Any], path: str | Path) -> Iterable[Any]:
-    try:
-        from tqdm import tqdm
-    except ImportError:  # the bar is a convenience: without tqdm, run without one
-        return records
-    return tqdm(records, total=count_rows(path), unit="row", desc="reading", file=sys.stderr)
-
-
-def valid(items: Iterator[Item | _Problem], stats: Stats) -> Iterator[Item]:
-    """Items with a prompt and a completion; the others are counted as ``invalid_row`` with a message."""
-    for item in items:
-        if isinstance(item, _Problem):
-            stats.bad_row(item.where, item.message)
-            continue
-        missing = [key for key in ("prompt", "completion") if item.row.get(key) is None]
-        if missing:
-            fields = ", ".join(sorted(item.row)) or "none"
-            stats.bad_row(item.where, f"no {' or '.join(map(repr, missing))} (fields: {fields})")
-            continue
-        yield item
+            yield Item(record.where, record.row)
 
 
 def scored(items: Iterator[Item], options: Options, rewards: RewardSet | None = None, *,
@@ -95,8 +53,8 @@ def scored(items: Iterator[Item], options: Options, rewards: RewardSet | None = 
     def needs_scores(run: list[Item]) -> bool:
         return rescore or not all(has_scores(item) for item in run)
 
-    prompt_runs = (list(run) for _, run in itertools.groupby(items, key=lambda item: prompt_key(item.row["prompt"])))
-    for needs, runs in itertools.groupby(prompt_runs, key=needs_scores):
+    runs_by_prompt = (run for _, run in prompt_runs(items, lambda item: item.row["prompt"]))
+    for needs, runs in itertools.groupby(runs_by_prompt, key=needs_scores):
         run = itertools.chain.from_iterable(runs)
         if not needs:
             yield from run
@@ -146,7 +104,7 @@ def write_file(input: str | Path, output: str | Path, options: Options, *,
         raise PreferenceError(f"batch_size must be at least 1, got {batch_size}")
     rewards = _reward_set(config, options, rescore)
     stats = Stats(options.kind)
-    items = in_prompt_order(valid(_read(input, stats, progress), stats), unsorted)
+    items = in_prompt_order(valid(input, stats, progress), unsorted)
     items = scored(items, options, rewards, rescore=rescore, batch_size=batch_size)
     _write_atomically(per_prompt(items, options, stats), output)
     return stats

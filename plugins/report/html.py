@@ -178,7 +178,7 @@ def _overview(analysis: Analysis, charts: Charts) -> str:
     rows = []
     weights = analysis.weights or {}
     for summary, spread in zip(analysis.summaries, analysis.spreads, strict=True):
-        label = f"<b>{TOTAL}</b>" if summary.name == TOTAL else esc(summary.name)
+        label = _label(summary.name)
         failures = ["—", "—"] if summary.name == TOTAL else [str(summary.errors), str(summary.timeouts)]
         rows.append([
             label, fmt(weights.get(summary.name)), fmt(summary.mean), fmt(summary.std), fmt(summary.minimum),
@@ -234,9 +234,14 @@ def _per_reward(analysis: Analysis, charts: Charts) -> str:
     return f'<section id="rewards"><h2>Per reward</h2><div class="grid">{cards}</div></section>'
 
 
+def _label(name: str) -> str:
+    """A row label: the reward's alias, or the weighted total's name, said to be one."""
+    return f"<b>{TOTAL}</b> (weighted total)" if name == TOTAL else esc(name)
+
+
 def _spread(analysis: Analysis, charts: Charts) -> str:
     rows = [
-        [esc(s.name), str(s.groups), str(s.flat), pct(s.flat_fraction), fmt(s.mean_group_std)]
+        [_label(s.name), str(s.groups), str(s.flat), pct(s.flat_fraction), fmt(s.mean_group_std)]
         for s in analysis.spreads
     ]
     single = analysis.group_sizes.get(1, 0)

@@ -8,16 +8,18 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._config import TOTAL
+from .._groups import by_prompt
+from .._io import read_rows
 from ..completions import prompt_key
 from ..errors import RewardhubError
 
-TOTAL = "weighted total"  # the name the report gives the row's `reward`; no alias may take it
 ERROR_PREFIX = "error: "
 _TIMEOUT = re.compile(r"time[d ]?out", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -68,30 +70,24 @@ def load_scored(scored: str | Path | Iterable[Mapping[str, Any]]) -> ScoredData:
     Unreadable or unscored rows are skipped and listed with their line; if none is usable, raise
     :class:`ReportError` saying why.
     """
-    source = None
-    if isinstance(scored, str | Path):
-        from .._io import iter_input
-
-        source = str(scored)
-        records = ((item.line, item.row, item.error) for item in iter_input(scored))
-    else:
-        records = ((number, row, None) for number, row in enumerate(scored, start=1))
+    source = str(scored) if isinstance(scored, str | Path) else None
     rows: list[ScoredRow] = []
     skipped: list[tuple[int, str]] = []
     aliases: dict[str, None] = {}
-    for line, row, error in records:
+    for record in read_rows(scored):
+        error = record.error
         if error is None:
             try:
-                parsed = parse_row(line, row)
+                parsed = parse_row(record.line, record.row)
             except ReportError as exc:
                 error = str(exc)
         if error is not None:
-            skipped.append((line, error))
+            skipped.append((record.line, error))
             continue
         aliases.update(dict.fromkeys(parsed.rewards))
         rows.append(parsed)
     if TOTAL in aliases:
-        raise ReportError(f"a reward is aliased {TOTAL!r}, the name the report gives the weighted sum: rename it")
+        raise ReportError(f"a reward is aliased {TOTAL!r}, the name of the weighted total in scored rows: rename it")
     if not rows:
         where = f" in {source}" if source else ""
         detail = "; ".join(f"line {n}: {msg}" for n, msg in skipped[:3]) or "the input is empty"
@@ -247,10 +243,7 @@ def time_unit(seconds: float) -> tuple[float, str]:
 
 def prompt_groups(rows: list[ScoredRow]) -> list[list[ScoredRow]]:
     """Rows grouped by prompt (see :func:`rewardhub.completions.prompt_key`), in first-seen order."""
-    groups: dict[str, list[ScoredRow]] = defaultdict(list)
-    for row in rows:
-        groups[prompt_key(row.prompt)].append(row)
-    return list(groups.values())
+    return by_prompt(rows, lambda row: row.prompt)
 
 
 @dataclass(frozen=True)
