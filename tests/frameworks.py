@@ -15,6 +15,7 @@ import ast
 import functools
 import importlib.machinery
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -28,8 +29,13 @@ import pytest
 
 # The releases the docs name (docs/trainers.md, examples/verl_reward.py, examples/openrlhf_reward.py).
 PINNED = {"verl": "0.9.1", "openrlhf": "0.11.2"}
-# openrlhf/utils/__init__.py imports math_utils, which imports pylatexenc (pure Python, small).
-HELPERS = ("pylatexenc==2.10",)
+# Installed beside them: openrlhf/utils/__init__.py imports math_utils, which imports pylatexenc; the
+# configs verl's code reads are omegaconf DictConfigs (2.4 carries its own ANTLR runtime, so it loads
+# next to the antlr4 4.13 that math-verify uses).
+HELPERS = ("pylatexenc==2.10", "omegaconf==2.4.0")
+# verl composes its config with Hydra, whose 1.3 grammar needs the ANTLR 4.9 runtime: a clash with
+# math-verify's in one process, so Hydra runs in a child process from a folder of its own.
+HYDRA = {"hydra-core": "1.3.8", "omegaconf": "2.3.1", "antlr4-python3-runtime": "4.9.3"}
 # pip's messages when no package index can be reached: the one case where these tests skip.
 UNREACHABLE = ("NewConnectionError", "Max retries exceeded", "Temporary failure in name resolution",
                "Network is unreachable", "Connection refused", "No matching distribution found")
@@ -51,15 +57,15 @@ def cache_root() -> Path:
     return Path(os.environ.get("REWARDHUB_TEST_CACHE", Path.home() / ".cache" / "rewardhub-tests"))
 
 
-def install(versions: dict[str, str], name: str | None = None) -> Path:
-    """A folder holding the given releases (installed once, then reused); skips if PyPI is unreachable."""
-    name = name or "-".join(f"{pkg}{version}" for pkg, version in sorted(versions.items()))
-    target = cache_root() / "frameworks" / name
+def install(versions: dict[str, str], helpers: tuple[str, ...] = HELPERS) -> Path:
+    """A folder holding the given releases and ``helpers`` (installed once, then reused); skips if PyPI
+    is unreachable."""
+    specs = [f"{pkg}=={version}" for pkg, version in versions.items()] + list(helpers)
+    target = cache_root() / "frameworks" / "_".join(sorted(spec.replace("==", "-") for spec in specs))
     if (target / ".complete").exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=target.parent))
-    specs = [f"{pkg}=={version}" for pkg, version in versions.items()] + list(HELPERS)
     result = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", "--target", str(staging),
          *specs], capture_output=True, text=True, timeout=600,
@@ -107,6 +113,45 @@ def package_without_init(name: str, folder: Path) -> ModuleType:
     return module
 
 
+COMPOSE = """
+import json, sys
+from hydra import compose, initialize_config_dir
+from hydra.errors import HydraException
+from omegaconf import OmegaConf
+config_dir, name, overrides = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+try:
+    with initialize_config_dir(config_dir=config_dir, version_base=None):
+        config = compose(name, overrides=overrides)
+except HydraException as exc:
+    print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+    sys.exit(3)
+print(OmegaConf.to_yaml(config))
+"""
+
+
+class ComposeError(Exception):
+    """Hydra refused the overrides (its message is the exception's)."""
+
+
+def hydra_compose(config_dir: Path, name: str, overrides: list[str]):
+    """The config Hydra composes from ``config_dir``/``name`` with ``overrides``, as an omegaconf DictConfig.
+
+    Hydra runs in a child process with its own ANTLR 4.9 (see ``HYDRA``); the composed config comes
+    back as YAML, unresolved, and is loaded here with omegaconf.
+    """
+    from omegaconf import OmegaConf
+
+    hydra = install(HYDRA, helpers=())
+    env = {**os.environ, "PYTHONPATH": str(hydra)}
+    result = subprocess.run([sys.executable, "-c", COMPOSE, str(config_dir), name, json.dumps(overrides)],
+                            capture_output=True, text=True, env=env, timeout=120)
+    if result.returncode == 3:
+        raise ComposeError(result.stderr.strip())
+    if result.returncode != 0:
+        raise RuntimeError(f"composing {name} failed:\n{result.stderr}")
+    return OmegaConf.create(result.stdout)
+
+
 def released_module(name: str, path: Path, *, package: bool = False) -> ModuleType:
     """Import the released file ``path`` as module ``name`` (its own imports must be installed)."""
     locations = [str(path.parent)] if package else None
@@ -133,7 +178,7 @@ def released_definitions(path: Path, names: list[str], namespace: dict[str, Any]
     code = compile(ast.Module(body=chosen, type_ignores=[]), str(path), "exec", flags=flags, dont_inherit=True)
     namespace.setdefault("__name__", f"released:{path.name}")
     namespace.setdefault("__file__", str(path))
-    exec(code, namespace)  # noqa: S102 - their released source, compiled from the file itself
+    exec(code, namespace)  # their released source, compiled from the file itself
     return SimpleNamespace(**{n: namespace[n] for n in names})
 
 

@@ -73,7 +73,7 @@ def parse(openrlhf_root: Path, argv: list[str]):
     saved = sys.argv
     sys.argv = ["train_ppo_ray", *argv]
     try:
-        exec(main_block(openrlhf_root / "openrlhf" / "cli" / "train_ppo_ray.py"), namespace)  # noqa: S102
+        exec(main_block(openrlhf_root / "openrlhf" / "cli" / "train_ppo_ray.py"), namespace)
     finally:
         sys.argv = saved
     return taken["args"]
