@@ -6,6 +6,8 @@
                 args=GRPOConfig(..., reward_weights=rewards.reward_weights))
 """
 
+from importlib import metadata as _metadata
+
 from . import _moved
 from ._batch import Batch, Row, Score
 from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
@@ -16,6 +18,7 @@ from .completions import completion_text
 from .errors import (
     ConfigError,
     DuplicateRewardError,
+    InfrastructureError,
     InputFileError,
     MissingColumnError,
     PluginLoadError,
@@ -27,7 +30,10 @@ from .errors import (
 )
 from .hookspecs import hookimpl
 
-__version__ = "0.1.0"
+try:
+    __version__ = _metadata.version("rewardhub")
+except _metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 _moved.install()
 
@@ -38,6 +44,7 @@ __all__ = [
     "ConfigError",
     "DuplicateRewardError",
     "GatedReward",
+    "InfrastructureError",
     "InputFileError",
     "MissingColumnError",
     "PluginLoadError",

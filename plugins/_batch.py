@@ -18,17 +18,32 @@ TRAINER_HOOKS = ("log_extra", "log_metric")
 BATCH_LEVEL = ("trainer_state", "environments")
 
 
+# What happened to a sample, said by the code that knows (never read back from the reason's text):
+# ok = scored; abstain = the reward does not apply (no reference, no text); error = a failure, the
+# reward's own (value per its on_error policy) or its infrastructure's (always None); timeout = a
+# deadline passed (value: the reward's timeout_score, or None).
+OUTCOMES = ("ok", "abstain", "error", "timeout")
+
+
 @dataclass(frozen=True, slots=True)
 class Score:
-    """One sample's outcome: a value (``None`` = abstain), a reason, and an optional verdict.
+    """One sample's result: a value (``None`` = no score), a reason, an optional verdict and an outcome.
 
     ``verdict`` is the reward's own pass/fail judgement (e.g. "the answer is correct"), which other
-    rewards can reuse instead of verifying again.
+    rewards can reuse instead of verifying again. ``outcome`` (one of ``OUTCOMES``) defaults to
+    ``ok`` for a value and ``abstain`` for ``None``; failures and timeouts set it explicitly.
     """
 
     value: float | None
     reason: str = ""
     verdict: bool | None = None
+    outcome: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.outcome:
+            object.__setattr__(self, "outcome", "ok" if self.value is not None else "abstain")
+        elif self.outcome not in OUTCOMES:
+            raise ValueError(f"a score's outcome is one of {', '.join(OUTCOMES)}; got {self.outcome!r}")
 
 
 def to_score(raw: Any) -> Score:
@@ -39,15 +54,15 @@ def to_score(raw: Any) -> Score:
     if kind is Score and (raw.value is None or type(raw.value) is float and math.isfinite(raw.value)):
         return raw
     if isinstance(raw, Score):
-        value, reason, verdict = raw.value, raw.reason, raw.verdict
+        value, reason, verdict, outcome = raw.value, raw.reason, raw.verdict, raw.outcome
     elif isinstance(raw, tuple) and len(raw) == 2:
-        value, reason, verdict = raw[0], "" if raw[1] is None else str(raw[1]), None
+        value, reason, verdict, outcome = raw[0], "" if raw[1] is None else str(raw[1]), None, ""
     else:
-        value, reason, verdict = raw, "", None
+        value, reason, verdict, outcome = raw, "", None, ""
     if value is None:
-        return Score(None, reason, verdict)
+        return Score(None, reason, verdict, outcome if outcome != "ok" else "")
     if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":  # bool, numpy bool
-        return Score(float(value), reason, bool(value) if verdict is None else verdict)
+        return Score(float(value), reason, bool(value) if verdict is None else verdict, outcome)
     if isinstance(value, str | bytes):  # float("0.5") would pass: a scorer returning text is a bug
         raise TypeError(f"a score must be a number, bool, None or (value, reason); got {type(value).__name__} {value!r:.40}")
     try:
@@ -55,10 +70,10 @@ def to_score(raw: Any) -> Score:
     except (TypeError, ValueError):
         raise TypeError(f"a score must be a number, bool, None or (value, reason); got {type(value).__name__}") from None
     if math.isnan(number):
-        return Score(None, reason or "NaN score", verdict)
+        return Score(None, reason or "NaN score", verdict, outcome if outcome != "ok" else "")
     if math.isinf(number):
         raise ValueError(f"a score must be finite; got {number}")
-    return Score(number, reason, verdict)
+    return Score(number, reason, verdict, outcome)
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
 import math
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor
@@ -153,9 +154,9 @@ async def _aevaluate_all(rewards: list[Reward], batch: Batch, executor: Executor
 class RewardSet:
     """The rewards of a config, ready for TRL (``reward_funcs`` / ``reward_weights``) or offline scoring."""
 
-    def __init__(self, entries: list[RewardEntry]):
+    def __init__(self, entries: list[RewardEntry], *, default_timeout: float | None = None):
         self.entries = entries
-        bases = {e.alias: _create(e) for e in entries}
+        bases = {e.alias: _create(e, default_timeout) for e in entries}
         alias_of = {id(reward): alias for alias, reward in bases.items()}
         uses: dict[str, list[str]] = {}
         for alias, reward in bases.items():
@@ -171,7 +172,7 @@ class RewardSet:
             if entry.gate is not None:
                 gate_reward = _in_set(entry.gate.reward, entries, bases, f"reward entry {entry.alias!r}, gate")
                 if gate_reward is None:
-                    gate_reward = _create(RewardEntry(entry.gate.reward, entry.gate.reward))
+                    gate_reward = _create(RewardEntry(entry.gate.reward, entry.gate.reward), default_timeout)
                 gated = AsyncGatedReward if isinstance(reward, AsyncReward) or isinstance(gate_reward, AsyncReward) \
                     else GatedReward
                 reward = gated(reward, gate_reward, entry.gate)
@@ -234,7 +235,7 @@ class RewardSet:
         return list(self.iter_scores(rows, batch_size=max(len(rows), 1)))
 
     def iter_scores(self, rows: Iterable[dict[str, Any]], batch_size: int = 256) -> Iterator[dict[str, Any]]:
-        """Stream scored rows: each input row plus ``rewards``, ``reward``, ``reasons`` and ``seconds``.
+        """Stream scored rows: each input row plus ``rewards``, ``reward``, ``reasons``, ``outcomes`` and ``seconds``.
 
         Rows are batched at prompt boundaries so that a prompt's consecutive completions are
         scored together (group-aware rewards see whole groups).
@@ -261,13 +262,14 @@ class RewardSet:
                 "rewards": {alias: r.scores[i].value for alias, r in result.components.items()},
                 TOTAL: result.totals[i],
                 "reasons": {alias: r.scores[i].reason for alias, r in result.components.items()},
+                "outcomes": {alias: r.scores[i].outcome for alias, r in result.components.items()},
                 "seconds": per_item,
             }
             for i, row in enumerate(rows)
         ]
 
 
-def _create(entry: RewardEntry) -> Reward:
+def _create(entry: RewardEntry, default_timeout: float | None) -> Reward:
     try:
         spec = registry.spec(entry.name)
     except UnknownRewardError as exc:
@@ -277,6 +279,7 @@ def _create(entry: RewardEntry) -> Reward:
     except ConfigError as exc:
         raise ConfigError(f"reward entry {entry.alias!r}: {exc}") from None
     reward.__name__ = entry.alias
+    reward.deadline = entry.timeout if entry.timeout is not None else default_timeout
     return reward
 
 
@@ -294,7 +297,11 @@ def _in_set(target: str, entries: list[RewardEntry], bases: dict[str, Reward], w
     if aliases:
         return bases[aliases[0]]
     if target not in registry:
-        raise ConfigError(f"{where}: {UnknownRewardError(target, registry.names())}")
+        aliases = [e.alias for e in entries]
+        close = difflib.get_close_matches(target, [*aliases, *registry.names()], n=3, cutoff=0.5)
+        hint = f" Did you mean: {', '.join(map(repr, dict.fromkeys(close)))}?" if close else ""
+        raise ConfigError(f"{where}: {target!r} is neither an alias of this config ({', '.join(aliases)}) "
+                          f"nor an installed reward.{hint}")
     return None
 
 
@@ -312,6 +319,9 @@ def _reject_cycles(uses: dict[str, list[str]]) -> None:
         visit(alias, [])
 
 
-def load(config: Any) -> RewardSet:
-    """Build a :class:`RewardSet` from a config path (.yaml/.yml/.toml/.json), dict or list."""
-    return RewardSet(read_config(config))
+def load(config: Any, *, default_timeout: float | None = None) -> RewardSet:
+    """Build a :class:`RewardSet` from a config path (.yaml/.yml/.toml/.json), dict or list.
+
+    ``default_timeout``: the batch deadline of entries that set no ``timeout`` of their own.
+    """
+    return RewardSet(read_config(config), default_timeout=default_timeout)

@@ -19,8 +19,15 @@ from typing import Any, ClassVar
 
 from ._aio import run_coroutine
 from ._batch import TRAINER_HOOKS, Batch, Row, Score, to_score
+from ._deadline import Overdue, run_async, run_sync
 from ._sharing import VerdictMemo, batch_key
-from .errors import ConfigError, MissingColumnError, RewardContractError, WorkerStartupError
+from .errors import (
+    ConfigError,
+    InfrastructureError,
+    MissingColumnError,
+    RewardContractError,
+    WorkerStartupError,
+)
 
 ON_ERROR_POLICIES = ("none", "zero", "raise")
 # Not the sample's failure but the reward's or the machine's: no error policy turns them into scores.
@@ -48,6 +55,10 @@ class BatchResult:
     def verdicts(self) -> list[bool | None]:
         return [s.verdict for s in self.scores]
 
+    @property
+    def outcomes(self) -> list[str]:
+        return [s.outcome for s in self.scores]
+
 
 class Reward:
     """Base class of every reward. Subclass, set ``name``, override ``score_sample`` or ``score_batch``.
@@ -67,7 +78,10 @@ class Reward:
                             f"(score_sample_async or score_batch_async for an AsyncReward)")
         self.on_error = on_error
         self.__name__ = self.name or type(self).__name__
-        self.totals = {"samples": 0, "errors": 0, "abstained": 0, "seconds": 0.0}
+        self.totals = {"samples": 0, "errors": 0, "timeouts": 0, "abstained": 0, "seconds": 0.0}
+        # Seconds a batch may take (a config entry's ``timeout``); past it unfinished samples time out.
+        self.deadline: float | None = None
+        self._overdue = Overdue()
         self._memo: VerdictMemo | None = None
         self._bound: dict[str, Reward] = {}
 
@@ -100,11 +114,15 @@ class Reward:
         if cached is not None:
             return cached
         start = time.perf_counter()
-        scores = _abstain_where_no_text(batch, self._run(batch))
-        return self._finish(batch, scores, time.perf_counter() - start, key)
+        scores = self._run(batch) if self.deadline is None else run_sync(self, batch, self.deadline)
+        return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
+
+    def _per_sample(self) -> bool:
+        """True when the reward scores sample by sample (a deadline can then keep the finished ones)."""
+        return type(self).score_batch is Reward.score_batch
 
     def _run(self, batch: Batch) -> list[Score]:
-        if type(self).score_batch is Reward.score_batch:
+        if self._per_sample():
             return [self._sample_outcome(batch, i) for i in range(len(batch))]
         try:
             return self._checked(batch, self.score_batch(batch))
@@ -130,22 +148,35 @@ class Reward:
         if text is None:
             return Score(None, batch.text_errors[index])
         try:
-            return to_score(self.score_sample(text, batch.row(index)))
+            raw = self.score_sample(text, batch.row(index))
         except Exception as exc:
             return self._failure(exc)
+        return self._to_score(raw)
 
     def _failure(self, exc: Exception) -> Score:
-        """Apply the error policy to an exception raised while scoring (``_errors`` counts it)."""
+        """Apply the error policy to an exception raised while scoring (outcome ``error``).
+
+        The policy covers the reward's own failures; an infrastructure failure (a dead worker, a
+        sandbox or endpoint down) or a missing column is never the completion's fault: it abstains.
+        """
         if isinstance(exc, PROPAGATED):
             raise exc
+        if isinstance(exc, InfrastructureError):
+            return Score(None, _error_reason(exc), None, "error")
         if isinstance(exc, MissingColumnError):
             exc = exc.for_reward(self.__name__)
         if self.on_error == "raise":
             raise exc
-        reason = _error_reason(exc)
-        if isinstance(exc, MissingColumnError):  # a data problem, never the completion's fault
-            return Score(None, reason, None)
-        return Score(0.0 if self.on_error == "zero" else None, reason, None)
+        if isinstance(exc, MissingColumnError):
+            return Score(None, _error_reason(exc), None, "error")
+        return Score(0.0 if self.on_error == "zero" else None, _error_reason(exc), None, "error")
+
+    def _to_score(self, raw: Any) -> Score:
+        """A scorer's return value as a Score; a value that is no score is this reward's error, named."""
+        try:
+            return to_score(raw)
+        except (TypeError, ValueError) as exc:
+            return self._failure(type(exc)(f"reward {self.__name__!r} returned no valid score: {exc}"))
 
     def _checked(self, batch: Batch, raw: Sequence[Any]) -> list[Score]:
         if raw is None or not hasattr(raw, "__len__") or len(raw) != len(batch):
@@ -154,21 +185,17 @@ class Reward:
                 f"reward {self.__name__!r} returned {got} for a batch of {len(batch)} completions; "
                 f"it must return exactly one value per completion"
             )
-        scores = []
-        for item in raw:
-            try:
-                scores.append(to_score(item))
-            except (TypeError, ValueError) as exc:
-                scores.append(self._failure(exc))
-        return scores
+        return [self._to_score(item) for item in raw]
 
     def _finish(self, batch: Batch, scores: list[Score], seconds: float, key: tuple | None) -> BatchResult:
         """Count the batch in ``totals``; remember it when this reward's verdicts are shared."""
-        errors = sum(1 for s in scores if s.reason.startswith(_ERROR_PREFIX))
+        errors = sum(1 for s in scores if s.outcome == "error")
+        timeouts = sum(1 for s in scores if s.outcome == "timeout")
         abstained = sum(1 for s in scores if s.value is None)
         with _TOTALS_LOCK:
             self.totals["samples"] += len(scores)
             self.totals["errors"] += errors
+            self.totals["timeouts"] += timeouts
             self.totals["abstained"] += abstained
             self.totals["seconds"] += seconds
         result = BatchResult(scores, seconds, errors)
@@ -179,9 +206,11 @@ class Reward:
     def _report(self, result: BatchResult, log_extra: Any = None, log_metric: Any = None) -> None:
         if log_extra is not None:
             log_extra(f"{self.__name__}/reason", result.reasons)
+            log_extra(f"{self.__name__}/outcome", result.outcomes)
         if log_metric is not None:
             n = max(len(result.scores), 1)
             log_metric(f"{self.__name__}/errors", float(result.errors))
+            log_metric(f"{self.__name__}/timeouts", float(result.outcomes.count("timeout")))
             log_metric(f"{self.__name__}/abstained", sum(1 for s in result.scores if s.value is None) / n)
 
     # ----- shared verdicts ------------------------------------------------------------------------
@@ -252,9 +281,10 @@ class AsyncReward(Reward):
         if text is None:
             return Score(None, batch.text_errors[index])
         try:
-            return to_score(await self.score_sample_async(text, batch.row(index)))
+            raw = await self.score_sample_async(text, batch.row(index))
         except Exception as exc:
             return self._failure(exc)
+        return self._to_score(raw)
 
     async def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
         result = await self.aevaluate_batch(Batch.from_call(prompts, completions, kwargs, self.__name__))
@@ -269,8 +299,14 @@ class AsyncReward(Reward):
         if cached is not None:
             return cached
         start = time.perf_counter()
-        scores = _abstain_where_no_text(batch, await self._run_async(batch))
-        return self._finish(batch, scores, time.perf_counter() - start, key)
+        if self.deadline is None:
+            scores = await self._run_async(batch)
+        else:
+            scores = await run_async(self, batch, self.deadline, lambda: self._run_async(batch))
+        return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
+
+    def _per_sample(self) -> bool:
+        return type(self).score_batch_async is AsyncReward.score_batch_async
 
     async def _run_async(self, batch: Batch) -> list[Score]:
         try:
@@ -288,15 +324,14 @@ class AsyncReward(Reward):
         return run_coroutine(self.aevaluate_batch(batch))
 
 
-_ERROR_PREFIX = "error: "
-_SET_BY_INIT = ("on_error", "totals", "_memo", "_bound", "__name__")
+_SET_BY_INIT = ("on_error", "totals", "deadline", "_overdue", "_memo", "_bound", "__name__")
 
 
 def _error_reason(exc: BaseException) -> str:
     message = str(exc).strip() or type(exc).__name__
     if len(message) > 300:
         message = message[:297] + "..."
-    return f"{_ERROR_PREFIX}{type(exc).__name__}: {message}"
+    return f"error: {type(exc).__name__}: {message}"
 
 
 def _overrides_a_scorer(cls: type) -> bool:

@@ -28,20 +28,21 @@ class RewardStats:
     total_sq: float = 0.0
     abstained: int = 0
     errors: int = 0
+    timeouts: int = 0
     seconds: float = 0.0
     abstain_reasons: Counter = field(default_factory=Counter)
 
-    def add(self, value: float | None, reason: str, seconds: float) -> None:
+    def add(self, value: float | None, reason: str, outcome: str, seconds: float) -> None:
         self.seconds += seconds
         if value is None:
             self.abstained += 1
-            self.abstain_reasons[_reason_kind(reason)] += 1
+            self.abstain_reasons[_reason_kind(reason, outcome)] += 1
         else:
             self.count += 1
             self.total += value
             self.total_sq += value * value
-        if reason.startswith("error: "):
-            self.errors += 1
+        self.errors += outcome == "error"
+        self.timeouts += outcome == "timeout"
 
     @property
     def mean(self) -> float:
@@ -54,12 +55,12 @@ class RewardStats:
         return math.sqrt(max(self.total_sq / self.count - self.mean**2, 0.0))
 
 
-def _reason_kind(reason: str) -> str:
+def _reason_kind(reason: str, outcome: str) -> str:
     """A short, groupable form of a reason for the summary: its first clause (two for errors)."""
     if not reason:
         return "(no reason)"
     clauses = reason.split(":")
-    return ":".join(clauses[:2] if reason.startswith("error: ") else clauses[:1]).strip()[:60]
+    return ":".join(clauses[:2] if outcome == "error" else clauses[:1]).strip()[:60]
 
 
 @dataclass
@@ -76,12 +77,13 @@ class ScoreSummary:
         lines = [f"scored {self.rows} rows in {self.seconds:.2f} s" + (
             f"; skipped {len(self.bad_rows)} bad row(s)" if self.bad_rows else "")]
         width = max([len(a) for a in self.stats] + [len("reward (total)")])
-        lines.append(f"{'reward'.ljust(width)}  {'mean':>8}  {'std':>8}  {'none':>6}  {'errors':>6}  {'ms/item':>8}")
+        lines.append(f"{'reward'.ljust(width)}  {'mean':>8}  {'std':>8}  {'none':>6}  {'errors':>6}  {'timeouts':>8}  "
+                     f"{'ms/item':>8}")
         for alias, s in [*self.stats.items(), ("reward (total)", self.total)]:
             n = s.count + s.abstained
             ms = 1000 * s.seconds / n if n and alias in self.stats else math.nan
             lines.append(
-                f"{alias.ljust(width)}  {s.mean:8.3f}  {s.std:8.3f}  {s.abstained:6d}  {s.errors:6d}  "
+                f"{alias.ljust(width)}  {s.mean:8.3f}  {s.std:8.3f}  {s.abstained:6d}  {s.errors:6d}  {s.timeouts:8d}  "
                 + (f"{ms:8.3f}" if not math.isnan(ms) else f"{'':8}")
             )
             for kind, count in s.abstain_reasons.most_common(_REASON_EXAMPLES):
@@ -107,8 +109,9 @@ def score_file(
             handle.write(dumps_row(scored) + "\n")
             summary.rows += 1
             for alias, stats in summary.stats.items():
-                stats.add(scored["rewards"][alias], scored["reasons"][alias], scored["seconds"][alias])
-            summary.total.add(scored["reward"], "", 0.0)
+                stats.add(scored["rewards"][alias], scored["reasons"][alias], scored["outcomes"][alias],
+                          scored["seconds"][alias])
+            summary.total.add(scored["reward"], "", "ok" if scored["reward"] is not None else "abstain", 0.0)
     finally:
         if handle is not sys.stdout:
             handle.close()

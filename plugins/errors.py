@@ -70,6 +70,11 @@ class InputFileError(RewardhubError):
     """An input file (JSONL, Parquet, datasets folder) cannot be read."""
 
 
+class InfrastructureError(RewardhubError, RuntimeError):
+    """What a reward depends on failed (a worker process, a sandbox, an endpoint, a cache), not the
+    completion: the sample abstains (``None``, outcome ``error``) under every ``on_error`` policy."""
+
+
 class WorkerStartupError(RewardhubError, RuntimeError):
     """Worker processes could not be started (the message names the command and the modules they import)."""
 

@@ -264,3 +264,14 @@ def test_one_evaluation_path_sync_async_and_trl_style_give_the_same_result(core_
 def test_the_weighted_totals_name_is_no_alias(core_registry):
     with pytest.raises(ConfigError, match="'reward' names the weighted total"):
         rewardhub.load([{"name": "t_contains", "alias": "reward"}])
+
+
+def test_a_list_param_given_text_is_a_config_error_not_read_letter_by_letter():
+    with pytest.raises(ConfigError, match="param 'required_keywords': expected list or null, got str 'name'"):
+        rewardhub.load([{"name": "heuristic", "params": {"required_keywords": "name"}}])
+    assert rewardhub.load([{"name": "heuristic", "params": {"required_keywords": ["name"]}}])
+
+
+def test_a_gate_naming_an_unknown_alias_suggests_the_configs_aliases():
+    with pytest.raises(ConfigError, match=r"'acuracy' is neither an alias of this config .* Did you mean: 'accuracy'"):
+        rewardhub.load([{"name": "exact_match", "alias": "accuracy"}, {"name": "format_regex", "gate": "acuracy"}])

@@ -86,7 +86,7 @@ def test_gate_on_a_name_used_twice_is_a_config_error(core_registry):
 
 
 def test_dependency_on_an_unknown_reward_fails_at_load_not_at_every_step(core_registry):
-    with pytest.raises(ConfigError, match="dependency 'correctness': unknown reward 'nope'"):
+    with pytest.raises(ConfigError, match="dependency 'correctness': 'nope' is neither an alias of this config"):
         rewardhub.load([{"name": "t_length_if_correct", "params": {"correctness": "nope"}}])
 
 
@@ -261,7 +261,7 @@ def test_params_are_type_checked_even_when_another_annotation_does_not_resolve(c
 def test_isolation_params_are_type_checked(core_registry):
     with pytest.raises(ConfigError, match="reward 't_isolated', param 'timeout': expected float or int, got str '5s'"):
         rewardhub.load([{"name": "t_isolated", "params": {"timeout": "5s"}}])
-    with pytest.raises(ConfigError, match="param 'workers': expected NoneType or int, got float"):
+    with pytest.raises(ConfigError, match="param 'workers': expected int or null, got float"):
         rewardhub.get("t_isolated", workers=2.5)
 
 

@@ -38,8 +38,9 @@ DATA = [
     ("P2", HACK, 0.0, 1.0, 1.0, "very convincing"),
     ("P2", [{"role": "assistant", "content": "I think 7"}], 0.0, 1.0, 0.1, "wrong"),
     ("P2", "c10: 7", 0.0, 1.0, 0.1, "wrong"),
-    ("P2", "c11: 7", 0.0, 1.0, 0.1, "wrong"),
+    ("P2", "c11: 7", 0.0, 1.0, 0.1, "wrong: answer says the request timed out"),  # an ok score, not a timeout
 ]
+OUTCOMES = {ERROR: "error", TIMEOUT: "timeout"}  # set by the reward, never read from the reason
 SECONDS = {"math": 0.002, "format": 0.0001, "judge": 0.25}
 
 
@@ -53,9 +54,11 @@ def scored_rows():
             "format": "ok" if fmt else "no <think> block",
             "judge": judge_reason,
         }
+        outcomes = {name: "ok" if v is not None else "abstain" for name, v in values.items()}
+        outcomes["judge"] = OUTCOMES.get(judge_reason, outcomes["judge"])
         rows.append({
-            "prompt": prompt, "completion": completion, "solution": "4",
-            "rewards": values, "reward": sum(parts) if parts else None, "reasons": reasons, "seconds": SECONDS,
+            "prompt": prompt, "completion": completion, "solution": "4", "rewards": values,
+            "reward": sum(parts) if parts else None, "reasons": reasons, "outcomes": outcomes, "seconds": SECONDS,
         })
     return rows
 

@@ -15,7 +15,7 @@ import json
 import os
 import sys
 
-from rewardhub.hookspecs import hookimpl
+from rewardhub import hookimpl
 
 CONFIG_ENV = "REWARDHUB_CONFIG"
 

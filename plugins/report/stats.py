@@ -20,8 +20,6 @@ from .._io import read_rows
 from ..completions import prompt_key
 from ..errors import RewardhubError
 
-ERROR_PREFIX = "error: "
-_TIMEOUT = re.compile(r"time[d ]?out", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _TIE = 1e-9
 
@@ -39,6 +37,7 @@ class ScoredRow:
     rewards: dict[str, float | None]
     total: float | None
     reasons: dict[str, str]
+    outcomes: dict[str, str]
     seconds: dict[str, float]
 
     @property
@@ -105,14 +104,17 @@ def parse_row(line: int, row: Any) -> ScoredRow:
     values = {str(alias): _number(value, f"rewards.{alias}") for alias, value in rewards.items()}
     reasons = row.get("reasons") or {}
     seconds = row.get("seconds") or {}
-    if not isinstance(reasons, Mapping) or not isinstance(seconds, Mapping):
-        raise ReportError("`reasons` and `seconds` must be objects keyed by reward alias")
+    outcomes = row.get("outcomes") or {}  # files scored before 0.2 have none: outcomes follow the values
+    if not all(isinstance(part, Mapping) for part in (reasons, seconds, outcomes)):
+        raise ReportError("`reasons`, `outcomes` and `seconds` must be objects keyed by reward alias")
     return ScoredRow(
         line=line,
         row=row,
         rewards=values,
         total=_number(row.get("reward"), "reward"),
         reasons={str(k): "" if v is None else str(v) for k, v in reasons.items()},
+        outcomes={alias: str(outcomes.get(alias) or ("ok" if value is not None else "abstain"))
+                  for alias, value in values.items()},
         seconds={str(k): s for k, v in seconds.items() if (s := _number(v, f"seconds.{k}")) is not None},
     )
 
@@ -124,16 +126,6 @@ def _number(value: Any, where: str) -> float | None:
         raise ReportError(f"`{where}` must be a number or null, got {type(value).__name__} {value!r:.40}")
     value = float(value)
     return value if math.isfinite(value) else None
-
-
-def is_error(reason: str) -> bool:
-    """The reward's scorer raised (the base writes ``error: <Type>: <message>``)."""
-    return reason.startswith(ERROR_PREFIX)
-
-
-def is_timeout(reason: str) -> bool:
-    """The reward hit its deadline on this completion."""
-    return bool(_TIMEOUT.search(reason))
 
 
 def reason_pattern(reason: str) -> str:
@@ -211,14 +203,14 @@ def summarise_reward(rows: list[ScoredRow], name: str) -> RewardSummary:
     for row in rows:
         value = row.value(name)
         reason = row.reasons.get(name, "") if name != TOTAL else ""
+        outcome = row.outcomes.get(name, "") if name != TOTAL else ""
         if value is None:
             none_reasons.append(reason if name != TOTAL else "every component abstained")
         else:
             values.append(value)
-        error, timeout = is_error(reason), is_timeout(reason)
-        errors += error
-        timeouts += timeout
-        if error or timeout:
+        errors += outcome == "error"
+        timeouts += outcome == "timeout"
+        if outcome in ("error", "timeout"):
             failures.append(reason)
         if name in row.seconds:
             seconds.append(row.seconds[name])

@@ -12,8 +12,7 @@ import contextvars
 import time
 from typing import Any
 
-from rewardhub import AsyncReward, Batch, MissingColumnError, Score
-from rewardhub.hookspecs import hookimpl
+from rewardhub import AsyncReward, Batch, MissingColumnError, Score, hookimpl
 
 from .cache import JudgeCache, default_cache_path, request_key
 from .client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten
