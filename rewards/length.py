@@ -158,7 +158,7 @@ class LengthPenalty(Reward):
         """(row, score) for one prompt's completions: Kimi 1.5's lambda from the group's length range."""
         fragment = _fragment(len(group), self.group_size)
         if fragment:
-            yield from ((i, Score(None, fragment)) for i in group)
+            yield from ((i, Score(None, fragment, outcome="abstain")) for i in group)
             return
         counts = [lengths[i].count for i in group if lengths[i] is not None]
         if not counts:

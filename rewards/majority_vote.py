@@ -83,7 +83,7 @@ class MajorityVote(Reward):
                     scores[i] = Score(None, reason)
                 continue
             if len(group) == 1:
-                scores[group[0]] = Score(None, "a lone completion of its prompt: nothing to vote with")
+                scores[group[0]] = Score(None, "a lone completion of its prompt: nothing to vote with", outcome="abstain")
                 continue
             for i in group:
                 if answers[i] is None:

@@ -116,6 +116,7 @@ def test_a_lone_completion_never_wins_its_own_vote(vote):
     result = vote.evaluate(["What is 2 + 3?"], boxed("6"))
     assert result.values == [None]
     assert result.reasons == ["a lone completion of its prompt: nothing to vote with"]
+    assert result.scores[0].outcome == "abstain"
     mixed = vote.evaluate(["p", "q", "q"], boxed("6", "5", "5"))
     assert mixed.values == [None, 1.0, 1.0]
     assert MajorityVote.needs_groups

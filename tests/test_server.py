@@ -99,6 +99,8 @@ def test_native_endpoint_returns_values_components_and_reasons(url):
     assert data["reasons"]["th_contains"][:2] == ["found the solution", "missing '42'"]
     assert data["reasons"]["th_sometimes"][0] == "even length: not applicable"
     assert "not text" in data["reasons"]["th_contains"][2]
+    assert data["outcomes"]["th_contains"] == ["ok", "ok", "abstain"]
+    assert data["outcomes"]["th_sometimes"] == ["abstain"] * 3
 
 
 def test_health_really_scores_a_probe_row(url):

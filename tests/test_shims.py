@@ -142,8 +142,14 @@ def test_verl_group_rewards_need_a_group_key(tmp_path):
 
 
 def test_verl_rewardhub_url_scores_at_the_server(tmp_path):
+    from rewardhub import Batch
+    from rewardhub.trainers.client import score_remote
+
     with running_server(create_app(rewardhub.load(COMPOSED))) as url:
         result = asyncio.run(compute_score_async("gsm8k", "so it is 42", "42", {"index": 0}, rewardhub_url=url))
+        remote = asyncio.run(score_remote(url, Batch(["p"], ["ab"], {"solution": ["7"]}), None))
+    assert remote["th_sometimes"].scores[0].outcome == "abstain"  # outcomes cross the HTTP hop
+    assert remote["th_contains"].scores[0].outcome == "ok" and remote["th_contains"].values == [0.0]
     assert result["th_contains"] == 1.0 and result["score"] == pytest.approx(1.0 + 0.5 * 11 / 20 + 0.25 * 0.5)
     with pytest.raises(RewardServerError, match="rewardhub server http://127.0.0.1"):
         asyncio.run(compute_score_async("gsm8k", "x", "42", rewardhub_url=f"http://127.0.0.1:{free_port()}"))

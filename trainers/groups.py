@@ -95,7 +95,7 @@ def score_group(rewards: RewardSet, rows: list[dict[str, Any]], incomplete: str 
     batch = Batch.from_rows(rows)
     if incomplete is None:
         return rewards.evaluate_batch(batch)
-    abstained = BatchResult([Score(None, incomplete)] * len(batch), 0.0, 0)
+    abstained = BatchResult([Score(None, incomplete, outcome="abstain")] * len(batch), 0.0, 0)
     components = {m.alias: abstained if needs_groups(m.reward) else m.reward.evaluate_batch(batch)
                   for m in rewards.members}
     return SetResult(weighted_totals(components, rewards.weights), components)

@@ -5,7 +5,8 @@ Endpoints (JSON in and out; errors are ``{"error": message}`` with a 4xx/5xx sta
 - ``POST /`` and ``POST /get_reward`` — OpenRLHF: ``{"query", "prompts", "labels"}`` parallel
   lists -> ``{"rewards", "scores", "extra_logs"}`` (see :mod:`rewardhub.trainers.openrlhf`).
 - ``POST /score`` — native: ``{"rows": [{"prompt", "completion", "group"?, <columns>...}]}`` ->
-  ``{"values", "components": {alias: [...]}, "reasons": {alias: [...]}}`` (``null`` = abstained).
+  ``{"values", "components": {alias: [...]}, "reasons": {alias: [...]}, "outcomes": {alias: [...]}}``
+  (``null`` = no score; the outcome says why: abstain, error or timeout).
 - ``GET /health`` — scores a probe row through the whole set; 200 with each reward's outcome, 503
   if scoring raised or did not finish within ``health_timeout`` seconds.
 
@@ -95,6 +96,7 @@ def create_app(
             "values": scored.totals,
             "components": scored.component_values(),
             "reasons": scored.component_reasons(),
+            "outcomes": {alias: [s.outcome for s in r.scores] for alias, r in scored.components.items()},
         })
 
     async def health_endpoint(request: Request) -> JSONResponse:
