@@ -30,8 +30,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from rewardhub import Batch, ConfigError, Reward, Score
-from rewardhub.hookspecs import hookimpl
+from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
 from .code_harness import ASSERTS, VALUES, Outcome, read_values
 from .code_tests import Suite, UnusableTestsError, parse_tests
@@ -168,7 +167,7 @@ class CodeReward(Reward):
                 i, part = parts.pop(index)
                 self._record(rows[i], part, result)  # the result (its output) is dropped right after
         except sandbox.SandboxUnavailableError as exc:
-            return [s if s is not None else Score(None, f"sandbox unavailable: {exc}") for s in scores]
+            return [s if s is not None else Score(None, f"sandbox unavailable: {exc}", outcome="abstain") for s in scores]
         for i, row in rows.items():
             if scores[i] is None:
                 scores[i] = self._score(row)
@@ -182,23 +181,24 @@ class CodeReward(Reward):
         rows: dict[int, Row] = {}
         for i, text in enumerate(batch.texts):
             if text is None:
-                scores[i] = Score(None, batch.text_errors[i])
+                scores[i] = Score(None, batch.text_errors[i], outcome="abstain")
                 continue
             try:
                 suite = parse_tests(tests[i], entry_points[i])
             except UnusableTestsError as exc:
-                scores[i] = Score(None, f"unusable tests: {exc}")
+                scores[i] = Score(None, f"unusable tests: {exc}", outcome="abstain")
                 continue
             code = extract_program(text, self.language)
             if self.prepend_prompt and isinstance(batch.prompts[i], str) and code.strip():
                 code = batch.prompts[i] + code  # HumanEval-style: the prompt holds the signature
             if not code.strip():
-                scores[i] = Score(0.0, "no code block", False)
+                scores[i] = Score(0.0, "no code block", False, outcome="ok")
             elif suite.kind != "io" and self.language != "python":
-                scores[i] = Score(None, f"{suite.kind} tests need language='python'; give stdin/stdout cases")
+                scores[i] = Score(None, f"{suite.kind} tests need language='python'; give stdin/stdout cases",
+                                  outcome="abstain")
             elif suite.kind == "asserts" and self.strict:
                 scores[i] = Score(None, "unusable tests: they cannot be checked outside the solution's interpreter "
-                                        "(loops, helpers or computed expected values) and strict=True")
+                                        "(loops, helpers or computed expected values) and strict=True", outcome="abstain")
             else:
                 rows[i] = Row(code, suite)
         return scores, rows, entry_points
@@ -213,9 +213,9 @@ class CodeReward(Reward):
         for index, build in sandbox.run_each(programs, backend=self.backend, **self.backend_options):
             i = order[index]
             if build.error is not None:
-                scores[i] = Score(None, f"sandbox failed: {build.error}")
+                scores[i] = Score(None, f"sandbox failed: {build.error}", outcome="abstain")
             elif build.executable is None:
-                scores[i] = Score(0.0, build.reason or "compile error", False)
+                scores[i] = Score(0.0, build.reason or "compile error", False, outcome="ok")
             else:
                 rows[i].build = build.executable
         for i in order:
@@ -274,10 +274,10 @@ class CodeReward(Reward):
 
     def _score(self, row: Row) -> Score:
         if row.broken is not None:
-            return Score(None, f"sandbox failed: {row.broken}")
+            return Score(None, f"sandbox failed: {row.broken}", outcome="abstain")
         note = f" ({IN_INTERPRETER})" if row.suite.kind == "asserts" else ""
         if row.early:
-            return Score(0.0, row.early + note, False)
+            return Score(0.0, row.early + note, False, outcome="ok")
         passed = row.verdicts.count(None)
         total = len(row.verdicts)
         value = passed / total if self.mode == "fraction" else float(passed == total)
@@ -285,7 +285,7 @@ class CodeReward(Reward):
         failure = next(((n, why) for n, why in enumerate(row.verdicts, 1) if why is not None), None)
         if failure:
             reason += f"; {failure[1]} on case {failure[0]}"
-        return Score(value, reason + note, passed == total)
+        return Score(value, reason + note, passed == total, outcome="ok")
 
     def _io_verdict(self, result: Any, expected: str) -> str | None:
         """``None`` when the case passed, else why it failed."""

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rewardhub import ConfigError, Reward, Row, Score
-from rewardhub.hookspecs import hookimpl
+from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from .extract import DEFAULT_EXTRACTORS, MAX_ANSWER_CHARS, Normalizer, check_extractors, extract_answer
 

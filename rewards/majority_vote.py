@@ -3,27 +3,32 @@
 Completions of the same prompt form a group; their final answers are clustered by math
 equivalence (``0.5`` and ``\\frac{1}{2}`` vote together; checked through the same worker path as
 ``math``) or by normalised string, and members of the largest cluster get 1.0, the others 0.0.
+A lone completion has nobody to agree with, and a group short of ``group_size`` is a fragment: both
+abstain. Under one-sample callers (verl, OpenRLHF) the shims and ``rewardhub serve`` assemble whole
+groups of ``group_size`` first (``needs_groups``).
 """
 
 from __future__ import annotations
 
-from rewardhub import Batch, ConfigError, Score, hookimpl
+from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
-from .math_literals import normalize
-from .mathematics import MathChecker, UsesMathWorkers, find_answer
+from .math.checker import MathChecker
+from .math.literals import normalize
+from .math.reward import find_answer
 
 TIES = ("none", "all", "first")
 ANSWERLESS = ("zero", "abstain")
 EQUIVALENCE = ("math", "string")
 
 
-class MajorityVote(UsesMathWorkers):
+class MajorityVote(Reward):
     """1.0 for completions whose answer is the group's majority answer, 0.0 for the rest."""
 
     name = "majority_vote"
     description = (
         "Self-consistency: reward completions that agree with the majority answer of their prompt's group"
     )
+    needs_groups = True  # callers sending one completion per call must assemble groups first
 
     def __init__(
         self,
@@ -76,6 +81,9 @@ class MajorityVote(UsesMathWorkers):
                 )
                 for i in group:
                     scores[i] = Score(None, reason)
+                continue
+            if len(group) == 1:
+                scores[group[0]] = Score(None, "a lone completion of its prompt: nothing to vote with", outcome="abstain")
                 continue
             for i in group:
                 if answers[i] is None:

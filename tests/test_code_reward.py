@@ -10,8 +10,8 @@ import pytest
 
 import rewardhub
 from rewardhub import sandbox
+from rewardhub._manager import pm
 from rewardhub.hookspecs import hookimpl
-from rewardhub.plugins import pm
 from rewardhub.rewards.code import extract_program, outputs_match
 from rewardhub.rewards.code_tests import CallCase, UnusableTestsError, parse_tests
 from rewardhub.sandbox import SandboxResult

@@ -1,7 +1,7 @@
 """Answer extraction and normalisation (rewards/extract.py): values, edge cases, and linear time on huge input.
 
 Both policies are tested here: exact_match's (``extract_answer`` with its defaults) and the math
-family's (``mathematics.find_answer``: answer tag first, unbounded, last-number fallback).
+family's (``math.find_answer``: answer tag first, unbounded, last-number fallback).
 """
 
 import pytest
@@ -25,7 +25,7 @@ from rewardhub.rewards.extract import (
     open_answer_tag,
     strip_latex,
 )
-from rewardhub.rewards.mathematics import find_answer
+from rewardhub.rewards.math import find_answer
 
 MB = 1_000_000
 
@@ -261,7 +261,7 @@ def test_nested_braces_balance(depth, unclosed):
     assert last_boxed(r"\boxed{" + "{" * (depth + unclosed) + "7" + "}" * depth, max_chars=10 * depth) is None
 
 
-# ----- the math family's policy: mathematics.find_answer ------------------------------------------------
+# ----- the math family's policy: math.find_answer ------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 import rewardhub
 from rewardhub import Batch, Reward, Score
-from rewardhub.rewards.mathematics import MathChecker, MathReward
+from rewardhub.rewards.math import MathChecker, MathReward
 from rewardhub.workers import WorkerPool
 
 # (gold, completion, expected verdict). Negative cases matter as much: "equal" too easily is a wrong gradient.
@@ -233,8 +236,22 @@ def test_length_reward_reuses_the_math_verdict():
         ]
     )
     texts = [r"\boxed{0.5}", r"\boxed{1/3}", "x " * 40 + r"\boxed{\frac12}"]
-    results = rewards.evaluate(Batch(["q"] * 3, texts, {"solution": ["1/2"] * 3}))
+    results = rewards.evaluate_batch(Batch(["q"] * 3, texts, {"solution": ["1/2"] * 3}))
     assert results["math"].verdicts == [True, False, True]
     length = results["length_penalty"].values
     assert length[0] > length[2] > 0 > length[1]  # right and short > right and long > wrong
     assert rewards.members[0].reward.totals["samples"] == 3  # math ran once for both
+
+
+
+def test_a_batch_the_fast_path_settles_starts_no_worker_process():
+    # A fresh interpreter, so that no earlier test's pool exists; its children are read from /proc.
+    code = (
+        "import glob, rewardhub\n"
+        "reward = rewardhub.get('math')\n"
+        "values = reward(['q'] * 3, [r'\\boxed{0.5}', 'The answer is 7', '#### 3'], solution=['1/2', '7', '4'])\n"
+        "assert values == [1.0, 1.0, 0.0], values\n"
+        "children = ''.join(open(f).read() for f in glob.glob('/proc/self/task/*/children')).split()\n"
+        "assert children == [], children\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -7,8 +7,8 @@ from fractions import Fraction
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from rewardhub.rewards.math_literals import Bracketed, Scalar, normalize, parse_literal
-from rewardhub.rewards.mathematics import _fast_verdict, verify_pair
+from rewardhub.rewards.math.checker import _fast_verdict, verify_pair
+from rewardhub.rewards.math.literals import Bracketed, Scalar, normalize, parse_literal
 
 
 def full_verdict(gold: str, answer: str) -> bool:

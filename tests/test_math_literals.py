@@ -1,4 +1,4 @@
-"""Math answer normalisation in the caller (rewards/math_literals.py) and the gold column's answer."""
+"""Math answer normalisation in the caller (rewards/math/literals.py) and the gold column's answer."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardhub.rewards.math_literals import normalize
-from rewardhub.rewards.mathematics import gold_answer
+from rewardhub.rewards.math import gold_answer
+from rewardhub.rewards.math.literals import normalize
 
 
 @pytest.mark.parametrize(

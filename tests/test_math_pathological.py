@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rewardhub.rewards.mathematics import MathReward
+from rewardhub.rewards.math import MathReward
 
 TIMEOUT = 1.0
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from rewardhub.report_stats import (
+from rewardhub.report.stats import (
     TOTAL,
     ReportError,
     analyse,
@@ -13,17 +13,18 @@ from rewardhub.report_stats import (
     extremes,
     group_reasons,
     group_spread,
+    infer_weights,
     load_scored,
     prompt_groups,
     reason_pattern,
     summarise_reward,
     time_unit,
 )
-from rewardhub.report_training import load_trainer_state
+from rewardhub.report.training import load_trainer_state
 
 
-def scored(prompt, rewards, reasons=None, total=None, seconds=None, completion="c"):
-    return {
+def scored(prompt, rewards, reasons=None, total=None, seconds=None, completion="c", outcomes=None):
+    row = {
         "prompt": prompt,
         "completion": completion,
         "rewards": rewards,
@@ -31,6 +32,9 @@ def scored(prompt, rewards, reasons=None, total=None, seconds=None, completion="
         "reasons": reasons or {},
         "seconds": seconds or {},
     }
+    if outcomes is not None:
+        row["outcomes"] = outcomes
+    return row
 
 
 def rows_of(*records):
@@ -42,9 +46,10 @@ def test_summary_counts_none_errors_timeouts_and_time():
         scored("p", {"a": 1.0}, {"a": "ok"}, seconds={"a": 0.5}),
         scored("p", {"a": 0.0}, {"a": "wrong"}, seconds={"a": 0.5}),
         scored("p", {"a": None}, {"a": "no \\boxed answer"}, seconds={"a": 0.25}),
-        scored("p", {"a": None}, {"a": "error: ConnectionError: endpoint down"}, seconds={"a": 0.25}),
-        scored("p", {"a": None}, {"a": "timeout after 5 s"}, seconds={"a": 0.25}),
-        scored("p", {"a": 0.0}, {"a": "timeout after 7 s"}, seconds={"a": 0.25}),
+        scored("p", {"a": None}, {"a": "error: ConnectionError: endpoint down"}, seconds={"a": 0.25},
+               outcomes={"a": "error"}),
+        scored("p", {"a": None}, {"a": "timeout after 5 s"}, seconds={"a": 0.25}, outcomes={"a": "timeout"}),
+        scored("p", {"a": 0.0}, {"a": "timeout after 7 s"}, seconds={"a": 0.25}, outcomes={"a": "timeout"}),
     )
     summary = summarise_reward(rows, "a")
     assert summary.values == [1.0, 0.0, 0.0]
@@ -64,6 +69,17 @@ def test_summary_counts_none_errors_timeouts_and_time():
         ("timeout after # s", 2, "timeout after 5 s"),
         ("error: ConnectionError: endpoint down", 1, "error: ConnectionError: endpoint down"),
     ]
+
+
+def test_errors_and_timeouts_come_from_outcomes_never_from_the_reason_text():
+    rows = rows_of(
+        scored("p", {"a": 0.0}, {"a": "wrong: the answer says 'timeout after 5 s'"}, outcomes={"a": "ok"}),
+        scored("p", {"a": 1.0}, {"a": "error: looked like one, but scored"}, outcomes={"a": "ok"}),
+        scored("p", {"a": None}, {"a": "timeout after 9 s"}),  # a file without outcomes: derived from the value
+    )
+    summary = summarise_reward(rows, "a")
+    assert summary.errors == summary.timeouts == 0
+    assert [r.outcomes["a"] for r in rows] == ["ok", "ok", "abstain"]
 
 
 def test_reasons_group_by_pattern_with_numbers_masked():
@@ -149,12 +165,31 @@ def test_disagreement_examples_prefer_different_prompts():
 
 
 def test_extremes_rank_by_total_without_overlap():
-    rows = rows_of(*(scored("p", {"a": t}, total=t) for t in [0.5, 2.0, None, 1.0, 2.0]))
+    rows = rows_of(*(scored("p", {"a": t}, total=t, completion=f"c{i}") for i, t in enumerate([0.5, 2.0, None, 1.0, 2.0])))
     top, bottom = extremes(rows, k=2)
     assert [r.line for r in top] == [2, 5]
     assert [r.line for r in bottom] == [1, 4]
     top, bottom = extremes(rows, k=3)
     assert [r.line for r in top] == [2, 5, 4] and [r.line for r in bottom] == [1]
+
+
+def test_extremes_show_each_completion_once():
+    """A degenerate output repeated across prompts used to fill the whole top list."""
+    records = [scored(f"p{i}", {"a": 1.0}, total=1.0, completion="I cannot help with that.") for i in range(6)]
+    records += [scored("q", {"a": 0.5}, total=0.5, completion="4"), scored("r", {"a": 0.0}, total=0.0, completion="5")]
+    top, bottom = extremes(rows_of(*records), k=5)
+    assert [r.completion for r in top] == ["I cannot help with that.", "4", "5"]
+    assert bottom == []
+
+
+def test_weights_are_solved_from_the_totals():
+    records = [scored("p", {"a": a, "b": b}, total=1.0 * a + 0.25 * (b or 0.0)) for a, b in
+               [(1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (0.5, None)]]
+    assert infer_weights(rows_of(*records), ["a", "b"]) == {"a": 1.0, "b": 0.25}
+    together = [scored("p", {"a": v, "b": v}, total=2 * v) for v in (0.0, 1.0, 0.5)]
+    assert infer_weights(rows_of(*together), ["a", "b"]) is None  # only a + b is determined
+    off = [scored("p", {"a": a}, total=t) for a, t in [(1.0, 1.0), (0.0, 0.3), (0.5, 0.2)]]
+    assert infer_weights(rows_of(*off), ["a"]) is None  # no weight explains these totals
 
 
 def test_analysis_lists_components_then_total():
@@ -189,7 +224,7 @@ def test_load_scored_skips_bad_rows_and_names_them(tmp_path):
 
 
 def test_an_alias_may_not_take_the_totals_name():
-    with pytest.raises(ReportError, match="a reward is aliased 'weighted total'"):
+    with pytest.raises(ReportError, match="a reward is aliased 'reward'"):
         load_scored([scored("p", {"a": 1.0, TOTAL: 0.0})])
 
 
@@ -217,6 +252,18 @@ def test_trainer_state_curves(tmp_path):
     assert curves.flat_groups == [(10.0, 0.4)]
     assert curves.source == str(path) and not curves.empty
     assert load_trainer_state({"log_history": [{"loss": 1.0}]}).empty
+
+
+def test_trainer_state_curves_of_a_composite_reward():
+    """A rewardhub composite logs its components as `<alias>/mean` beside `<alias>/abstained`."""
+    history = [
+        {"step": 1, "rewards/rewardhub/mean": 1.2, "accuracy/mean": 0.5, "accuracy/abstained": 0.0,
+         "format/mean": 1.0, "format/abstained": 0.25, "entropy/mean": 3.0, "reward": 1.2},
+        {"step": 2, "rewards/rewardhub/mean": 1.4, "accuracy/mean": 0.75, "accuracy/abstained": 0.0, "reward": 1.4},
+    ]
+    curves = load_trainer_state({"log_history": history})
+    assert curves.rewards == {"rewardhub": [(1.0, 1.2), (2.0, 1.4)], "accuracy": [(1.0, 0.5), (2.0, 0.75)],
+                              "format": [(1.0, 1.0)]}  # "entropy/mean" has no "/abstained" twin: not a reward
 
 
 @pytest.mark.parametrize(

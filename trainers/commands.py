@@ -1,25 +1,40 @@
-"""The ``rewardhub serve`` command, registered through the ``register_commands`` hook.
+"""The trainer-side commands, registered through the ``register_commands`` hook:
+``rewardhub serve`` (the HTTP reward server) and ``rewardhub train-rm`` (train a reward model).
 
-Kept import-light: starlette, uvicorn and the rewards load only when the command runs.
+    rewardhub train-rm Qwen/Qwen2.5-0.5B prefs.jsonl -o my-rm --max-steps 500 --lora
+    rewardhub score --config rm.yaml rollouts.jsonl     # rm.yaml: {name: reward_model, params: {model: my-rm}}
+
+Kept import-light: starlette, uvicorn, torch, TRL and the rewards load only when a command runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
+import sys
 
-from rewardhub.hookspecs import hookimpl
+from rewardhub import hookimpl
+
+CONFIG_ENV = "REWARDHUB_CONFIG"
 
 
 @hookimpl
 def register_commands(subparsers):
+    _add_serve(subparsers)
+    _add_train_rm(subparsers)
+
+
+def _add_serve(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "serve",
         help="serve a reward config over HTTP (OpenRLHF protocol, native /score, /health)",
         description="Serve a reward config over HTTP: POST / or /get_reward (OpenRLHF), POST /score "
         "(rows -> values, components, reasons), GET /health.",
     )
-    parser.add_argument("--config", required=True, help="reward config (.yaml/.yml/.toml/.json)")
+    parser.add_argument("--config", default=os.environ.get(CONFIG_ENV),
+                        help=f"reward config (.yaml/.yml/.toml/.json; default: ${CONFIG_ENV})")
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, local only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     parser.add_argument("--token-env", metavar="VAR", help="require 'Authorization: Bearer $VAR' on scoring endpoints")
@@ -32,6 +47,14 @@ def register_commands(subparsers):
     parser.add_argument("--strip-tokens", metavar="TOKENS", default=None,
                         help="comma-separated padding/EOS strings stripped from both ends of OpenRLHF queries "
                         "(default: common ones such as <pad>, <|im_end|>, </s>, <|eot_id|>; '' for none)")
+    parser.add_argument("--group-size", type=_positive(int), default=None,
+                        help="completions per prompt to assemble before scoring (OpenRLHF --rollout.n_samples_per_prompt, "
+                        "verl rollout.n); default: the group rewards' own group_size, none without group rewards")
+    parser.add_argument("--group-timeout", type=_positive(float), default=None,
+                        help="seconds a group may take to fill before its group rewards abstain "
+                        "(default: 120, below OpenRLHF's 180 s request timeout)")
+    parser.add_argument("--no-access-log", dest="access_log", action="store_false",
+                        help="do not log one line per request to stderr")
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     parser.set_defaults(handler=run_serve)
 
@@ -54,8 +77,9 @@ def _positive(kind: type) -> object:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server; returns an exit code (2 when the token variable is named but unset)."""
-    import sys
-
+    if not args.config:
+        print(f"rewardhub serve: no reward config: pass --config rewards.yaml or set {CONFIG_ENV}", file=sys.stderr)
+        return 2
     token = None
     if args.token_env:
         token = os.environ.get(args.token_env)
@@ -63,13 +87,76 @@ def run_serve(args: argparse.Namespace) -> int:
             print(f"rewardhub serve: --token-env {args.token_env}: that environment variable is not set "
                   f"or empty", file=sys.stderr)
             return 2
+    from .groups import DEFAULT_GROUP_TIMEOUT
     from .openrlhf import STRIP_TOKENS
     from .server import serve
 
     strip = STRIP_TOKENS if args.strip_tokens is None else tuple(t for t in args.strip_tokens.split(",") if t)
-    serve(
+    serve(  # a config error (e.g. group rewards without a group size) exits 2 with its message
         args.config, host=args.host, port=args.port, log_level=args.log_level, token=token,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024), threads=args.threads,
         label_column=args.label_column, abstain_value=args.abstain_value, strip_tokens=strip,
+        group_size=args.group_size, group_timeout=args.group_timeout or DEFAULT_GROUP_TIMEOUT, access_log=args.access_log,
     )
+    return 0
+
+
+def _add_train_rm(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "train-rm",
+        help="train a reward model (TRL RewardTrainer) on chosen/rejected pairs",
+        description="Train a one-label sequence classifier on preference pairs and save a folder that the "
+        "`reward_model` reward (and TRL's GRPOTrainer) loads as is. Prints the final metrics as JSON.",
+    )
+    parser.add_argument("model", help="base model: local folder or Hugging Face Hub id (causal LM or classifier)")
+    parser.add_argument("data", help="preference pairs: JSONL, Parquet or a saved datasets folder "
+                        "with 'chosen' and 'rejected' (and optionally 'prompt')")
+    parser.add_argument("-o", "--output", required=True, help="folder to save the trained reward model in")
+    parser.add_argument("--eval-data", help="held-out pairs (same formats); default: --eval-fraction of DATA")
+    parser.add_argument("--eval-fraction", type=float, default=0.0, help="share of DATA held out for evaluation")
+    parser.add_argument("--tokenizer", help="tokenizer folder or hub id (default: the model's)")
+    parser.add_argument("--max-steps", type=int, default=-1, help="optimizer steps (default: run --epochs)")
+    parser.add_argument("--epochs", type=float, default=1.0)
+    parser.add_argument("--learning-rate", type=float, default=1e-4)
+    parser.add_argument("--batch-size", type=int, default=8, help="pairs per device per step")
+    parser.add_argument("--gradient-accumulation-steps", type=int, default=1)
+    parser.add_argument("--max-length", type=int, default=1024, help="pairs longer than this are dropped")
+    parser.add_argument("--lora", action="store_true", help="train LoRA adapters (merged into the saved weights)")
+    parser.add_argument("--lora-r", type=int, default=16)
+    parser.add_argument("--lora-alpha", type=int, default=32)
+    parser.add_argument("--lora-dropout", type=float, default=0.0)
+    parser.add_argument("--bf16", action="store_true", help="train in bfloat16 mixed precision")
+    parser.add_argument("--gradient-checkpointing", action="store_true")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--logging-steps", type=int, default=10)
+    parser.set_defaults(handler=run_train_rm)
+
+
+def run_train_rm(args: argparse.Namespace) -> int:
+    """Train, save, print metrics as JSON (rewardhub errors, e.g. bad data, exit with status 2 via the CLI)."""
+    from .reward_model_training import LoraOptions, train_reward_model
+
+    lora = LoraOptions(r=args.lora_r, alpha=args.lora_alpha, dropout=args.lora_dropout) if args.lora else None
+    with contextlib.redirect_stdout(sys.stderr):  # the trainer prints its logs; stdout holds only the JSON
+        result = train_reward_model(
+            args.model,
+            args.data,
+            args.output,
+            eval_data=args.eval_data,
+            eval_fraction=args.eval_fraction,
+            tokenizer=args.tokenizer,
+            max_steps=args.max_steps,
+            epochs=args.epochs,
+            learning_rate=args.learning_rate,
+            batch_size=args.batch_size,
+            gradient_accumulation_steps=args.gradient_accumulation_steps,
+            max_length=args.max_length,
+            lora=lora,
+            seed=args.seed,
+            logging_steps=args.logging_steps,
+            gradient_checkpointing=args.gradient_checkpointing,
+            trainer_args={"bf16": args.bf16},
+        )
+    print(json.dumps({"output": str(result.output_dir), "metrics": result.metrics}, indent=2))
+    print(f"saved reward model to {result.output_dir}", file=sys.stderr)
     return 0

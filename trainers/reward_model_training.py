@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardhub import ConfigError, InputFileError
-from rewardhub.rewards.reward_model import is_local_reference, load_tokenizer
+from rewardhub.rewards.reward_model.loading import is_local_reference, load_tokenizer
 
 REQUIRED_COLUMNS = ("chosen", "rejected")
 

@@ -1,0 +1,370 @@
+"""The reward base classes: authors write ``score_sample`` or ``score_batch``; the base does the rest.
+
+A :class:`Reward` instance is a TRL-compatible batch callable
+``reward(prompts, completions, **columns) -> list[float | None]``. The base turns chat or plain
+completions into text, applies the error policy, checks the contract, hands per-sample reasons to
+``log_extra`` and counters to ``log_metric``, and can share its verdicts with other rewards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ._aio import run_coroutine
+from ._batch import TRAINER_HOOKS, Batch, Row, Score, to_score
+from ._deadline import Overdue, run_async, run_sync
+from ._sharing import VerdictMemo, batch_key
+from .errors import (
+    ConfigError,
+    InfrastructureError,
+    MissingColumnError,
+    RewardContractError,
+    WorkerStartupError,
+)
+
+ON_ERROR_POLICIES = ("none", "zero", "raise")
+# Not the sample's failure but the reward's or the machine's: no error policy turns them into scores.
+PROPAGATED = (RewardContractError, WorkerStartupError)
+_TOTALS_LOCK = threading.Lock()  # running totals are updated from several server threads at once
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """What one call produced: a score per sample plus how long it took and how many samples failed."""
+
+    scores: list[Score]
+    seconds: float
+    errors: int
+
+    @property
+    def values(self) -> list[float | None]:
+        return [s.value for s in self.scores]
+
+    @property
+    def reasons(self) -> list[str]:
+        return [s.reason for s in self.scores]
+
+    @property
+    def verdicts(self) -> list[bool | None]:
+        return [s.verdict for s in self.scores]
+
+    @property
+    def outcomes(self) -> list[str]:
+        return [s.outcome for s in self.scores]
+
+
+class Reward:
+    """Base class of every reward. Subclass, set ``name``, override ``score_sample`` or ``score_batch``.
+
+    Keyword arguments of the subclass ``__init__`` are the reward's params (what a config may set);
+    pass ``on_error`` on to ``super().__init__``.
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+
+    def __init__(self, *, on_error: str = "none"):
+        if on_error not in ON_ERROR_POLICIES:
+            raise ConfigError(f"on_error must be one of {', '.join(ON_ERROR_POLICIES)}; got {on_error!r}")
+        if not _overrides_a_scorer(type(self)):  # else every sample would abstain with NotImplementedError
+            raise TypeError(f"{type(self).__name__} must override score_sample or score_batch "
+                            f"(score_sample_async or score_batch_async for an AsyncReward)")
+        self.on_error = on_error
+        self.__name__ = self.name or type(self).__name__
+        self.totals = {"samples": 0, "errors": 0, "timeouts": 0, "abstained": 0, "seconds": 0.0}
+        # Seconds a batch may take (a config entry's ``timeout``); past it unfinished samples time out.
+        self.batch_timeout: float | None = None
+        self._overdue = Overdue()
+        self._memo: VerdictMemo | None = None
+        self._bound: dict[str, Reward] = {}
+
+    # ----- what authors override -------------------------------------------------------------
+    def score_sample(self, text: str, row: Row) -> Any:
+        """Score one completion's text; return a number, ``None``, ``(value, reason)`` or ``Score``."""
+        raise NotImplementedError(f"{type(self).__name__} must override score_sample or score_batch")
+
+    def score_batch(self, batch: Batch) -> list[Any]:
+        """Score a whole batch (override for group-aware or vectorised rewards)."""
+        return [self._sample_outcome(batch, i) for i in range(len(batch))]
+
+    def dependencies(self) -> dict[str, str]:
+        """Rewards whose verdicts this one reuses: role -> registry name or alias in the same set."""
+        return {}
+
+    # ----- calling -----------------------------------------------------------------------------
+    def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
+        result = self.evaluate_batch(Batch.from_call(prompts, completions, kwargs, self.__name__))
+        self._report(result, **{hook: kwargs.get(hook) for hook in TRAINER_HOOKS})
+        return result.values
+
+    def evaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
+        """Score a batch and return scores with reasons and verdicts (no trainer logging)."""
+        return self.evaluate_batch(Batch.from_call(prompts, completions, columns, self.__name__))
+
+    def evaluate_batch(self, batch: Batch) -> BatchResult:
+        """``evaluate`` for a ready :class:`Batch`; memoised when other rewards share this one's verdicts."""
+        key, cached = self._recall(batch)
+        if cached is not None:
+            return cached
+        start = time.perf_counter()
+        scores = self._run(batch) if self.batch_timeout is None else run_sync(self, batch, self.batch_timeout)
+        return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
+
+    def _per_sample(self) -> bool:
+        """True when the reward scores sample by sample (a deadline can then keep the finished ones)."""
+        return type(self).score_batch is Reward.score_batch
+
+    def _run(self, batch: Batch) -> list[Score]:
+        if self._per_sample():
+            return [self._sample_outcome(batch, i) for i in range(len(batch))]
+        try:
+            return self._checked(batch, self.score_batch(batch))
+        except PROPAGATED:
+            raise
+        except Exception as exc:
+            if self.on_error == "raise" or len(batch) == 1:
+                return [self._failure(exc)] * len(batch)
+        # The batch scorer raised: score each row alone so that one bad row loses only itself.
+        return [self._row_alone(row, lambda r: self._checked(r, self.score_batch(r))) for row in batch.singles()]
+
+    def _row_alone(self, row: Batch, score: Any) -> Score:
+        """Score a one-row batch, containing its failure by the error policy."""
+        try:
+            return score(row)[0]
+        except PROPAGATED:
+            raise
+        except Exception as exc:
+            return self._failure(exc)
+
+    def _sample_outcome(self, batch: Batch, index: int) -> Score:
+        text = batch.texts[index]
+        if text is None:
+            return Score(None, batch.text_errors[index])
+        try:
+            raw = self.score_sample(text, batch.row(index))
+        except Exception as exc:
+            return self._failure(exc)
+        return self._to_score(raw)
+
+    def _failure(self, exc: Exception) -> Score:
+        """Apply the error policy to an exception raised while scoring (outcome ``error``).
+
+        The policy covers the reward's own failures; an infrastructure failure (a dead worker, a
+        sandbox or endpoint down) or a missing column is never the completion's fault: it abstains.
+        """
+        if isinstance(exc, PROPAGATED):
+            raise exc
+        if isinstance(exc, InfrastructureError):
+            return Score(None, _error_reason(exc), None, "error")
+        if isinstance(exc, MissingColumnError):
+            exc = exc.for_reward(self.__name__)
+        if self.on_error == "raise":
+            raise exc
+        if isinstance(exc, MissingColumnError):
+            return Score(None, _error_reason(exc), None, "error")
+        return Score(0.0 if self.on_error == "zero" else None, _error_reason(exc), None, "error")
+
+    def _to_score(self, raw: Any) -> Score:
+        """A scorer's return value as a Score; a value that is no score is this reward's error, named."""
+        try:
+            return to_score(raw)
+        except (TypeError, ValueError) as exc:
+            return self._failure(type(exc)(f"reward {self.__name__!r} returned no valid score: {exc}"))
+
+    def _checked(self, batch: Batch, raw: Sequence[Any]) -> list[Score]:
+        if raw is None or not hasattr(raw, "__len__") or len(raw) != len(batch):
+            got = "None" if raw is None else (f"{len(raw)} values" if hasattr(raw, "__len__") else type(raw).__name__)
+            raise RewardContractError(
+                f"reward {self.__name__!r} returned {got} for a batch of {len(batch)} completions; "
+                f"it must return exactly one value per completion"
+            )
+        return [self._to_score(item) for item in raw]
+
+    def _finish(self, batch: Batch, scores: list[Score], seconds: float, key: tuple | None) -> BatchResult:
+        """Count the batch in ``totals``; remember it when this reward's verdicts are shared."""
+        errors = sum(1 for s in scores if s.outcome == "error")
+        timeouts = sum(1 for s in scores if s.outcome == "timeout")
+        abstained = sum(1 for s in scores if s.value is None)
+        with _TOTALS_LOCK:
+            self.totals["samples"] += len(scores)
+            self.totals["errors"] += errors
+            self.totals["timeouts"] += timeouts
+            self.totals["abstained"] += abstained
+            self.totals["seconds"] += seconds
+        result = BatchResult(scores, seconds, errors)
+        if key is not None and self._memo is not None:
+            self._memo.remember(key, result)
+        return result
+
+    def _report(self, result: BatchResult, log_extra: Any = None, log_metric: Any = None) -> None:
+        if log_extra is not None:
+            log_extra(f"{self.__name__}/reason", result.reasons)
+            log_extra(f"{self.__name__}/outcome", result.outcomes)
+        if log_metric is not None:
+            n = max(len(result.scores), 1)
+            log_metric(f"{self.__name__}/errors", float(result.errors))
+            log_metric(f"{self.__name__}/timeouts", float(result.outcomes.count("timeout")))
+            log_metric(f"{self.__name__}/abstained", sum(1 for s in result.scores if s.value is None) / n)
+
+    # ----- shared verdicts ------------------------------------------------------------------------
+    def share(self) -> Reward:
+        """Remember the last few batches so other rewards reuse this reward's verdicts for free."""
+        if self._memo is None:
+            self._memo = VerdictMemo()
+        return self
+
+    def bind(self, role: str, reward: Reward) -> None:
+        """Use ``reward``'s verdicts for ``role`` (done by ``RewardSet`` for names in ``dependencies()``)."""
+        self._bound[role] = reward.share()
+
+    def dependency(self, role: str) -> Reward:
+        """The reward bound to ``role``, built from the registry with default params if none was bound."""
+        if role not in self._bound:
+            from ._registry import registry
+
+            name = self.dependencies()[role]
+            self._bound[role] = registry.create(name).share()
+        return self._bound[role]
+
+    def dependency_scores(self, role: str, batch: Batch) -> list[Score]:
+        """The bound reward's scores for this batch (computed once, shared via its memo)."""
+        reward = self.dependency(role)
+        if isinstance(reward, AsyncReward):
+            return run_coroutine(reward.aevaluate_batch(batch)).scores
+        return reward.evaluate_batch(batch).scores
+
+    async def adependency_scores(self, role: str, batch: Batch) -> list[Score]:
+        """``dependency_scores`` for async scorers: awaits an async dependency instead of blocking the loop."""
+        return (await aevaluate_any(self.dependency(role), batch)).scores
+
+    def _recall(self, batch: Batch) -> tuple[tuple | None, BatchResult | None]:
+        """The batch's memo key (``None`` when not shared) and the remembered result, if any."""
+        if self._memo is None:
+            return None, None
+        key = batch_key(batch)
+        return key, self._memo.recall(key)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup failed: the usual cause is a subclass skipping Reward.__init__.
+        if name in _SET_BY_INIT:
+            raise AttributeError(
+                f"{type(self).__name__} has no {name!r}: its __init__ must call super().__init__(on_error=on_error)"
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.__name__!r}>"
+
+
+class AsyncReward(Reward):
+    """Base for rewards that wait on I/O (judges, remote services): ``async def __call__``.
+
+    Override ``score_sample_async`` (run concurrently) or ``score_batch_async``. Calling
+    :meth:`evaluate` from synchronous code runs the coroutine on rewardhub's background loop.
+    """
+
+    async def score_sample_async(self, text: str, row: Row) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must override score_sample_async or score_batch_async")
+
+    async def score_batch_async(self, batch: Batch) -> list[Any]:
+        return list(await asyncio.gather(*(self._sample_outcome_async(batch, i) for i in range(len(batch)))))
+
+    async def _sample_outcome_async(self, batch: Batch, index: int) -> Score:
+        text = batch.texts[index]
+        if text is None:
+            return Score(None, batch.text_errors[index])
+        try:
+            raw = await self.score_sample_async(text, batch.row(index))
+        except Exception as exc:
+            return self._failure(exc)
+        return self._to_score(raw)
+
+    async def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
+        result = await self.aevaluate_batch(Batch.from_call(prompts, completions, kwargs, self.__name__))
+        self._report(result, **{hook: kwargs.get(hook) for hook in TRAINER_HOOKS})
+        return result.values
+
+    async def aevaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
+        return await self.aevaluate_batch(Batch.from_call(prompts, completions, columns, self.__name__))
+
+    async def aevaluate_batch(self, batch: Batch) -> BatchResult:
+        key, cached = self._recall(batch)
+        if cached is not None:
+            return cached
+        start = time.perf_counter()
+        if self.batch_timeout is None:
+            scores = await self._run_async(batch)
+        else:
+            scores = await run_async(self, batch, self.batch_timeout, lambda: self._run_async(batch))
+        return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
+
+    def _per_sample(self) -> bool:
+        return type(self).score_batch_async is AsyncReward.score_batch_async
+
+    async def _run_async(self, batch: Batch) -> list[Score]:
+        try:
+            return self._checked(batch, await self.score_batch_async(batch))
+        except PROPAGATED:
+            raise
+        except Exception as exc:
+            if self.on_error == "raise" or len(batch) == 1:
+                return [self._failure(exc)] * len(batch)
+        rows = batch.singles()
+        results = await asyncio.gather(*(self.score_batch_async(row) for row in rows), return_exceptions=True)
+        return [self._row_alone(row, lambda r, res=res: self._checked(r, _unwrap(res))) for row, res in zip(rows, results, strict=True)]
+
+    def evaluate_batch(self, batch: Batch) -> BatchResult:
+        return run_coroutine(self.aevaluate_batch(batch))
+
+
+_SET_BY_INIT = ("on_error", "totals", "batch_timeout", "_overdue", "_memo", "_bound", "__name__")
+
+
+def _error_reason(exc: BaseException) -> str:
+    message = str(exc).strip() or type(exc).__name__
+    if len(message) > 300:
+        message = message[:297] + "..."
+    return f"error: {type(exc).__name__}: {message}"
+
+
+def _overrides_a_scorer(cls: type) -> bool:
+    if issubclass(cls, AsyncReward):
+        return (cls.score_sample_async is not AsyncReward.score_sample_async
+                or cls.score_batch_async is not AsyncReward.score_batch_async)
+    return cls.score_sample is not Reward.score_sample or cls.score_batch is not Reward.score_batch
+
+
+async def aevaluate_any(reward: Reward, batch: Batch) -> BatchResult:
+    """Await an async reward's result; run a sync one in a thread so that the event loop stays free."""
+    if isinstance(reward, AsyncReward):
+        return await reward.aevaluate_batch(batch)
+    return await asyncio.to_thread(reward.evaluate_batch, batch)
+
+
+def _unwrap(result: Any) -> Any:
+    """A result of ``gather(..., return_exceptions=True)``: raise it if it is an exception."""
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
+def _abstain_where_no_text(batch: Batch, scores: list[Score]) -> list[Score]:
+    """Rows whose completion holds no text abstain with the reason, whatever a batch scorer said."""
+    for i, text in enumerate(batch.texts):
+        if text is None:
+            scores[i] = Score(None, batch.text_errors[i])
+    return scores
+
+
+def is_async_reward(reward: Any) -> bool:
+    """True when calling ``reward`` returns a coroutine (async functions and async callable objects)."""
+    while isinstance(reward, functools.partial):
+        reward = reward.func
+    return inspect.iscoroutinefunction(reward) or inspect.iscoroutinefunction(type(reward).__call__)

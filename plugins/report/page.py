@@ -1,0 +1,62 @@
+"""``write_report``: one self-contained HTML page showing what a set of rewards did to scored completions.
+
+The numbers come from :mod:`rewardhub.report.stats`, the charts from :mod:`rewardhub.report.plots`
+(matplotlib, imported only here when a report is written), the markup from :mod:`rewardhub.report.html`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .html import Charts, render
+from .stats import TOTAL, Analysis, ReportError, analyse, load_scored
+from .training import TrainingCurves, load_trainer_state
+
+__all__ = ["ReportError", "write_report"]
+
+
+def write_report(
+    scored: str | Path | Iterable[Mapping[str, Any]],
+    out_path: str | Path,
+    *,
+    trainer_state: str | Path | Mapping[str, Any] | None = None,
+    title: str | None = None,
+) -> Path:
+    """Write the report of ``scored`` (a scored file or rows as ``rewardhub score`` writes them) to ``out_path``.
+
+    ``trainer_state``: a TRL ``trainer_state.json`` (path or parsed) whose ``log_history`` adds the
+    per-reward means over training steps. Returns the path written. Raises :class:`ReportError` when
+    the input has no usable scored row or the trainer state cannot be read.
+    """
+    curves = load_trainer_state(trainer_state) if trainer_state is not None else None
+    data = load_scored(scored)
+    analysis = analyse(data)
+    if title is None:
+        title = f"Reward report: {Path(data.source).name}" if data.source else "Reward report"
+    page = render(analysis, make_charts(analysis, curves), title=title, curves=curves)
+    out = Path(out_path)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"cannot write the report to {out}: {exc}") from None
+    return out
+
+
+def make_charts(analysis: Analysis, curves: TrainingCurves | None) -> Charts:
+    """Render every chart of the report (needs matplotlib)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ReportError("reports need matplotlib: pip install 'rewardhub[report]'") from None
+    from . import plots
+
+    return Charts(
+        distributions={s.name: plots.distribution_chart(s) for s in analysis.summaries},
+        spread=plots.spread_chart(analysis.spreads),
+        speed=plots.speed_chart([s for s in analysis.summaries if s.name != TOTAL]),
+        correlation=plots.correlation_chart(analysis.names, analysis.matrix),
+        training=plots.training_chart(curves) if curves is not None else None,
+    )

@@ -1,0 +1,315 @@
+"""Talk to an OpenAI-compatible chat endpoint: concurrency limit, rate budgets, retries, timeouts.
+
+Requests go through the process's one client for the endpoint (``pool``), on rewardhub's
+background loop; the SDK's own retries are off so that this module decides what is retried and
+for how long. The API key is read from the environment when the client is made, never stored on
+the reward, and removed from every text the endpoint sends back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import os
+import time
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from . import pool
+from .errors import JudgeConfigError, JudgeRequestError
+from .limits import TokenBucket, backoff_delay, retry_after
+
+_RETRYABLE_STATUS = {408, 409, 429}
+_PLACEHOLDER_KEY = "EMPTY"  # what local OpenAI-compatible servers (vLLM, SGLang) accept without a key
+_CHARS_PER_TOKEN = 4
+
+
+@dataclass
+class JudgeStats:
+    """Counters of one batch (or, summed, of the reward's lifetime)."""
+
+    requests: int = 0
+    retries: int = 0
+    failures: int = 0
+    cache_hits: int = 0
+    deduplicated: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, other: JudgeStats) -> None:
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the endpoint said: the text, and per token its top alternatives' log-probabilities."""
+
+    content: str
+    logprobs: list[tuple[str, list[tuple[str, float]]]] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"content": self.content, "logprobs": self.logprobs}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Answer:
+        """The answer ``to_json`` stored; raises ``KeyError``/``TypeError``/``ValueError`` on another shape."""
+        content, logprobs = data["content"], data.get("logprobs")
+        if not isinstance(content, str):
+            raise TypeError(f"a stored answer's content must be text, not {type(content).__name__}")
+        if logprobs is not None:
+            logprobs = [(token, [(alt, lp) for alt, lp in alts]) for token, alts in logprobs]
+        return cls(content, logprobs)
+
+    def redacted(self, key: str) -> Answer:
+        """This answer with the API key replaced by ``***`` (an endpoint or proxy may echo the request's
+        ``Authorization`` header); its logprobs go too, since their tokens spell the key."""
+        if not _secret(key) or key not in self.content:
+            return self
+        return Answer(self.content.replace(key, "***"), None)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where and how to ask: the request-shaping params of the judge."""
+
+    base_url: str | None
+    model: str
+    api_key_env: str
+    temperature: float
+    max_tokens: int
+    top_logprobs: int | None  # ask for logprobs with this many alternatives per token
+
+    def request(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        """The chat request body for ``messages``."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        if self.top_logprobs:
+            body.update(logprobs=True, top_logprobs=self.top_logprobs)
+        return body
+
+    def api_key(self) -> str:
+        key = os.environ.get(self.api_key_env)
+        if key:
+            return key
+        if self.base_url is None:
+            raise JudgeConfigError(
+                f"the judge needs an API key in environment variable {self.api_key_env!r} (set it, or set "
+                f"api_key_env to the variable that holds it, or point base_url at a server that needs none)"
+            )
+        return _PLACEHOLDER_KEY
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How hard to try: concurrency, per-request timeout, retries and their backoff."""
+
+    concurrency: int
+    timeout: float
+    max_retries: int
+    backoff: float
+    max_backoff: float
+
+
+class _Attempt(Exception):
+    """One failed attempt: a redacted reason, whether to retry, and the server's Retry-After."""
+
+    def __init__(self, reason: str, retryable: bool, wait: float | None = None):
+        super().__init__(reason)
+        self.reason, self.retryable, self.wait = reason, retryable, wait
+
+
+class JudgeClient:
+    """Sends judge requests within the concurrency limit and rate budgets, retrying transient failures.
+
+    Its coroutines run on rewardhub's background loop (the reward moves them there).
+    """
+
+    def __init__(self, endpoint: Endpoint, policy: Policy, *, rpm: float | None = None, tpm: float | None = None):
+        self.endpoint = endpoint
+        self.policy = policy
+        self.rpm = TokenBucket(rpm) if rpm else None
+        self.tpm = TokenBucket(tpm) if tpm else None
+        self._endpoint_id: pool.EndpointId | None = None
+        self._acquired_in = 0  # the pid that counted itself as a user of the endpoint's client
+        self._semaphore: asyncio.Semaphore | None = None
+        self._semaphore_loop: asyncio.AbstractEventLoop | None = None
+        self.warm_up()
+
+    def warm_up(self) -> None:
+        """Have the endpoint's client built now (in a thread), not when the first batch needs it."""
+        self._http_client()
+
+    def _http_client(self) -> concurrent.futures.Future[Any]:
+        future = pool.client(self._endpoint_id) if self._acquired_in == os.getpid() else None
+        if future is None:  # first use, after close(), or in a forked child
+            self._endpoint_id = pool.acquire(self.endpoint.base_url, self.endpoint.api_key())
+            self._acquired_in = os.getpid()
+            future = pool.client(self._endpoint_id)
+        return future
+
+    async def _started(self) -> tuple[Any, asyncio.Semaphore]:
+        """The endpoint's client (waiting for it to be built) and this judge's semaphore on this loop."""
+        try:
+            future = self._http_client()
+        except JudgeConfigError as exc:  # the key's variable was unset since the reward was made
+            raise JudgeRequestError(str(exc)) from None
+        if not future.done():
+            await asyncio.wrap_future(future)
+        try:
+            client = future.result()
+        except Exception as exc:
+            raise JudgeRequestError(f"cannot start the OpenAI client: {type(exc).__name__}: {exc}") from None
+        loop = asyncio.get_running_loop()
+        if self._semaphore is None or self._semaphore_loop is not loop:
+            self._semaphore, self._semaphore_loop = asyncio.Semaphore(self.policy.concurrency), loop
+        return client, self._semaphore
+
+    async def ask(self, body: dict[str, Any], stats: JudgeStats, deadline: float) -> Answer:
+        """The endpoint's answer to ``body``; raises ``JudgeRequestError`` once retries or time run out."""
+        client, semaphore = await self._started()
+        tokens = _estimate_tokens(body)
+        attempt = 0
+        while True:
+            try:
+                async with semaphore:
+                    await self._wait_for_budget(tokens)
+                    stats.requests += 1
+                    return await self._send(client, body, tokens, stats, deadline)
+            except _Attempt as failed:
+                left = deadline - time.monotonic()
+                if not failed.retryable or attempt >= self.policy.max_retries:
+                    stats.failures += 1
+                    tries = f" after {attempt + 1} attempts" if attempt else ""
+                    raise JudgeRequestError(f"{failed.reason}{tries}") from None
+                wait = failed.wait
+                if wait is None:
+                    wait = backoff_delay(attempt, self.policy.backoff, self.policy.max_backoff)
+                if wait >= left:
+                    stats.failures += 1
+                    raise JudgeRequestError(f"{failed.reason}; no time left to retry before the batch deadline") from None
+                stats.retries += 1
+                attempt += 1
+                await asyncio.sleep(wait)
+
+    async def _wait_for_budget(self, tokens: int) -> None:
+        waits = [bucket.reserve(amount) for bucket, amount in ((self.rpm, 1), (self.tpm, tokens)) if bucket]
+        if waits and max(waits) > 0:
+            try:
+                await asyncio.sleep(max(waits))
+            except asyncio.CancelledError:  # never sent: hand the budget back
+                if self.rpm:
+                    self.rpm.give_back(1)
+                if self.tpm:
+                    self.tpm.give_back(tokens)
+                raise
+
+    async def _send(self, client: Any, body: dict[str, Any], tokens: int, stats: JudgeStats, deadline: float) -> Answer:
+        limit = min(self.policy.timeout, max(deadline - time.monotonic(), 0.0))
+        try:
+            # The SDK's generic POST (auth, base URL, error types) with the body as is and the JSON
+            # answer as a dict: a third less CPU per request than building and validating typed models;
+            # asyncio.timeout, unlike wait_for, starts no extra task per request.
+            async with asyncio.timeout(limit):
+                data = await client.post("/chat/completions", cast_to=object, body=body)
+        except Exception as exc:
+            raise _classify(exc, limit, client.api_key) from None
+        answer, used = _read_completion(data, client.api_key)
+        stats.prompt_tokens += used[0]
+        stats.completion_tokens += used[1]
+        if self.tpm and any(used):
+            self.tpm.give_back(tokens - sum(used))
+        return answer
+
+    def close(self) -> None:
+        """Stop using the endpoint's client (the last judge to stop closes it); a later request reopens it."""
+        if self._acquired_in == os.getpid():
+            pool.release(self._endpoint_id)
+        self._endpoint_id, self._acquired_in = None, 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_endpoint_id": None, "_acquired_in": 0, "_semaphore": None, "_semaphore_loop": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        with contextlib.suppress(JudgeConfigError):  # no key here: the first batch abstains and says so
+            self.warm_up()
+
+
+def _read_completion(data: Any, key: str) -> tuple[Answer, tuple[int, int]]:
+    """The answer (the API key redacted before it reaches a reason, a log line or the cache) and the
+    (prompt, completion) token usage from a chat completion's JSON."""
+    try:
+        choice = data["choices"][0]
+        content = choice["message"].get("content")
+        usage = data.get("usage") or {}
+        used = (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError):
+        raise _Attempt(redact(f"endpoint returned no chat completion: {data!r}", key), retryable=False) from None
+    if not isinstance(content, str):
+        finish = redact(repr(choice.get("finish_reason")), key)
+        raise _Attempt(f"endpoint returned no text (finish_reason={finish})", retryable=False)
+    return Answer(content, _read_logprobs(choice)).redacted(key), used
+
+
+def _read_logprobs(choice: dict[str, Any]) -> list[tuple[str, list[tuple[str, float]]]] | None:
+    """Each token with its top alternatives' log-probabilities; ``None`` if absent or malformed (the
+    answer's text is still read)."""
+    try:
+        tokens = (choice.get("logprobs") or {}).get("content") or []
+        return [(str(t["token"]), [(str(a["token"]), float(a["logprob"])) for a in t.get("top_logprobs") or []])
+                for t in tokens] or None  # fmt: skip
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None
+
+
+def _classify(exc: Exception, limit: float, key: str) -> _Attempt:
+    import openai
+
+    if isinstance(exc, asyncio.TimeoutError | openai.APITimeoutError):
+        return _Attempt(f"request timed out after {limit:.3g} s", retryable=True)
+    if isinstance(exc, openai.APIConnectionError):
+        return _Attempt(_reason("connection error", exc, key), retryable=True)
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        retryable = status in _RETRYABLE_STATUS or status >= 500
+        wait = retry_after(exc.response.headers) if retryable else None
+        return _Attempt(_reason(f"HTTP {status}", exc, key), retryable, wait)
+    return _Attempt(_reason("invalid response", exc, key), retryable=False)
+
+
+def _reason(what: str, exc: Exception, key: str) -> str:
+    body = getattr(exc, "body", None)  # an API error's own message reads better than the SDK's wrapper
+    detail = body.get("message") if isinstance(body, dict) else None
+    detail = detail if isinstance(detail, str) and detail else str(exc) or type(exc).__name__
+    return redact(f"{what}: {detail}", key)
+
+
+def redact(text: str, key: str) -> str:
+    """``text`` with the API key replaced by ``***``, then on one line and cut for a reason (in that order:
+    a cut could leave part of the key)."""
+    return shorten(text.replace(key, "***") if _secret(key) else text)
+
+
+def _secret(key: str) -> bool:
+    return len(key) >= 4 and key != _PLACEHOLDER_KEY
+
+
+def _estimate_tokens(body: dict[str, Any]) -> int:
+    """Tokens a request may use before we know: prompt characters / 4 plus the answer budget."""
+    chars = sum(len(str(m.get("content", ""))) for m in body["messages"])
+    return chars // _CHARS_PER_TOKEN + int(body.get("max_tokens") or 0)
+
+
+def shorten(text: str, limit: int = 200) -> str:
+    """``text`` on one line, cut to ``limit`` characters (for reasons shown in training logs)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

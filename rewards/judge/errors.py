@@ -1,0 +1,22 @@
+"""Errors of the judge reward: bad config is raised at construction, request failures abstain."""
+
+from __future__ import annotations
+
+from rewardhub import ConfigError, InfrastructureError, RewardhubError
+
+
+class JudgeError(RewardhubError):
+    """Base class of the judge's errors."""
+
+
+class JudgeConfigError(JudgeError, ConfigError):
+    """A judge param is wrong (unknown template, missing API key variable, bad score range)."""
+
+
+class JudgeInputError(JudgeError, ValueError):
+    """A row cannot be rendered into the judge's template (e.g. it has no prompt)."""
+
+
+class JudgeRequestError(JudgeError, InfrastructureError):
+    """The endpoint gave no usable answer after retries; the message is the (redacted) reason. The
+    row abstains (``None``, outcome ``error``) under every ``on_error`` policy."""

@@ -1,0 +1,110 @@
+"""Judge templates: built-in rubrics, inline strings or files, rendered with a row's fields.
+
+A template is text with ``{prompt}``, ``{completion}``, ``{reference}`` (the reference column) and
+any other column as ``{name}``; literal braces are written ``{{`` and ``}}``.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rewardhub import Row
+from rewardhub.completions import is_conversational, message_text
+
+from .errors import JudgeConfigError, JudgeInputError
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """A built-in template with the parsing mode and score range it asks the judge for."""
+
+    file: str
+    parse: str
+    low: float
+    high: float
+
+
+BUILTIN = {
+    "pointwise": Rubric("pointwise.txt", "number", 0.0, 10.0),
+    "binary": Rubric("binary.txt", "yes_no", 0.0, 1.0),
+}
+CUSTOM = Rubric("", "auto", 0.0, 10.0)
+
+
+@dataclass(frozen=True)
+class JudgeTemplate:
+    """A validated template and the rubric defaults that go with it."""
+
+    text: str
+    origin: str
+    fields: tuple[str, ...]
+    rubric: Rubric
+
+    @classmethod
+    def load(cls, spec: str) -> JudgeTemplate:
+        """A built-in name (``pointwise``, ``binary``), a path to a text file, or inline template text."""
+        if spec in BUILTIN:
+            from importlib import resources
+
+            rubric = BUILTIN[spec]
+            text = (resources.files("rewardhub.rewards.judge") / "templates" / rubric.file).read_text(encoding="utf-8")
+            return cls.parse(text, f"built-in template {spec!r}", rubric)
+        if "{" not in spec and "\n" not in spec:
+            path = Path(spec).expanduser()
+            if not path.is_file():
+                raise JudgeConfigError(
+                    f"judge template {spec!r} is not a built-in template ({', '.join(BUILTIN)}), not an existing "
+                    f"file, and not inline template text (inline templates contain {{completion}})"
+                )
+            return cls.parse(path.read_text(encoding="utf-8"), f"template file {str(path)!r}", CUSTOM)
+        return cls.parse(spec, "inline template", CUSTOM)
+
+    @classmethod
+    def parse(cls, text: str, origin: str, rubric: Rubric) -> JudgeTemplate:
+        try:
+            parts = list(string.Formatter().parse(text))
+        except ValueError as exc:
+            raise JudgeConfigError(f"{origin} is not a valid template ({exc}); write literal braces as {{{{ }}}}") from None
+        fields = []
+        for _, name, spec, conversion in parts:
+            if name is None:
+                continue
+            if not name.isidentifier() or spec or conversion:
+                raise JudgeConfigError(
+                    f"{origin} has field {{{name}}}: fields must be plain column names like {{completion}}; "
+                    f"write literal braces as {{{{ }}}}"
+                )
+            fields.append(name)
+        if "completion" not in fields:
+            raise JudgeConfigError(f"{origin} never shows the judge the completion: add {{completion}}")
+        return cls(text, origin, tuple(dict.fromkeys(fields)), rubric)
+
+    def render(self, row: Row, reference_column: str) -> str:
+        """The template filled with this row's prompt, completion text, reference and columns."""
+        values = {name: self._value(row, name, reference_column) for name in self.fields}
+        return self.text.format_map(values)
+
+    def _value(self, row: Row, name: str, reference_column: str) -> str:
+        if name == "completion":
+            return row.text or ""
+        if name == "prompt":
+            if row.prompt is None:
+                raise JudgeInputError("the judge template shows {prompt} but the row has no prompt")
+            return prompt_text(row.prompt)
+        return _text(row[reference_column if name == "reference" else name])
+
+
+def prompt_text(prompt: Any) -> str:
+    """A prompt as plain text: the string, a lone message's content, or role-labelled messages."""
+    if is_conversational(prompt):
+        if len(prompt) == 1:
+            return message_text(prompt[0])
+        return "\n\n".join(f"{m['role']}: {message_text(m)}" for m in prompt)
+    return _text(prompt)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)

@@ -1,0 +1,140 @@
+"""Decide whether two normalised answers are equal: exact literals in the caller, Math-Verify in workers.
+
+The caller side (:class:`MathChecker`) settles plain literals exactly and sends the rest to
+deadline-killed worker processes (:mod:`rewardhub.workers`); the worker side (``verify_pair``,
+``warm_up``) parses both texts with Math-Verify and compares them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rewardhub import ConfigError
+from rewardhub.workers import WorkerPool, shared_pool
+
+from .literals import literal_verdict, parse_literal
+
+_REQUIRES = ("rewardhub.rewards.math.checker:warm_up",)
+# One answer of each shape, so that the parser's and sympy's first-use costs are paid at worker start.
+_WARM_UP = [("3", "x = 3"), ("\\frac{1}{2}", "0.5"), ("2\\sqrt{3}", "\\sqrt{12}"), ("2\\pi", "6.28"),
+            ("(1, 2]", "[1, 2]"), ("(1, -2)", "(-2, 1)"), ("\\{1, 2\\}", "\\{2, 1\\}"), ("2x+2", "2(x+1)"),
+            ("x > 2", "(2, \\infty)"), ("50\\%", "0.5"), ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "(1, 2)")]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Check:
+    """The verdict on one (gold, answer) pair: ``status`` is ``equal``, ``not equal``,
+    ``answer unparseable``, ``gold unparseable``, ``timeout`` or ``error``."""
+
+    status: str
+    detail: str = ""
+
+    @property
+    def verdict(self) -> bool | None:
+        return {"equal": True, "not equal": False, "answer unparseable": False}.get(self.status)
+
+
+class MathChecker:
+    """Decides whether answers are equivalent: exact literals here, everything else in the workers.
+
+    Identical pairs are checked once per call; each worker parses a given text once (LRU cache).
+    """
+
+    def __init__(self, timeout: float = 5.0, workers: int | None = None, pool: WorkerPool | None = None):
+        if timeout <= 0:
+            raise ConfigError(f"timeout must be a positive number of seconds per answer; got {timeout}")
+        if workers is not None and workers < 1:
+            raise ConfigError(f"workers must be at least 1 (or None for one per usable core); got {workers}")
+        self.timeout = timeout
+        self._workers = workers
+        self._pool = pool
+
+    @property
+    def pool(self) -> WorkerPool:
+        if self._pool is None:
+            self._pool = shared_pool(self._workers)
+        return self._pool
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_pool"] = None  # worker processes belong to this process: a copy finds its own pool
+        return state
+
+    def compare(self, pairs: Sequence[tuple[str, str]]) -> list[Check]:
+        """One :class:`Check` per ``(gold, answer)`` pair of normalised answers."""
+        unique = list(dict.fromkeys(pairs))
+        checks: dict[tuple[str, str], Check] = {}
+        for pair in unique:
+            fast = _fast_verdict(*pair)
+            if fast is not None:
+                checks[pair] = Check("equal" if fast else "not equal", "exact")
+        slow = [pair for pair in unique if pair not in checks]
+        if not slow:  # settled exactly: no worker is started (or even looked up)
+            return [checks[pair] for pair in pairs]
+        for pair, outcome in zip(
+            slow, self.pool.map(verify_pair, slow, timeout=self.timeout, requires=_REQUIRES), strict=True
+        ):
+            if outcome.status == "ok":
+                checks[pair] = Check(outcome.value)
+            else:
+                checks[pair] = Check(outcome.status, str(outcome.value))
+        return [checks[pair] for pair in pairs]
+
+
+@functools.lru_cache(maxsize=4096)
+def _literal(text: str) -> Any:
+    return parse_literal(text)
+
+
+def _fast_verdict(gold: str, answer: str) -> bool | None:
+    """The exact verdict for two plain literals; ``None`` when the full path must decide."""
+    gold_literal = _literal(gold)
+    answer_literal = _literal(answer) if gold_literal is not None else None
+    if gold_literal is None or answer_literal is None:
+        return None
+    return literal_verdict(gold_literal, answer_literal)
+
+
+# The full path, run inside worker processes.
+def verify_pair(pair: tuple[str, str]) -> str:
+    """Worker function: parse both answers with Math-Verify and compare them; returns a ``Check`` status."""
+    from math_verify import verify
+
+    gold = _parse(pair[0])
+    if not gold:
+        return "gold unparseable"
+    answer = _parse(pair[1])
+    if not answer:
+        return "answer unparseable"
+    return "equal" if verify(gold, answer, timeout_seconds=None) else "not equal"
+
+
+def warm_up() -> None:
+    """Run in each worker before it takes work (see ``WorkerPool.map(requires=...)``)."""
+    for pair in _WARM_UP:
+        verify_pair(pair)
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse(text: str) -> list:
+    """Math-Verify's parse of one extracted answer (gold texts repeat across a batch: cached)."""
+    import logging
+
+    from latex2sympy2_extended import NormalizationConfig
+    from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse
+
+    for name in (
+        "math_verify.parser",
+        "math_verify.grader",
+    ):  # its "timeout disabled" warning: we enforce ours
+        logging.getLogger(name).setLevel(logging.ERROR)
+    config = [
+        LatexExtractionConfig(boxed_match_priority=0, normalization_config=NormalizationConfig(units=True)),
+        ExprExtractionConfig(),
+    ]
+    return parse(
+        "\\boxed{" + text + "}", extraction_config=config, fallback_mode="no_fallback", parsing_timeout=None
+    )
