@@ -1,4 +1,4 @@
-"""Thin ctypes wrappers over the Linux calls the zygote needs (unshare, mount, pivot_root, prctl).
+"""Thin ctypes wrappers over the Linux calls the zygote needs (unshare, setns, mount, pivot_root, prctl).
 
 Python 3.11 has no ``os.unshare``/``os.mount``; this module is stdlib-only because the zygote
 imports it with ``python -I -S`` before it hides the host file system.
@@ -9,7 +9,6 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
-import signal
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -34,7 +33,6 @@ PR_SET_MM_MAP = 14
 PR_SET_NO_NEW_PRIVS = 38
 
 _PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
-_CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220, "ppc64le": 120, "s390x": 120}
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
@@ -90,22 +88,6 @@ def pivot_root(new_root: str) -> None:
     _check(_libc.syscall(number, b".", b"."), "pivot_root")
     umount(".")
     os.chdir("/")
-
-
-def clone(flags: int) -> int:
-    """``fork`` into new namespaces (``CLONE_NEWPID`` applies to this child itself); 0 in the child.
-
-    The raw syscall skips glibc's fork bookkeeping, so the child must be single-threaded and use
-    only syscalls and ``os.fork`` (which repairs glibc's state for its own children).
-    """
-    number = _CLONE.get(platform.machine())
-    if number is None:
-        raise OSError(f"clone syscall number unknown for {platform.machine()}")
-    pid = _libc.syscall(number, ctypes.c_ulong(flags | signal.SIGCHLD), None, None, None, None)
-    if pid < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"clone({flags:#x}): {os.strerror(err)}")
-    return pid
 
 
 def sethostname(name: str) -> None:

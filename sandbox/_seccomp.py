@@ -17,7 +17,7 @@ import errno
 import platform
 import socket
 
-from _isolate import PR_SET_DUMPABLE, prctl
+from _isolate import PR_SET_DUMPABLE, PR_SET_MM, prctl
 
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 RET_ALLOW, RET_ERRNO, RET_KILL = 0x7FFF0000, 0x00050000, 0x80000000
@@ -26,7 +26,6 @@ ARCH, NR, ARG0 = 4, 0, 16  # offsets in struct seccomp_data (ARG0: low 32 bits o
 AUDIT_ARCH_X86_64 = 0xC000003E
 X32_BIT = 0x40000000
 NAMESPACE_FLAGS = 0x7E020000  # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
-PR_SET_MM = 35
 SOCKET_FAMILIES = (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6)
 X86_64 = {
     "clone": 56, "clone3": 435, "unshare": 272, "socket": 41, "socketpair": 53, "prctl": 157,

@@ -38,8 +38,9 @@ def check_backends(args: argparse.Namespace) -> int:
             isolated = result.stdout.strip() == "True"
             print(f"{name}: ok ({'isolated' if isolated else 'runs, but as root or with host files visible'}, "
                   f"{result.duration * 1000:.1f} ms per run)")
-            memory = getattr(get_backend(name), "memory_limit", None)
-            if memory:
-                print(f"{name}: memory limit: {memory}")
+            backend = get_backend(name)
+            for what, attribute in (("memory limit", "memory_limit"), ("cpu share", "cpu_share")):
+                if getattr(backend, attribute, None):
+                    print(f"{name}: {what}: {getattr(backend, attribute)}")
             working += isolated
     return 0 if working else 1

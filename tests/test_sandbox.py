@@ -199,6 +199,45 @@ def test_cli_reports_which_backends_work(capsys):
     from rewardhub.cli import main
 
     assert main(["sandbox", "--backend", "local"]) == 0
-    assert capsys.readouterr().out.startswith("local: ok (isolated, ")
+    out = capsys.readouterr().out
+    assert out.startswith("local: ok (isolated, ") and "local: memory limit: " in out and "local: cpu share: " in out
     assert main(["sandbox", "--backend", "unsafe"]) == 1  # it runs, but isolates nothing
     assert "WITHOUT isolation" in capsys.readouterr().out
+
+
+@needs_isolation
+def test_run_each_yields_results_as_runs_finish_and_takes_programs_as_slots_free_up():
+    backend = sandbox.get_backend("local", workers=2)
+    taken = []
+
+    def programs():
+        for i in range(12):
+            taken.append(i)
+            yield Program(f"import time\ntime.sleep({0.3 if i == 0 else 0})\nprint({i})")
+
+    seen = []
+    for index, result in sandbox.run_each(programs(), backend="local", workers=2):
+        if not seen:
+            assert len(taken) <= 2 * backend.workers + 1  # not the whole batch up front
+        seen.append(index)
+        assert result.stdout == f"{index}\n"
+    assert sorted(seen) == list(range(12)) and seen[0] != 0  # the slow first program finishes later
+
+
+@needs_isolation
+def test_precompiled_code_is_picked_up_by_a_running_pool():
+    backend = LocalBackend(workers=1)
+    source = "import sys\nprint('precompiled', sys.argv, __name__)\n"
+    try:
+        before = backend.run(Program(source))
+        zygote = backend.pids[0]
+        sandbox.precompile(source)
+        after = backend.run(Program(source))
+        assert before.stdout == after.stdout == "precompiled ['main.py'] __main__\n"
+        restarted = backend.pids[0]
+        assert restarted != zygote  # restarted once, to compile it
+        backend.run(Program("pass"))
+        assert backend.run(Program(source)).stdout == after.stdout and backend.pids == [restarted]  # once only
+    finally:
+        backend.close()
+        sandbox.api.PRECOMPILED.remove(source)

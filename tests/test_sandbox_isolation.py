@@ -29,6 +29,18 @@ def pool():
     backend.close()
 
 
+@pytest.fixture
+def fresh_slot():
+    """A pool of one slot of its own, with a memory cgroup (skipped where none can be made)."""
+    backend = LocalBackend(workers=1)
+    backend.run(Program("pass"))
+    if not backend.cgroups:
+        backend.close()
+        pytest.skip(f"no writable cgroup memory controller here: {backend.memory_limit}")
+    yield backend
+    backend.close()
+
+
 def lines_of(backend: LocalBackend, code: str, **limits) -> list[str]:
     result = backend.run(Program(code, **limits))
     assert result.error is None and result.exit_code == 0, (result.reason, result.stderr[-800:])
@@ -193,36 +205,23 @@ def slot_usage_mb(path: str) -> float:
     raise FileNotFoundError(f"no memory usage file in {path}")
 
 
-def test_memory_parked_in_a_unix_socket_cycle_does_not_poison_the_next_runs():
+def test_memory_parked_in_a_unix_socket_cycle_does_not_poison_the_next_runs(fresh_slot):
     """~459 MB left charged made the next program needing 300 of its 576 MB die 8 times out of 8, and an
     abstract socket name bound in the cycle stayed reachable from the next runs."""
-    backend = LocalBackend(workers=1)
-    try:
-        assert backend.run(Program(POISON, memory_mb=512, timeout=20)).stdout == "parked\n"
-        if not backend.cgroups:
-            pytest.skip(f"no writable cgroup memory controller here: {backend.memory_limit}")
-        for _ in range(3):
-            result = backend.run(Program(PROBE, memory_mb=512, timeout=20))
-            assert (result.stdout, result.reason) == ("channel closed\nallocated 300\n", "")
-        small = backend.run(Program("print('small budget')", memory_mb=32, disk_mb=8))
-        assert (small.stdout, small.error) == ("small budget\n", None)
-        assert slot_usage_mb(backend.cgroups[0]) < 64  # the parked memfds were freed, not just moved aside
-    finally:
-        backend.close()
+    assert fresh_slot.run(Program(POISON, memory_mb=512, timeout=20)).stdout == "parked\n"
+    for _ in range(3):
+        result = fresh_slot.run(Program(PROBE, memory_mb=512, timeout=20))
+        assert (result.stdout, result.reason) == ("channel closed\nallocated 300\n", "")
+    small = fresh_slot.run(Program("print('small budget')", memory_mb=32, disk_mb=8))
+    assert (small.stdout, small.error) == ("small budget\n", None)
+    assert slot_usage_mb(fresh_slot.cgroups[0]) < 64  # the parked memfds were freed, not just moved aside
 
 
-def test_each_run_gets_a_memory_cgroup_of_its_own():
-    backend = LocalBackend(workers=1)
-    try:
-        backend.run(Program("pass"))
-        if not backend.cgroups:
-            pytest.skip(f"no writable cgroup memory controller here: {backend.memory_limit}")
-        first, second = (lines_of(backend, "print(open('/proc/self/cgroup').read())") for _ in range(2))
-        memory = [[line for line in out if "/run-" in line] for out in (first, second)]
-        assert memory[0] != memory[1] and all(len(lines) == 1 for lines in memory)
-        assert not [name for name in os.listdir(backend.cgroups[0]) if name.startswith("run-")]
-    finally:
-        backend.close()
+def test_each_run_gets_a_memory_cgroup_of_its_own(fresh_slot):
+    first, second = (lines_of(fresh_slot, "print(open('/proc/self/cgroup').read())") for _ in range(2))
+    memory = [[line for line in out if "/run-" in line] for out in (first, second)]
+    assert memory[0] != memory[1] and all(len(lines) == 1 for lines in memory)
+    assert not [name for name in os.listdir(fresh_slot.cgroups[0]) if name.startswith("run-")]  # none left behind
 
 
 NEIGHBOUR = """

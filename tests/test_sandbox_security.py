@@ -503,7 +503,7 @@ print("mine", mine[len(prefix):].decode())
 """))
         lines = second.stdout.splitlines()
         assert lines[0] == "files ['main.py'] [] []"
-        assert lines[1] == "pids ['2']"  # only itself: its init is hidden (hidepid, not dumpable)
+        assert lines[1] == "pids ['2']"  # only itself: its pid 1 is root's, so hidden (hidepid)
         assert lines[-1].split()[1] in lines[2], "the memory scan must at least find the run's own marker"
         assert secret not in second.stdout and secret[:16] not in second.stdout
         assert host_processes_of(backend.uids) == []
