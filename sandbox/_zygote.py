@@ -22,6 +22,7 @@ import fcntl
 import gc
 import importlib
 import json
+import marshal
 import math
 import os
 import resource
@@ -331,7 +332,7 @@ def program(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_
     """Read the request, join the run's memory cgroup, make the run's mounts, drop to the slot's uid
     and run the program (its build is executed, Python code runs in this warm interpreter)."""
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
-    req = json.loads(read_exact(req_fd, length))
+    req = marshal.loads(read_exact(req_fd, length))  # from the host, same interpreter: fewer pages touched than json
     os.close(req_fd)
     os.write(status_w, CONSUMED)
     if cfg["memory_slot"]:  # before anything of the run allocates: from here on all its processes count together
@@ -455,7 +456,6 @@ def run_python(source: str, compiled: types.CodeType | None) -> None:
     in this already-warm interpreter."""
     import atexit
     import builtins
-    import random
     import threading
 
     with open("main.py", "w") as f:
@@ -465,7 +465,6 @@ def run_python(source: str, compiled: types.CodeType | None) -> None:
     sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
     sys.argv = ["main.py"]
     sys.path.insert(0, WORK)
-    random.seed()
     main = types.ModuleType("__main__")
     main.__file__ = f"{WORK}/main.py"
     main.__builtins__ = builtins

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import marshal
 import os
 import queue
 import select
@@ -159,7 +160,7 @@ class Slot:
             self.config["precompile"] = list(PRECOMPILED)
             self.start()
         answered = False
-        payload = json.dumps(program.request()).encode()
+        payload = marshal.dumps(program.request())  # the zygote runs this same interpreter
         compile_budget = program.compile_budget
         deadline = time.monotonic() + program.timeout + compile_budget + GRACE
         stdout = BuildWriter() if program.compile_only else bytearray()

@@ -241,3 +241,10 @@ def test_precompiled_code_is_picked_up_by_a_running_pool():
     finally:
         backend.close()
         sandbox.api.PRECOMPILED.remove(source)
+
+
+@needs_isolation
+def test_each_run_draws_its_own_random_numbers():
+    """Runs are forks of one warm interpreter: its random state must not be shared by all of them."""
+    results = sandbox.run_many([Program("import random\nprint(random.random())") for _ in range(4)])
+    assert len({r.stdout for r in results}) == 4
