@@ -147,10 +147,12 @@ def cpu_seconds(pids: list[int]) -> float:
 
 class Executor:
     """A way to turn rows (``{"program": ...}``, HumanEval rows also ``prompt``, ``completion``, ...) into
-    verdicts; ``pids`` names the long-lived processes that work for it (their CPU time counts)."""
+    verdicts; ``pids`` names the long-lived processes that work for it (their CPU time counts).
+    ``cpu_known`` is False where the work happens in processes not ours to count (a docker engine)."""
 
-    def __init__(self, name: str, run: Callable[[list[dict]], list[bool]], pids: Callable[[], list[int]] = list):
-        self.name, self.run, self.pids = name, run, pids
+    def __init__(self, name: str, run: Callable[[list[dict]], list[bool]], pids: Callable[[], list[int]] = list,
+                 cpu_known: bool = True):
+        self.name, self.run, self.pids, self.cpu_known = name, run, pids, cpu_known
 
     def measure(self, rows: list[dict]) -> tuple[float, float, list[bool]]:
         """Wall seconds, CPU seconds, verdicts."""
@@ -170,15 +172,18 @@ def compare(label: str, executors: list[Executor], rows: list[dict], rounds: int
     base_name = executors[0].name
     base = measured[base_name]
     print(f"\n{label}: {len(rows)} programs ({sum(verdicts[base_name])} pass), {rounds} rounds (medians)")
-    for name, runs in measured.items():
+    for executor in executors:
+        runs = measured[executor.name]
         wall = statistics.median(w for w, _ in runs)
         cpu = statistics.median(c for _, c in runs)
-        line = f"  {name:<50} {len(rows) / wall:6.1f} programs/s {cpu / len(rows) * 1000:6.2f} ms CPU/program"
-        if name != base_name:
+        line = f"  {executor.name:<50} {len(rows) / wall:6.1f} programs/s"
+        line += f" {cpu / len(rows) * 1000:6.2f} ms CPU/program" if executor.cpu_known else " (CPU not counted: the engine's)"
+        if executor.name != base_name:
             ratio = statistics.median(b[0] / r[0] for b, r in zip(base, runs, strict=True))
             cpu_ratio = statistics.median(b[1] / r[1] for b, r in zip(base, runs, strict=True))
-            agree = sum(a == b for a, b in zip(verdicts[base_name], verdicts[name], strict=True))
-            line += f"  ratio {ratio:.2f}x ({cpu_ratio:.2f}x in CPU time), verdicts agree {agree}/{len(rows)}"
+            agree = sum(a == b for a, b in zip(verdicts[base_name], verdicts[executor.name], strict=True))
+            line += f"  ratio {ratio:.2f}x" + (f" ({cpu_ratio:.2f}x in CPU time)" if executor.cpu_known else "")
+            line += f", verdicts agree {agree}/{len(rows)}"
         print(line)
 
 
@@ -221,7 +226,7 @@ def main() -> None:
         docker = sandbox.get_backend("docker", base_url=args.docker_url, image=args.docker_image, workers=args.workers)
         docker.run_many([sandbox.Program("pass")] * args.workers)
         executors.append(Executor("rewardhub docker backend (warm containers)",
-                                  lambda rows: sandbox_verdicts(docker, rows, args.timeout)))
+                                  lambda rows: sandbox_verdicts(docker, rows, args.timeout), cpu_known=False))
     if args.suite in ("mixed", "all"):
         finishing, looping = make_programs(args.n, args.loops)
         compare("mixed: programs that finish", executors, [{"program": p} for p in finishing], args.rounds)
