@@ -5,7 +5,7 @@ a memory cgroup counts all of a run's processes and files together. The host cre
 per slot under the cgroup it runs in; the zygote opens it before it hides ``/sys`` and creates a
 *new* child cgroup for every run (``mkdirat`` through that descriptor), so memory a run leaves
 charged behind (say memfds parked in a unix-socket cycle) never counts against the next run, and
-any budget, however small, can be set on an empty cgroup. The run's init moves itself in before
+any budget, however small, can be set on an empty cgroup. The run's program moves itself in before
 the program starts; the zygote removes the run's cgroup when the run is over.
 
 The CPU share: each slot's zygote joins its own ``cpu`` cgroup with the default weight, so a run

@@ -2,15 +2,16 @@
 
 It isolates itself once (its slot's CPU cgroup, private mount/net/uts/ipc namespaces, a read-only
 tmpfs root holding only the interpreter and system libraries), imports common modules, then serves
-runs. Per run it creates a fresh memory cgroup with the run's budget and ``clone``s an *init*
-straight into fresh pid/mount/ipc namespaces; init reads the program itself, joins that cgroup,
-mounts a private tmpfs work dir and /proc, drops to the slot's own uid, makes itself non-dumpable
-and forks the *program* under rlimits and a seccomp filter. A build comes as a descriptor with the
-request (``SCM_RIGHTS``) and is executed from it. The zygote only enforces the deadline and output
-cap: it moves the program's output to the host with ``splice`` and never reads a program or its
-output into its own memory, so no later run (forked from it) can find an earlier one's data.
-Killing init at the deadline makes the kernel kill everything the run started; then the zygote
-removes the run's cgroup and has the kernel collect unix sockets the run left in flight.
+runs. Per run it creates a fresh memory cgroup with the run's budget and a fresh pid namespace whose
+pid 1 is a tiny spawned program (``_reaper.py``), and forks the *program* into it: the program reads
+its request itself, joins that cgroup, enters new mount and IPC namespaces, mounts a private tmpfs
+work dir and /proc, drops to the slot's own uid, makes itself non-dumpable and runs under rlimits
+and a seccomp filter. A build comes as a descriptor with the request (``SCM_RIGHTS``) and is executed
+from it. The zygote only enforces the deadline and output cap: it moves the program's output to the
+host with ``splice`` and never reads a program or its output into its own memory, so no later run
+(forked from it) can find an earlier one's data. Killing pid 1 makes the kernel kill everything the
+run started; then the zygote removes the run's cgroup and has the kernel collect unix sockets the run
+left in flight.
 
 Stdlib only: it runs outside the rewardhub package (``-I -S``) and before the host is hidden.
 """
@@ -143,7 +144,7 @@ def serve(cfg: dict, req_fd: int, resp_fd: int) -> None:
         except EOFError:  # the host went away: nothing may outlive it
             return
         if not run(cfg, req_fd, resp_fd, build, *REQUEST.unpack(header)):
-            return  # init died before reading the whole program: the request stream is out of step
+            return  # the program died before reading its whole request: the stream is out of step
 
 
 def receive_header(channel: socket.socket) -> tuple[bytes, int | None]:

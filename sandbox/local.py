@@ -195,7 +195,7 @@ class Slot:
     def _finish(self, program: Program, facts: dict, stdout: bytearray | BuildWriter, stderr: bytearray) -> SandboxResult:
         if not facts["consumed"]:
             self._stop()
-            return SandboxResult.failed("the run's init died before reading the program; slot restarted")
+            return SandboxResult.failed("the run died before reading its program; slot restarted")
         if facts["cgroup_failed"]:  # e.g. the slot's cgroup was removed under us: a restart recreates it
             self._stop()
             return SandboxResult.failed(
@@ -228,7 +228,7 @@ class Slot:
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     def _stop(self) -> str:
-        """Kill the zygote's process group; a running init dies with it (parent-death signal)."""
+        """Kill the zygote's process group; a running program dies with it (parent-death signal)."""
         stderr = ""
         if self.process is not None:
             try:
