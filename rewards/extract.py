@@ -46,7 +46,8 @@ _CLOSING = {"\\)": "\\(", "\\]": "\\["}
 _TEXT_GROUP = re.compile(r"\\(?:text\w*|mbox|mathrm|operatorname|begin|end)\s*\{[^{}]*\}")
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])(?:[a-z]{3,}|[A-Z][a-z]{3,})(?![A-Za-z])")
 _FUNCTION_WORDS = frozenset(
-    "sin cos tan cot sec csc sinh cosh tanh arcsin arccos arctan log exp lim max min mod gcd lcm det deg arg sqrt".split()
+    "sin cos tan cot sec csc sinh cosh tanh arcsin arccos arctan log exp lim max min mod gcd lcm det deg arg sqrt abs"
+    " rational".split()
 )
 _DANGLING = re.compile(r"(?:[-+*/=<>^_]|\\(?:times|cdot|div|pm|mp|leq?|geq?|neq|approx))\s*$")
 # Between two boxes (or spans) that together form one answer: only separators and spacing.
@@ -60,7 +61,9 @@ _NUMBER_TOKEN = re.compile(
     r"[-+−]?(?:(?:\d+(?:(?:,|\{,\}|,\\!)\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?"
 )
 _UNIT_AFTER_NUMBER = re.compile(r"(?:cm|mm|km|kg|mg|ml|mph|min|m|g|s|h|l)(?![A-Za-z])")
-_OR_BEFORE = re.compile(r"\bor\s+$", re.IGNORECASE)
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)\s{1,3}$")
+_SCALING_BEFORE = frozenset({"or", "minus", "plus", "times", "than", "over"})  # "10 minus 3", "more than 5"
+_ARITHMETIC = "+-*/×÷·−"
 _NEXT_WORD = re.compile(r"\s{0,3}(?:\\text\{\s*)?([A-Za-z]+)")
 _ALLOWED_AFTER = re.compile(r"\\(?:[%$,;!: )\]]|text|mbox|mathrm|quad|qquad)")
 
@@ -256,11 +259,14 @@ class _SpanIndex:
 
 
 def _read_phrase(phrase: str, max_chars: int | None) -> str | None:
-    """The answer in the words after "the answer is": one math span, a bare answer, a span, a number."""
-    spans = math_spans(phrase)
+    """The answer in the words after "the answer is": one math span, a box, the spans, a bare answer, a number."""
+    scanned = _scan_spans(phrase)
+    if scanned.unclosed is not None and not phrase[scanned.unclosed[1] :].strip("$ "):
+        phrase = phrase[: scanned.unclosed[1]].rstrip()  # "6-5i$$": the closing half of a span the line opened
+    spans = scanned.spans
     if len(spans) == 1 and not phrase[: spans[0][0]].strip() and not phrase[spans[0][1] :].strip(" .,;"):
         return _bounded(_clean_span(spans[0][2]), max_chars)
-    for extractor in (boxed, bare, last_math, last_number):
+    for extractor in (boxed, last_math, bare, last_number):
         found = extractor(phrase, max_chars)
         if found is not None:
             return found
@@ -280,6 +286,11 @@ def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str 
 # ----- math spans ----------------------------------------------------------------------------------------
 
 
+class _Spans(NamedTuple):
+    spans: list[tuple[int, int, str]]
+    unclosed: tuple[str, int] | None  # the delimiter left open at the end of the text, and where
+
+
 def math_spans(text: str) -> list[tuple[int, int, str]]:
     """The math spans of ``text`` in order: (start, end, content) of ``$..$``, ``$$..$$``, ``\\(..\\)``, ``\\[..\\]``.
 
@@ -287,6 +298,10 @@ def math_spans(text: str) -> list[tuple[int, int, str]]:
     operator ("$5 + $") or spans a paragraph break is two currency signs: the second dollar then opens
     the next pair. Each stretch between two delimiters is examined once: linear time.
     """
+    return _scan_spans(text).spans
+
+
+def _scan_spans(text: str) -> _Spans:
     spans: list[tuple[int, int, str]] = []
     opened: tuple[str, int, int] | None = None  # (delimiter, start, end)
     for match in _MATH_DELIMITER.finditer(text):
@@ -310,7 +325,7 @@ def math_spans(text: str) -> list[tuple[int, int, str]]:
                 opened = (token, match.start(), match.end())
         elif opened is None or opened[0] in ("$", "$$"):
             opened = (token, match.start(), match.end())
-    return spans
+    return _Spans(spans, None if opened is None else opened[:2])
 
 
 def _reads_as_math(content: str, *, inline: bool) -> bool:
@@ -329,7 +344,8 @@ def _clean_span(content: str) -> str:
 def ends_inside_math(text: str) -> bool:
     """Whether the text stops inside an unclosed ``\\[``, ``\\(`` or ``$$`` (a truncated completion): its last
     span or number is then no answer (``... legs of 2 inches, so \\[ \\frac{1}{2} \\``)."""
-    return text.rfind("\\[") > text.rfind("\\]") or text.rfind("\\(") > text.rfind("\\)") or text.count("$$") % 2 == 1
+    unclosed = _scan_spans(text).unclosed
+    return unclosed is not None and unclosed[0] != "$"
 
 
 def last_math(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
@@ -338,8 +354,11 @@ def last_math(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None
     ``the roots are $-2$ and $1$`` -> ``-2, 1``; ``Therefore $x = \\frac{3}{7}$.`` -> ``x = \\frac{3}{7}``
     (the checker reads the equation: the answer is 3/7, never the 7 of the denominator).
     """
-    spans = math_spans(text)
-    if not spans or ends_inside_math(text) or _later_sentence_number(text, spans[-1][1], spans[-1][2]):
+    scanned = _scan_spans(text)
+    spans = scanned.spans
+    if not spans or (scanned.unclosed and scanned.unclosed[0] != "$"):
+        return None  # no span, or a truncated completion
+    if _later_sentence_number(text, spans[-1][1], spans[-1][2]):
         return None
     parts = [_clean_span(spans[-1][2])]
     for (_, end, content), (next_start, _, _) in zip(reversed(spans[:-1]), reversed(spans[1:]), strict=True):
@@ -372,8 +391,8 @@ def bare(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
     ``D. it can't be A or B`` and ``Soucis : 2,74 $ a..`` are not (prose: the last number decides).
     """
     stripped = text.strip()
-    if not stripped or "\n" in stripped or len(stripped) > _MAX_BARE_CHARS:
-        return None
+    if not stripped or "\n" in stripped or len(stripped) > _MAX_BARE_CHARS or len(math_spans(stripped)) > 1:
+        return None  # (several math spans joined by words are read span by span)
     words = [word.lower() for word in _WORD.findall(_TEXT_GROUP.sub(" ", stripped))]
     content_words = [word for word in words if word not in _SEPARATORS and word not in _FUNCTION_WORDS]
     one_word = len(words) == 1 and stripped.strip("$.() ").lower() == words[0]
@@ -414,21 +433,25 @@ _VALUE_WORDS = frozenset({
 
 
 def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
-    """The last number that stands alone as a token (``1,250.5``, ``-3``, ``3/4``, ``$18``, ``5%``), or None.
+    """The last number of the text when it stands alone as a token (``1,250.5``, ``-3``, ``3/4``, ``$18``,
+    ``5%``), else None: never an earlier number instead.
 
-    Never a digit inside a word (``AZYUK2A``), a piece of a LaTeX argument or exponent (the ``2`` of
-    ``\\frac{1}{2}``, ``x^2``, ``5\\sqrt{2}``, ``2\\pi``) or an ordinal (``10th``).
+    The last number is no answer when it is a digit inside a word (``AZYUK2A``, ``10th``), a piece of a
+    LaTeX argument, exponent or product (the ``2`` of ``\\frac{1}{2}``, ``x^2``, ``5\\sqrt{2}``, ``2\\pi``), a
+    hedged or scaled value (``5 or more``, ``2 million``, ``10 minus 3``) or an operand of arithmetic
+    (``9 * 2``; a result after ``=`` is fine).
     """
     if ends_inside_math(text):
         return None
-    last = None
-    for match in _NUMBER_TOKEN.finditer(text):
-        start = match.start()
-        if text[start] in "-+−" and start > 0 and (text[start - 1].isalnum() or text[start - 1] in ")}]"):
-            start += 1  # a binary minus or plus, not a sign
-        if _stands_alone(text, start, match.end()):
-            last = (start, match.end())
-    return None if last is None else _bounded(text[last[0] : last[1]], max_chars)
+    last = _last_match(_NUMBER_TOKEN, text)
+    if last is None:
+        return None
+    start = last.start()
+    if text[start] in "-+−" and start > 0 and (text[start - 1].isalnum() or text[start - 1] in ")}]"):
+        start += 1  # a binary minus or plus, not a sign
+    if not _stands_alone(text, start, last.end()):
+        return None
+    return _bounded(text[start : last.end()], max_chars)
 
 
 def _stands_alone(text: str, start: int, end: int) -> bool:
@@ -450,11 +473,39 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
 
 
 def _hedged(text: str, start: int, end: int) -> bool:
-    """``5 or more``, ``2 million``, ``3 times``, ``5 or 6``: the number is hedged or scaled, it is not the answer."""
-    if _OR_BEFORE.search(text, max(0, start - 4), start):
+    """``5 or more``, ``2 million``, ``3 times``, ``5 or 6``, ``10 minus 3``: the number is hedged or scaled
+    (it is not the answer), or an operand of arithmetic (``16 - 3``, ``9 * 2``: only a result after ``=`` is)."""
+    before = _WORD_BEFORE.search(text, max(0, start - 12), start)
+    if before is not None and before.group(1).lower() in _SCALING_BEFORE:
         return True
     word = _NEXT_WORD.match(text, end)
-    return word is not None and word.group(1).lower() in _VALUE_WORDS
+    if word is not None and word.group(1).lower() in _VALUE_WORDS:
+        return True
+    return _operand_before(text, start) or _operand_after(text, end)
+
+
+def _operand_before(text: str, start: int) -> bool:
+    i = start - 1
+    while i >= 0 and text[i] == " ":
+        i -= 1
+    if i < 0 or text[i] not in _ARITHMETIC:
+        return False
+    i -= 1
+    while i >= 0 and text[i] == " ":
+        i -= 1
+    return i >= 0 and (text[i].isalnum() or text[i] in ")]}")
+
+
+def _operand_after(text: str, end: int) -> bool:
+    i = end
+    while i < len(text) and text[i] == " ":
+        i += 1
+    if i >= len(text) or text[i] not in _ARITHMETIC + "^":
+        return False
+    i += 1
+    while i < len(text) and text[i] == " ":
+        i += 1
+    return i < len(text) and (text[i].isalnum() or text[i] in "($\\")
 
 
 def _wordlike(char: str) -> bool:

@@ -29,6 +29,16 @@ _WORD = re.compile(r"(?<![\\A-Za-z])(?=[A-Z]?[a-z])[A-Za-z]{4,}(?![A-Za-z])")  #
 _FUNCTIONS = frozenset("sqrt frac sinh cosh tanh arcsin arccos arctan infty prime matrix pmatrix bmatrix vmatrix array cases".split())
 _AS_WRITTEN_NOISE = re.compile(r"\\(?:text\w*|mathrm|mbox|operatorname)|[\s{}\\.,;:!?'\"()\[\]]")
 
+# Reading the left side of an equation: subscripts, call arguments and decorations go; a named quantity
+# is then letters only.
+_SUBSCRIPT = re.compile(r"_(?:\{[^{}]*\}|\\?\w)")
+_CALL_ARGUMENTS = re.compile(r"(?<=[A-Za-z}])\([^()]*\)")
+_NAME_NOISE = re.compile(
+    r"\\(?:text\w*|mathrm|mathbf|operatorname|overline|overrightarrow|vec|hat|bar|angle|triangle|measuredangle"
+    r"|sin|cos|tan|cot|sec|csc|log|ln|frac|left|right|times|cdot|div|pm|alpha|beta|gamma|delta|theta|phi|lambda|mu|sigma|omega|pi)"
+    r"(?![A-Za-z])|\^\{\\prime+\}|[\s{}|+:/\\(),]"
+)
+
 _REQUIRES = ("rewardhub.rewards.math.checker:warm_up",)
 # One answer of each shape, so that the parser's and sympy's first-use costs are paid at worker start.
 _WARM_UP = [("3", "x = 3"), ("\\frac{1}{2}", "0.5"), ("2\\sqrt{3}", "\\sqrt{12}"), ("2\\pi", "6.28"),
@@ -130,10 +140,43 @@ def _in_process_check(gold: str, answer: str) -> Check | None:
     fast = _fast_verdict(gold, answer)
     if fast is not None:
         return Check("equal" if fast else "not equal", "exact")
+    left = _unnamed_equation(gold, answer)
+    if left is not None:
+        return Check("not equal", f"an equation for {left}, not a value")
     if _has_words(gold) or _has_words(answer):
         same = _as_written(gold) == _as_written(answer)
         return Check("equal" if same else "not equal", "compared as written")
     return None
+
+
+def _unnamed_equation(gold: str, answer: str) -> str | None:
+    """The left side of ``answer`` when it is an equation about something that is not a named quantity
+    (``2x = 6``, ``x^2 = 4``, ``x + 2 = 5``) while the gold is a value: its right side is no claim about
+    the asked value (the parser would compare 6 with the gold). Named quantities (``x``, ``f(3)``,
+    ``a + b``, ``AB``, ``\\angle A``) and pure arithmetic (``2 \\times 9 = 18``) pass."""
+    sides = _top_level_split(answer, "=")
+    if len(sides) < 2 or len(_top_level_split(gold, "=")) > 1:
+        return None
+    left = sides[0]
+    if not any(char.isalpha() for char in _NAME_NOISE.sub("", left)):
+        return None  # arithmetic: "2 \\times 9 = 18"
+    name = _NAME_NOISE.sub("", _CALL_ARGUMENTS.sub("", _SUBSCRIPT.sub("", left)))
+    return None if name.isalpha() else left.strip()
+
+
+def _top_level_split(text: str, separator: str) -> list[str]:
+    """``text`` split at each ``separator`` outside braces, brackets and parentheses (``<=``, ``\\neq`` untouched)."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "{[(":
+            depth += 1
+        elif char in "}])":
+            depth -= 1
+        elif char == separator and depth == 0 and text[i - 1 : i] not in ("<", ">", "!", "\\"):
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
 
 
 def _has_words(text: str) -> bool:

@@ -15,7 +15,7 @@ import re
 
 _FRAC_OR_SQRT = re.compile(r"\\(?:frac|sqrt)(?![A-Za-z])")
 _CONTROL_WORD = re.compile(r"\\[A-Za-z]+|\\.")
-_FUNCTION_CALL = re.compile(r"(?<![\\A-Za-z])(sqrt|exp|abs|sin|cos|tan|cot|sec|csc|log|ln)\(")
+_FUNCTION_CALL = re.compile(r"(?<![\\A-Za-z])(sqrt|exp|abs|Abs|Rational|sin|cos|tan|cot|sec|csc|log|ln)\(")
 _POWER = re.compile(r"\*\*")
 _TIMES = re.compile(r"(?<![*\\])\*(?![*}])")  # not \begin{align*}
 _PYTHON_CONSTANT = re.compile(r"(?<![\\A-Za-z])(pi|oo)(?![A-Za-z])")
@@ -114,7 +114,8 @@ def _python_to_latex(text: str) -> str:
 
 
 def _calls(text: str) -> str:
-    """``sqrt(...)`` -> ``\\sqrt{...}``, ``exp(...)`` -> ``e^{...}``, ``abs(...)`` -> ``|...|``, ``sin(`` -> ``\\sin(``."""
+    """``sqrt(...)`` -> ``\\sqrt{...}``, ``exp(...)`` -> ``e^{...}``, ``abs(...)`` -> ``|...|``,
+    ``Rational(1, 3)`` -> ``\\frac{1}{3}``, ``sin(`` -> ``\\sin(``."""
     out: list[str] = []
     i = 0
     for call in _FUNCTION_CALL.finditer(text):
@@ -129,8 +130,11 @@ def _calls(text: str) -> str:
             out.append("\\sqrt{" + inner + "}")
         elif name == "exp":
             out.append("e^{" + inner + "}")
-        elif name == "abs":
+        elif name in ("abs", "Abs"):
             out.append("\\left|" + inner + "\\right|")
+        elif name == "Rational" and inner.count(",") == 1:
+            numerator, denominator = inner.split(",")
+            out.append("\\frac{" + numerator.strip() + "}{" + denominator.strip() + "}")
         else:
             out.append("\\" + name + "(" + inner + ")")
         i = close + 1

@@ -88,6 +88,32 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     return s
 
 
+# Units by what they measure in: two answers in different units of this table are different answers
+# (5 km is not 5 cm), whatever their numbers; units outside it are simply dropped.
+_UNITS = {
+    unit: name
+    for name, spellings in {
+        "mm": "mm millimeter millimeters millimetre millimetres", "cm": "cm centimeter centimeters centimetre centimetres",
+        "m": "m meter meters metre metres", "km": "km kilometer kilometers kilometre kilometres",
+        "inch": "in inch inches", "foot": "ft foot feet", "yard": "yd yard yards", "mile": "mi mile miles",
+        "mg": "mg milligram milligrams", "g": "g gram grams", "kg": "kg kilogram kilograms",
+        "pound": "lb lbs pound pounds", "ounce": "oz ounce ounces", "second": "s sec secs second seconds",
+        "minute": "min mins minute minutes", "hour": "h hr hrs hour hours", "day": "day days",
+        "week": "week weeks", "month": "month months", "year": "yr yrs year years",
+        "ml": "ml milliliter milliliters millilitre millilitres", "l": "l liter liters litre litres",
+        "dollar": "dollar dollars", "cent": "cent cents", "euro": "euro euros",
+    }.items()
+    for unit in spellings.split()
+}  # fmt: skip
+_NUMBER_WITH_UNIT = re.compile(r"\$?\s*-?[\d.,{}]+\s*(?:\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{\s*)?([A-Za-z]+)\}?\.?")
+
+
+def unit_of(answer: str) -> str | None:
+    """The unit of a number-and-unit answer (``5 km``, ``5\\text{ km}``) when it is in the table, else None."""
+    match = _NUMBER_WITH_UNIT.fullmatch(answer.strip().replace("$", "").strip())
+    return None if match is None else _UNITS.get(match.group(1).lower())
+
+
 # ----- the exact fast path ---------------------------------------------------------------------------
 _EQUATION = re.compile(r"([A-Za-z])\s*=\s*([^=]+)")
 _BRACKETED = re.compile(r"([(\[])([^()\[\]]*,[^()\[\]]*)([)\]])")

@@ -15,7 +15,7 @@ from rewardhub import Batch, Reward, Score, hookimpl
 
 from ..extract import Extraction, bare, extract_answer, gsm8k, read_answer
 from .checker import Check, MathChecker
-from .literals import Scalar, normalize, parse_literal
+from .literals import Scalar, normalize, parse_literal, unit_of
 
 # The answer tag first (even truncated: R1-style prompts ask for it), then the later of the last box and
 # the last "the answer is", then GSM8K's ####.
@@ -108,6 +108,9 @@ class MathReward(Reward):
             return Score(0.0, "no answer found", False)
         if len(found.answer) > self.max_answer_chars:
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False)
+        units = unit_of(gold_answer(gold_text) or ""), unit_of(found.answer)
+        if None not in units and units[0] != units[1]:
+            return Score(0.0, f"not equal: {_short(found.answer)} is in {units[1]}, the gold in {units[0]}", False)
         gold_is_number = isinstance(parse_literal(gold), Scalar)
         answer = normalize(found.answer, decimal_comma=gold_is_number)
         if not answer:
