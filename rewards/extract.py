@@ -147,15 +147,19 @@ def _matching_brace(text: str, open_index: int, end: int) -> int | None:
     return None
 
 
-def _separator_gap(gap: str) -> bool:
-    """Whether the text between two boxes or spans joins them into one answer: nothing but spacing, or a
-    separator or two (a comma, "and", "or") with at most a few other words (``papers and``, ``for part (a)
-    and``). ``then``, ``was wrong, the answer is``, ``no no no`` and ``and and or thus`` do not join."""
+def _separator_gap(gap: str, other_words: int = _MAX_GAP_WORDS) -> bool:
+    """Whether the text between two boxes or spans joins them into one answer: nothing but spacing, or one
+    or two separators (a comma, "and", "or") with at most ``other_words`` other words on the same line
+    (``papers and``, ``for part (a) and`` between boxes). ``then``, ``was wrong, the answer is``,
+    ``no no no``, ``and and or thus`` and a new sentence (``.\\nTherefore,``) do not join."""
     if len(gap) > _MAX_GAP:
         return False
     words = _GAP_NOISE.sub(" ", gap).split()
     separators = sum(word.lower() in _SEPARATORS for word in words) + gap.count(",") + gap.count(";")
-    return not words or (0 < separators <= 2 and len(words) - separators <= _MAX_GAP_WORDS)
+    others = len(words) - sum(word.lower() in _SEPARATORS for word in words)
+    if others and "\n" in gap:
+        return False
+    return not words or (0 < separators <= 2 and others <= other_words)
 
 
 # ----- answer tags, GSM8K, "the answer is" -------------------------------------------------------------
@@ -362,7 +366,7 @@ def last_math(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None
         return None
     parts = [_clean_span(spans[-1][2])]
     for (_, end, content), (next_start, _, _) in zip(reversed(spans[:-1]), reversed(spans[1:]), strict=True):
-        if not _separator_gap(text[end:next_start]):
+        if not _separator_gap(text[end:next_start], other_words=0):
             break
         parts.append(_clean_span(content))
     return _bounded(", ".join(reversed(parts)), max_chars)

@@ -20,6 +20,7 @@ _POWER = re.compile(r"\*\*")
 _TIMES = re.compile(r"(?<![*\\])\*(?![*}])")  # not \begin{align*}
 _PYTHON_CONSTANT = re.compile(r"(?<![\\A-Za-z])(pi|oo)(?![A-Za-z])")
 _OPERAND = re.compile(r"\s*[-+]?\s*(?:[A-Za-z0-9_.]+|\\[A-Za-z]+)")
+_MAX_DEPTH = 50  # nesting beyond this is left as written (the parser's deadline handles what remains)
 _INTEGER_LITERAL = re.compile(r"(?<![\w.])0(?:[xX][0-9a-fA-F]+|[bB][01]+|[oO][0-7]+)(?![\w.])")
 _TEXT_OR_PRIME = re.compile(r"\\text\w*\s*\{[^{}]*\}|(?<=[A-Za-z0-9)}\]])(?:'|\u2032)+")
 
@@ -40,8 +41,10 @@ def _prime(match: re.Match[str]) -> str:
 # ----- \frac and \sqrt arguments, as TeX reads them -----------------------------------------------------
 
 
-def _braced_arguments(text: str) -> str:
+def _braced_arguments(text: str, depth: int = 0) -> str:
     """Every argument of ``\\frac`` (two) and ``\\sqrt`` (one, after an optional ``[n]``) in braces."""
+    if depth > _MAX_DEPTH:
+        return text
     out: list[str] = []
     i = 0
     while i < len(text):
@@ -60,14 +63,14 @@ def _braced_arguments(text: str) -> str:
                 out.append(text[j : close + 1])
                 i = close + 1
         for _ in range(2 if command.group() == "\\frac" else 1):
-            argument, i = _argument(text, _skip_spaces(text, i))
+            argument, i = _argument(text, _skip_spaces(text, i), depth)
             if argument is None:
                 break
             out.append("{" + argument + "}")
     return "".join(out)
 
 
-def _argument(text: str, i: int) -> tuple[str | None, int]:
+def _argument(text: str, i: int, depth: int) -> tuple[str | None, int]:
     """The argument starting at ``i`` (a braced group, a control word or one character) and where it ends."""
     if i >= len(text) or text[i] in "}]^_&":
         return None, i
@@ -75,7 +78,7 @@ def _argument(text: str, i: int) -> tuple[str | None, int]:
         close = _matching(text, i, "{", "}")
         if close is None:
             return None, i
-        return _braced_arguments(text[i + 1 : close]), close + 1
+        return _braced_arguments(text[i + 1 : close], depth + 1), close + 1
     word = _CONTROL_WORD.match(text, i)
     if word is not None:
         return word.group(), word.end()
@@ -113,9 +116,11 @@ def _python_to_latex(text: str) -> str:
     return _PYTHON_CONSTANT.sub(lambda constant: "\\pi " if constant.group() == "pi" else "\\infty ", text)
 
 
-def _calls(text: str) -> str:
+def _calls(text: str, depth: int = 0) -> str:
     """``sqrt(...)`` -> ``\\sqrt{...}``, ``exp(...)`` -> ``e^{...}``, ``abs(...)`` -> ``|...|``,
     ``Rational(1, 3)`` -> ``\\frac{1}{3}``, ``sin(`` -> ``\\sin(``."""
+    if depth > _MAX_DEPTH:
+        return text
     out: list[str] = []
     i = 0
     for call in _FUNCTION_CALL.finditer(text):
@@ -124,7 +129,7 @@ def _calls(text: str) -> str:
         close = _matching(text, call.end() - 1, "(", ")")
         if close is None:
             continue
-        name, inner = call.group(1), _calls(text[call.end() : close])
+        name, inner = call.group(1), _calls(text[call.end() : close], depth + 1)
         out.append(text[i : call.start()])
         if name == "sqrt":
             out.append("\\sqrt{" + inner + "}")
@@ -142,8 +147,10 @@ def _calls(text: str) -> str:
     return "".join(out)
 
 
-def _powers(text: str) -> str:
+def _powers(text: str, depth: int = 0) -> str:
     """``x**(n+1)`` -> ``x^{(n+1)}``, ``2**-1`` -> ``2^{-1}``: the operand after ``**`` in braces."""
+    if depth > _MAX_DEPTH:
+        return text
     out: list[str] = []
     i = 0
     for power in _POWER.finditer(text):
@@ -159,7 +166,7 @@ def _powers(text: str) -> str:
         else:
             operand = _OPERAND.match(text, j)
             end = j if operand is None else operand.end()
-        out.append("^{" + sign + _powers(text[j:end]) + "}")
+        out.append("^{" + sign + _powers(text[j:end], depth + 1) + "}")
         i = end
     out.append(text[i:])
     return "".join(out)

@@ -48,10 +48,11 @@ def gold_answer(gold: Any) -> str | None:
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def _gold(value: str) -> str | None:
-    """The normalised gold answer of a gold column value (golds repeat every step and epoch: cached)."""
+def _gold(value: str, max_chars: int) -> str | None:
+    """The normalised gold answer of a gold column value (golds repeat every step and epoch: cached);
+    an answer longer than ``max_chars`` comes back as written, for the caller to report."""
     answer = gold_answer(value)
-    return None if answer is None else normalize(answer)
+    return answer if answer is None or len(answer) > max_chars else normalize(answer)
 
 
 class MathReward(Reward):
@@ -100,7 +101,7 @@ class MathReward(Reward):
         if gold_value is None or isinstance(gold_value, bool) or not str(gold_value).strip():
             return Score(None, f"no gold answer in column {self.column!r}")
         gold_text = str(gold_value).strip()
-        gold = _gold(gold_text) if len(gold_text) <= 20 * self.max_answer_chars else None
+        gold = _gold(gold_text, self.max_answer_chars) if len(gold_text) <= 20 * self.max_answer_chars else None
         if not gold or len(gold) > self.max_answer_chars:
             return Score(None, f"gold unparseable: no answer of at most {self.max_answer_chars} chars found in it")
         found = find_answer(text, last_number=self.last_number)
