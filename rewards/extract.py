@@ -61,8 +61,9 @@ _NUMBER_TOKEN = re.compile(
     r"[-+−]?(?:(?:\d+(?:(?:,|\{,\}|,\\!)\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?"
 )
 _UNIT_AFTER_NUMBER = re.compile(r"(?:cm|mm|km|kg|mg|ml|mph|min|m|g|s|h|l)(?![A-Za-z])")
-_WORD_BEFORE = re.compile(r"([A-Za-z]+)\s{1,3}$")
-_SCALING_BEFORE = frozenset({"or", "minus", "plus", "times", "than", "over"})  # "10 minus 3", "more than 5"
+_WORD_BEFORE = re.compile(r"([A-Za-z']+)\s{1,3}$")
+# "10 minus 3", "more than 5", "5 or 6", "not 12": the number after these words is not the answer
+_SCALING_BEFORE = frozenset({"or", "minus", "plus", "times", "than", "over", "not", "never", "isn't", "aren't", "wasn't"})
 _ARITHMETIC = "+-*/×÷·−"
 _NEXT_WORD = re.compile(r"\s{0,3}(?:\\text\{\s*)?([A-Za-z]+)")
 _ALLOWED_AFTER = re.compile(r"\\(?:[%$,;!: )\]]|text|mbox|mathrm|quad|qquad)")
@@ -479,7 +480,7 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
 def _hedged(text: str, start: int, end: int) -> bool:
     """``5 or more``, ``2 million``, ``3 times``, ``5 or 6``, ``10 minus 3``: the number is hedged or scaled
     (it is not the answer), or an operand of arithmetic (``16 - 3``, ``9 * 2``: only a result after ``=`` is)."""
-    before = _WORD_BEFORE.search(text, max(0, start - 12), start)
+    before = _WORD_BEFORE.search(text, max(0, start - 14), start)
     if before is not None and before.group(1).lower() in _SCALING_BEFORE:
         return True
     word = _NEXT_WORD.match(text, end)

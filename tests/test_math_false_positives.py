@@ -52,6 +52,11 @@ WRONG = {
         ("5", r"\boxed{5 \pm 1}"),
         ("3", r"\boxed{3, 4}"),
     ],
+    "mixed numbers read as products": [(r"\pi", r"\boxed{2\frac{1}{2}\pi}"), ("1", r"\boxed{2\frac{1}{2}}")],
+    "negated numbers": [
+        ("12", "The answer is 13, not 12"),
+        ("12", "It is not 12."),
+    ],
     "arithmetic operands are not results": [
         ("4", "She has 16 - 3 - 4"),
         ("2", "So the total is 9 * 2"),
@@ -134,7 +139,8 @@ RIGHT = {
     ],
     "hex literals": [("0x1f", r"\boxed{31}"), ("0x1f", r"\boxed{0x1F}")],
     "primes": [("f'(x)", r"\boxed{f'(x)}"), ("E'", r"\boxed{E^{\prime}}"), ("2x", r"\boxed{f'(x) = 2x}")],
-    "mixed numbers": [("3128.5", r"\boxed{3128 1/2}"), ("918.5", r"\boxed{918\frac{1}{2}}"), ("7/2", "#### 3 1/2")],
+    "mixed numbers": [("3128.5", r"\boxed{3128 1/2}"), ("918.5", r"\boxed{918\frac{1}{2}}"), ("7/2", "#### 3 1/2"),
+                      ("5/2", r"\boxed{2 \frac{1}{2}}"), (r"\frac{5\pi}{2}", r"\boxed{2\frac{1}{2}\pi}")],
     "text and tags": [
         ("18", "<answer>The answer is 18.</answer>"),
         ("8000", "<answer>#### 8,000</answer>"),
@@ -143,7 +149,9 @@ RIGHT = {
         ("Evelyn", r"\boxed{\text{Evelyn}}"),
         ("5", "\\[\n\\text{Answer: } 5\n\\]"),
     ],
-    "units": [("18", "#### 18 dollars"), ("18", r"\boxed{18\text{ dollars}}"), ("5 km", r"\boxed{5 \text{ km}}")],
+    "units": [("18", "#### 18 dollars"), ("18", r"\boxed{18\text{ dollars}}"), ("5 km", r"\boxed{5 \text{ km}}"),
+              ("1/3", r"$\frac{1}{3}\,\text{m}$")],
+    "markdown": [("12", "**12**"), ("12", "The answer is **12**."), ("12", "Answer: **12** apples")],
     "named quantities": [("5", r"So $a + b = 5$."), ("7", r"Hence $f(3) = 7$."), ("11", r"$x = 5+5+1 = 7 = 11$")],
 }
 

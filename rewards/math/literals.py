@@ -21,6 +21,7 @@ from ..extract import is_unit_word
 from .latex import to_parseable_latex
 
 # ----- normalisation ----------------------------------------------------------------------------------
+_BOLD = re.compile(r"\*\*([^*]+)\*\*")
 _THOUSANDS_MARK = re.compile(r"(?<=\d)\s*(?:\{\s*,\s*\}|,\s*\\!)\s*(?=\d)")  # 14{,}916 and 12,\!000
 _SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])")
 _INVISIBLE = re.compile(r"\\(?:color\{[^{}]*\}|phantom\{[^{}]*\})")
@@ -31,6 +32,8 @@ _PERCENT_WORD = re.compile(r"(?<=\d)\s*(?:percentage|percent|pct)\b")
 _WRAPPER = re.compile(r"\\(?:text|textbf|textnormal|textrm|mathrm|mbox|mathbf)\{([^{}]*)\}")
 _UNIT = re.compile(r"(.*?[\d}])\s*\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{([^{}]*)\}(?:\^\{?\d\}?)?")
 _MODULUS = re.compile(r"\s*(?:\\pmod\s*\{[^{}]*\}|\\pmod\s*\w+|\(\s*\\b?mod\s*\w+\s*\)|\\b?mod\s*\w+)\s*$")
+# 2\frac{1}{2} is two and a half, also inside a product (2\frac{1}{2}\pi), where the parser would multiply
+_MIXED_TEX = re.compile(r"(?<![\w.}^_\\])(\d+)\s*\\frac\{(\d+)\}\{(\d+)\}")
 _MIXED_SLASH = re.compile(r"(-?\d+)\s+(\d+)/(\d+)")  # "3128 1/2" is 3128 and a half, as 918\frac{1}{2} is
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+(?:\.\d+)?")
@@ -45,7 +48,7 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     ``decimal_comma``: read ``3,5`` as 3.5 (only when the other side is a single number; otherwise it
     is a list of two values).
     """
-    s = answer.strip().replace("\u2212", "-")
+    s = _BOLD.sub(r"\1", answer).strip().strip("*").strip().replace("\u2212", "-")  # markdown **12**
     s = _THOUSANDS_MARK.sub("", s).replace("{,}", ",")
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     s = _SIZING.sub("", s)
@@ -62,7 +65,8 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     unit = _UNIT.fullmatch(s)
     if unit:  # "5\text{ cm}" -> "5"; "5\text{ or more}" -> "5 or more" (the parser would drop it as a unit)
         words = unit.group(2).split()
-        s = unit.group(1) if all(map(is_unit_word, words)) else " ".join([unit.group(1), *words])
+        units = all(is_unit_word(word) or (len(word) == 1 and word.isalpha()) for word in words)  # \text{ m}
+        s = unit.group(1) if units else " ".join([unit.group(1), *words])
     s = s.removeprefix("\\(").removesuffix("\\)").removeprefix("\\[").removesuffix("\\]").strip()
     s = s.rstrip(".").strip()  # a sentence's full stop
     s = s[:-1].rstrip() if s.endswith("\\") and not s.endswith("\\\\") else s  # a stray backslash
@@ -71,6 +75,8 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     mixed = _MIXED_SLASH.fullmatch(s)
     if mixed:
         s = f"{mixed.group(1)}\\frac{{{mixed.group(2)}}}{{{mixed.group(3)}}}"
+    if not _MIXED_TEX.fullmatch(s.lstrip("-")):  # alone, the parser reads it as mixed already (and so do we)
+        s = _MIXED_TEX.sub(r"(\1+\\frac{\2}{\3})", s)
     if s.startswith(("0,", "-0,")) and _DECIMAL_COMMA.fullmatch(s):
         s = s.replace(",", ".")  # "0,111" cannot be thousands
     elif _THOUSANDS.fullmatch(s):
@@ -268,7 +274,7 @@ class _Parser:
         return self.i == len(self.tokens)
 
     def peek(self) -> str | None:
-        return self.tokens[self.i] if self.i < len(self.tokens) else None
+        return self.tokens[self.i] if self.i < len(self.tokens) else None  # past the end after a deferral
 
     def take(self, expected: str | None = None) -> str | None:
         token = self.peek()
@@ -302,9 +308,13 @@ class _Parser:
         return result
 
     def mixed_number(self) -> tuple[Fraction, int, int, bool] | None:
+        """``918\\frac{1}{2}`` alone is 918.5; followed by more (``2\\frac{1}{2}\\pi``) Math-Verify reads a product."""
         window = self.tokens[self.i : self.i + 8]
         shape = [token if not token.isdigit() else "n" for token in window]
         if shape != ["n", "\\frac", "{", "n", "}", "{", "n", "}"] or int(window[6]) == 0:
+            return None
+        if self.i + 8 < len(self.tokens) and self.tokens[self.i + 8] != "}":
+            self.i = len(self.tokens) + 1  # neither reading is certain: the literal is left to the full path
             return None
         self.i += 8
         return (int(window[0]) + Fraction(int(window[3]), int(window[6])), 1, 0, False)
