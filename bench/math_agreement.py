@@ -32,7 +32,8 @@ VERIFIERS = ("math", "exact_match", "math_verify", "trl")
 class Case:
     gold: str
     answer: str
-    truth: bool
+    truth: bool  # the verdict scored against: the suite's, or ours on a disputed row
+    expected: bool  # the suite's own verdict
     disputed: bool
     where: str
 
@@ -49,7 +50,7 @@ def load_suites(directory: Path = CORPUS) -> list[Suite]:
     for path in sorted(directory.glob("*.json")):
         data = json.loads(path.read_text())
         cases = [
-            Case(row["gold"], row["answer"], row.get("verdict", row["expected"]), "disputed" in row,
+            Case(row["gold"], row["answer"], row.get("verdict", row["expected"]), row["expected"], "disputed" in row,
                  row.get("case", f"{data['suite']}[{i}]"))
             for i, row in enumerate(data["cases"])
         ]  # fmt: skip
@@ -103,12 +104,14 @@ class Tally:
     agreement: float
     false_positives: int
     misses: list[tuple[Case, float | None]]
+    as_written: float  # agreement with the suite's own verdicts, disputed rows included as its authors meant them
 
 
 def tally(suite: Suite, values: list[float | None]) -> Tally:
     misses = [(case, value) for case, value in zip(suite.cases, values, strict=True) if (value == 1.0) != case.truth]
     false_positives = sum(1 for case, value in misses if value == 1.0)
-    return Tally(1 - len(misses) / len(suite.cases), false_positives, misses)
+    as_written = sum((value == 1.0) == case.expected for case, value in zip(suite.cases, values, strict=True))
+    return Tally(1 - len(misses) / len(suite.cases), false_positives, misses, as_written / len(suite.cases))
 
 
 def main() -> None:
@@ -124,6 +127,7 @@ def main() -> None:
     header = f"{'suite':<18}{'cases':>6}{'disputed':>9}" + "".join(f"{v:>22}" for v in verifiers)
     print(header + "\n" + " " * 33 + "".join(f"{'agree':>14}{'FP':>8}" for _ in verifiers))
     seconds = dict.fromkeys(verifiers, 0.0)
+    as_written = []
     for suite in suites:
         results = {}
         for verifier in verifiers:
@@ -133,10 +137,13 @@ def main() -> None:
         disputed = sum(case.disputed for case in suite.cases)
         row = f"{suite.name:<18}{len(suite.cases):>6}{disputed:>9}"
         print(row + "".join(f"{results[v].agreement:>14.1%}{results[v].false_positives:>8}" for v in verifiers))
+        as_written.append(f"{suite.name:<33}" + "".join(f"{results[v].as_written:>14.1%}{'':>8}" for v in verifiers))
         if "math" in results:
             for case, value in results["math"].misses[: args.show]:
                 print(f"    math {value} (expected {case.truth}) {case.where}: gold {case.gold[:60]!r} "
                       f"answer ...{case.answer[-120:]!r}")  # fmt: skip
+    print("agreement with the suites' own verdicts (disputed rows as their authors expected):")
+    print("\n".join(as_written))
     print("seconds: " + ", ".join(f"{v} {s:.1f}" for v, s in seconds.items()))
 
 
