@@ -61,7 +61,7 @@ def main() -> None:
     from transformers import AutoModelForSequenceClassification
 
     from rewardhub.rewards.reward_model import RewardModelReward
-    from rewardhub.tiny_models import load_tokenizer, make_seq_classifier
+    from rewardhub.testing.tiny_models import load_tokenizer, make_seq_classifier
 
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as tmp:

@@ -29,7 +29,7 @@ def main() -> None:
     from transformers import PrinterCallback
     from trl import GRPOConfig, GRPOTrainer
 
-    from rewardhub.tiny_models import tiny_chat_model
+    from rewardhub.testing.tiny_models import tiny_chat_model
     from rewardhub.trainers.grpo import trainer_rewards
 
     torch.set_num_threads(1)

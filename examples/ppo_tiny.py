@@ -24,7 +24,7 @@ def main() -> None:
 
     import torch
 
-    from rewardhub.tiny_models import tiny_chat_model
+    from rewardhub.testing.tiny_models import tiny_chat_model
     from rewardhub.trainers.ppo import PPORewards
     from rewardhub.trainers.ppo_loop import PPOConfig, PPOLoop
 

@@ -6,15 +6,22 @@
                 args=GRPOConfig(..., reward_weights=rewards.reward_weights))
 """
 
+from importlib import metadata as _metadata
+
 from . import _moved
-from .batch import Batch, Row, Score
+from ._batch import Batch, Row, Score
+from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
+from ._decorators import batch_reward, sample_reward
+from ._registry import get, list_rewards, registry
+from ._reward import AsyncReward, BatchResult, Reward
 from .completions import completion_text
-from .compose import GatedReward, RewardSet, WeightedReward, load
 from .errors import (
     ConfigError,
     DuplicateRewardError,
+    InfrastructureError,
     InputFileError,
     MissingColumnError,
+    OutputFileError,
     PluginLoadError,
     RewardContractError,
     RewardhubError,
@@ -22,12 +29,12 @@ from .errors import (
     UnknownRewardError,
     WorkerStartupError,
 )
-from .functional import batch_reward, sample_reward
 from .hookspecs import hookimpl
-from .registry import get, list_rewards, registry
-from .reward import AsyncReward, BatchResult, Reward
 
-__version__ = "0.1.0"
+try:
+    __version__ = _metadata.version("rewardhub")
+except _metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 _moved.install()
 
@@ -38,8 +45,10 @@ __all__ = [
     "ConfigError",
     "DuplicateRewardError",
     "GatedReward",
+    "InfrastructureError",
     "InputFileError",
     "MissingColumnError",
+    "OutputFileError",
     "PluginLoadError",
     "Reward",
     "RewardContractError",
@@ -48,6 +57,7 @@ __all__ = [
     "RewardhubError",
     "Row",
     "Score",
+    "SetResult",
     "UnknownRewardError",
     "WeightedReward",
     "WorkerStartupError",

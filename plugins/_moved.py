@@ -15,6 +15,29 @@ import warnings
 from types import ModuleType
 
 MOVED: dict[str, str] = {
+    # The core's implementation modules became private (``rewardhub.registry`` is not listed: that name is
+    # the registry object, which an alias module would overwrite).
+    "rewardhub.plugins": "rewardhub._manager",
+    "rewardhub.batch": "rewardhub._batch",
+    "rewardhub.reward": "rewardhub._reward",
+    "rewardhub.functional": "rewardhub._decorators",
+    "rewardhub.config": "rewardhub._config",
+    "rewardhub.compose": "rewardhub._compose",
+    "rewardhub.loop": "rewardhub._aio",
+    "rewardhub.io": "rewardhub._io",
+    "rewardhub.scoring": "rewardhub._score_file",
+    "rewardhub.builtin_commands": "rewardhub.cli",
+    # Concerns spanning several files became subpackages.
+    "rewardhub.cases": "rewardhub.testing.cases",
+    "rewardhub.pytest_plugin": "rewardhub.testing.pytest_plugin",
+    "rewardhub.tiny_models": "rewardhub.testing.tiny_models",
+    "rewardhub.report_html": "rewardhub.report.html",
+    "rewardhub.report_plots": "rewardhub.report.plots",
+    "rewardhub.report_stats": "rewardhub.report.stats",
+    "rewardhub.report_training": "rewardhub.report.training",
+    "rewardhub.report_command": "rewardhub.report.command",
+    "rewardhub.preference_commands": "rewardhub.preference.command",
+    "rewardhub.trainers.rm_commands": "rewardhub.trainers.commands",
     "rewardhub.rewards.mathematics": "rewardhub.rewards.math.reward",
     "rewardhub.rewards.math_literals": "rewardhub.rewards.math.literals",
     "rewardhub.rewards.judge_cache": "rewardhub.rewards.judge.cache",

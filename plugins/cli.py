@@ -1,4 +1,5 @@
-"""The ``rewardhub`` command line. Subcommands come from the ``register_commands`` hook.
+"""The ``rewardhub`` command line. Subcommands come from the ``register_commands`` hook; this module
+is the built-in plugin that registers the core's own (list, score, check).
 
 Exit codes: 0 ok, 1 check failures, 2 usage or config errors.
 """
@@ -10,8 +11,9 @@ import json
 import sys
 from collections.abc import Sequence
 
+from ._manager import load_plugins, plugin_hooks, pm
 from .errors import RewardhubError
-from .plugins import load_plugins, plugin_hooks, pm
+from .hookspecs import hookimpl
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
 
@@ -40,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
-def add_core_commands(subparsers: argparse._SubParsersAction) -> None:
+@hookimpl
+def register_commands(subparsers: argparse._SubParsersAction) -> None:
     """The core's own subcommands: list, score, check."""
     list_parser = subparsers.add_parser("list", help="list installed rewards and plugins")
     list_parser.add_argument("--json", action="store_true", help="machine-readable output")
@@ -50,8 +53,11 @@ def add_core_commands(subparsers: argparse._SubParsersAction) -> None:
     score_parser = subparsers.add_parser("score", help="score a file of completions with a reward config")
     score_parser.add_argument("--config", "-c", required=True, help="reward config (.yaml, .toml or .json)")
     score_parser.add_argument("input", help="JSONL (or - for stdin), Parquet, or a saved datasets folder")
-    score_parser.add_argument("-o", "--output", default="-", help="JSONL output path (default: stdout)")
-    score_parser.add_argument("--batch-size", type=int, default=256, help="rows per scoring batch (default 256)")
+    score_parser.add_argument("-o", "--output", default="-",
+                              help="output by extension: .jsonl (default: - for stdout), .parquet, else a datasets folder")
+    score_parser.add_argument("--batch-size", type=int, default=256,
+                              help="rows per scoring batch (default 256); batches end between prompts, and a "
+                              "prompt with over max(batch size, 1024) rows is split")
     score_parser.add_argument("--report", metavar="HTML", help="also write an HTML reward report")
     score_parser.add_argument("--progress", action="store_true", help="force the progress bar (default: on a TTY)")
     score_parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
@@ -64,7 +70,7 @@ def add_core_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from .registry import list_rewards
+    from ._registry import list_rewards
 
     if args.plugins:
         rows = plugin_hooks()
@@ -90,7 +96,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from .scoring import score_file
+    from ._score_file import score_file
 
     if args.batch_size < 1:
         print("rewardhub: error: --batch-size must be at least 1", file=sys.stderr)
@@ -102,12 +108,8 @@ def _score(args: argparse.Namespace) -> int:
     summary = score_file(args.config, args.input, args.output, batch_size=args.batch_size, progress=show_progress)
     if not args.quiet:
         print(summary.render(), file=sys.stderr)
-    if summary.bad_rows and not summary.rows:  # e.g. a CSV file: nothing was scored, that is not a success
-        print(f"rewardhub: error: none of the {len(summary.bad_rows)} rows of {args.input} could be scored "
-              f"(first problem, line {summary.bad_rows[0][0]}: {summary.bad_rows[0][1]})", file=sys.stderr)
-        return EXIT_USAGE
     if args.report:
-        from .report import write_report
+        from .report.page import write_report
 
         write_report(args.output, args.report)
         if not args.quiet:
@@ -116,7 +118,7 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .cases import load_case_file, render_failures, run_cases
+    from .testing.cases import load_case_file, render_failures, run_cases
 
     results = []
     for path in args.cases:

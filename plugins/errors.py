@@ -70,8 +70,17 @@ class InputFileError(RewardhubError):
     """An input file (JSONL, Parquet, datasets folder) cannot be read."""
 
 
+class OutputFileError(RewardhubError):
+    """An output cannot be written where asked (e.g. its folder does not exist); nothing was written."""
+
+
+class InfrastructureError(RewardhubError, RuntimeError):
+    """What a reward depends on failed (a worker process, a sandbox, an endpoint, a cache), not the
+    completion: the sample abstains (``None``, outcome ``error``) under every ``on_error`` policy."""
+
+
 class WorkerStartupError(RewardhubError, RuntimeError):
-    """Worker processes could not be started (e.g. a script without an `if __name__ == "__main__"` guard)."""
+    """Worker processes could not be started (the message names the command and the modules they import)."""
 
 
 def number_text_hint(value: object) -> str:

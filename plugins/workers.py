@@ -1,34 +1,41 @@
 """Worker processes with a hard deadline per item, so runaway work (sympy, user code) never hangs the caller.
 
-A :class:`WorkerPool` runs a module-level function over items in lazily started worker processes
-(``forkserver`` or ``spawn``; never ``fork`` from a threaded trainer). Items go out in chunks; each
-item has its own deadline: the worker first tries to interrupt itself (a timer signal, which works
-while Python bytecode runs), and past ``timeout + grace`` the caller SIGKILLs it (which also works
-when the worker holds its GIL in one huge C operation such as ``9**9**9``) and starts a replacement.
-The caller only waits on pipes with timeouts, so its process and threads stay responsive.
+A :class:`WorkerPool` runs a module-level function over items in lazily started worker processes.
+Each worker is a fresh interpreter (``python -P _worker_main.py``, see :mod:`rewardhub._worker_main`)
+that imports the work function by name over the caller's ``sys.path``: the caller's ``__main__`` is
+never re-imported, so pools work from unguarded scripts, ``python -c``, stdin, notebooks, threaded
+trainers and every process of a distributed launch. Items go out in chunks over a socket; each item
+has its own deadline: the worker first interrupts itself (a timer signal, which works while Python
+bytecode runs), and past ``timeout + grace`` the caller SIGKILLs it (which also works when the worker
+holds its GIL in one huge C operation such as ``9**9**9``) and starts a replacement. A worker found
+dead (the OOM killer, a stray kill) is replaced before work is sent to it; an item whose worker died
+under it runs once more on a fresh worker. The caller only waits on sockets with timeouts, so its
+process and threads stay responsive.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
-import multiprocessing
 import os
+import pickle
 import signal
+import socket
+import subprocess
 import sys
 import threading
 import time
-import traceback
 import weakref
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from queue import SimpleQueue
 from typing import Any, Literal, NamedTuple
 
-from .errors import WorkerStartupError
+from .errors import RewardhubError, WorkerStartupError
 
-CONTEXTS = ("forkserver", "spawn")
+WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_worker_main.py")
 
 
 class Outcome(NamedTuple):
@@ -36,6 +43,11 @@ class Outcome(NamedTuple):
 
     status: Literal["ok", "timeout", "error"]
     value: Any = None
+
+
+class WorkerFunctionError(RewardhubError, TypeError):
+    """A work function that worker processes cannot import by name (a lambda, a local function, or one
+    defined in ``__main__``: workers never re-run the caller's script)."""
 
 
 def usable_cores() -> int:
@@ -46,12 +58,30 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def require_importable(func: Any) -> str:
+    """The module workers import to find ``func``; raises :class:`WorkerFunctionError` unless they can."""
+    module = getattr(func, "__module__", None)
+    name = getattr(func, "__qualname__", repr(func))
+    if module == "__main__":
+        raise WorkerFunctionError(
+            f"{name} is defined in __main__ (your script, notebook or `python -c` code), but worker processes "
+            f"import it by module name and never re-run your script: move {name} into a module of its own "
+            f"(a .py file next to your script, say my_rewards.py) and import it from there."
+        )
+    try:
+        pickle.dumps(func)  # a function pickles by reference: this checks the module.qualname lookup
+    except (pickle.PicklingError, AttributeError, TypeError) as exc:
+        raise WorkerFunctionError(
+            f"worker functions must be module-level functions importable by name; got {func!r} ({exc})"
+        ) from None
+    return module  # type: ignore[return-value]
+
+
 @dataclass(eq=False)
 class _Worker:
-    process: Any
+    process: subprocess.Popen
     conn: Connection
     started: float
-    owner: int  # pid of the process that started it: only the owner may stop it
     awaiting: int = 1  # "ready" messages still expected (start-up, then one per import request)
     modules: set[str] = field(default_factory=set)
 
@@ -61,6 +91,19 @@ class _Worker:
     @property
     def ready(self) -> bool:
         return self.awaiting == 0
+
+    def usable(self) -> bool:
+        """Alive, and silent if idle: a ready worker with nothing to answer whose socket is readable
+        has died (EOF) or is dying."""
+        return self.process.poll() is None and not (self.ready and not self.pending and self.conn.poll())
+
+    def post(self, message: Any) -> bool:
+        """Send a message; ``False`` when the worker is gone (its socket is closed)."""
+        try:
+            self.conn.send(message)
+        except OSError:  # BrokenPipeError, ConnectionResetError: it died since we last looked
+            return False
+        return True
 
 
 class WorkerPool:
@@ -74,24 +117,20 @@ class WorkerPool:
         self,
         size: int | None = None,
         *,
-        context: str = "forkserver",
         preload: Sequence[str] = (),
         startup_timeout: float = 60.0,
         start_retries: int = 2,
     ):
-        if context not in CONTEXTS:
-            raise ValueError(f"context must be one of {', '.join(CONTEXTS)}; got {context!r}")
         if size is not None and size < 1:
             raise ValueError(f"a worker pool needs at least one worker; got size={size}")
         self.size = size or usable_cores()
-        self.context = multiprocessing.get_context(context)
         self.preload = tuple(preload)
         self.startup_timeout = startup_timeout
         self.start_retries = start_retries
         self._workers: list[_Worker] = []
         self._lock = threading.Lock()
-        self._pid = os.getpid()
         self._finalizer = weakref.finalize(self, _stop_all, self._workers)
+        _POOLS.add(self)
 
     # ----- public ---------------------------------------------------------------------------------
     def map(
@@ -110,7 +149,7 @@ class WorkerPool:
         module names (heavy dependencies of ``func``) or ``"module:function"`` to also call a
         no-argument warm-up function once (first calls into parsers are often much slower).
         """
-        modules = {_check_function(func), *requires}
+        modules = {require_importable(func), *requires}
         items = list(items)
         if not items:
             return []
@@ -119,19 +158,17 @@ class WorkerPool:
         chunksize = chunksize or max(1, math.ceil(len(items) / (4 * self.size)))
         chunks = deque(range(i, min(i + chunksize, len(items))) for i in range(0, len(items), chunksize))
         with self._lock:
-            self._forget_after_fork()
             return _Run(self, func, modules, items, chunks, timeout).run()
 
     def start(self) -> None:
         """Start all workers now and wait until they are ready (raises :class:`WorkerStartupError`)."""
         with self._lock:
-            self._forget_after_fork()
             _Run(self, None, set(), [], deque(), 1.0).run()
 
     @property
     def pids(self) -> list[int]:
         """Process ids of the live workers (for monitoring and tests)."""
-        return [w.process.pid for w in self._workers if w.process.pid is not None]
+        return [w.process.pid for w in self._workers]
 
     def close(self) -> None:
         """Stop every worker (also done automatically when the pool is garbage-collected or at exit)."""
@@ -145,36 +182,33 @@ class WorkerPool:
         self.close()
 
     # ----- worker lifecycle ------------------------------------------------------------------------
-    def _forget_after_fork(self) -> None:
-        """In a forked child the parent's workers are not ours: drop them without touching them."""
-        if os.getpid() != self._pid:
-            self._pid = os.getpid()
-            self._workers.clear()
-
     def _spawn(self, modules: set[str]) -> _Worker:
-        parent, child = self.context.Pipe(duplex=True)
-        process = self.context.Process(
-            target=_serve,
-            args=(child, sorted(modules), self.context.get_start_method() == "forkserver"),
-            name="rewardhub-worker",
-            daemon=True,
-        )
-        try:
-            process.start()
-        finally:
-            child.close()
-        worker = _Worker(process, parent, time.monotonic(), os.getpid(), modules=set(modules))
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            process = _launch(theirs.fileno())
+            conn = Connection(ours.detach())
+        worker = _Worker(process, conn, time.monotonic(), modules=set(modules))
         self._workers.append(worker)
+        worker.post((sys.path, sorted(modules)))  # if it died at once, the run loop reads EOF: a failed start
         return worker
 
     def _kill(self, worker: _Worker) -> None:
         if worker in self._workers:
             self._workers.remove(worker)
-        _stop(worker, graceful=False)
+        worker.process.kill()
+        _reap(worker)
+
+    def _forget_after_fork(self) -> None:
+        """In a forked child the parent's workers are not ours: drop our copies of their sockets only."""
+        self._lock = threading.Lock()
+        for worker in self._workers:
+            worker.conn.close()
+            worker.process.returncode = 0  # not our child: never wait for it or signal it
+        self._workers.clear()
 
 
 class _Run:
-    """One ``map`` call: a small event loop over the workers' pipes (starting, idle, busy)."""
+    """One ``map`` call: a small event loop over the workers' sockets (starting, idle, busy)."""
 
     def __init__(
         self, pool: WorkerPool, func: Any, modules: set[str], items: list, chunks: deque, timeout: float
@@ -187,6 +221,7 @@ class _Run:
         self.timeout = timeout
         self.hard = timeout + min(0.5, 0.2 * timeout)
         self.results: list[Outcome | None] = [None] * len(items)
+        self.deaths: Counter[int] = Counter()  # item index -> workers that died while it was first in line
         self.failures = 0
 
     def run(self) -> list[Outcome]:
@@ -194,20 +229,23 @@ class _Run:
         wanted = self.pool.size if not self.items else min(self.pool.size, len(self.chunks))
         for worker in list(self.pool._workers):
             # A worker still busy with an interrupted call's items (Ctrl-C, an exception in the caller)
-            # would answer them as this call's: it cannot be trusted, so it is replaced.
-            if not worker.process.is_alive() or worker.pending:
+            # would answer them as this call's: it cannot be trusted, so it is replaced. So is a worker
+            # that died while idle (the OOM killer between batches).
+            if worker.pending or not worker.usable():
                 self.pool._kill(worker)
             elif modules - worker.modules:
-                worker.conn.send(("import", sorted(modules - worker.modules)))
+                if not worker.post(("import", sorted(modules - worker.modules))):
+                    self.pool._kill(worker)
+                    continue
                 worker.modules |= modules
                 worker.awaiting += 1
                 worker.started = time.monotonic()
         while len(self.pool._workers) < wanted:
             self._start(modules)
         while True:
-            for worker in self.pool._workers:
+            for worker in list(self.pool._workers):
                 if worker.ready and not worker.pending and self.chunks:
-                    self._send(worker, self.chunks.popleft())
+                    self._send(worker, self.chunks.popleft(), modules)
             if self._done():
                 return self.results  # type: ignore[return-value]
             live = self.pool._workers
@@ -224,13 +262,18 @@ class _Run:
     def _start(self, modules: set[str]) -> None:
         try:
             self.pool._spawn(modules)
-        except Exception as exc:  # the context could not even launch a process
+        except Exception as exc:  # the interpreter could not even be launched
             self._startup_failed(f"{type(exc).__name__}: {exc}", modules)
 
-    def _send(self, worker: _Worker, indices: range) -> None:
-        worker.conn.send((self.func, [self.items[i] for i in indices], self.timeout))
-        worker.pending.extend(indices)
-        worker.item_started = time.monotonic()
+    def _send(self, worker: _Worker, indices: range, modules: set[str]) -> None:
+        """Send a chunk to an idle worker; one found dead first is replaced and the chunk waits."""
+        if worker.usable() and worker.post(("run", self.func, [self.items[i] for i in indices], self.timeout)):
+            worker.pending.extend(indices)
+            worker.item_started = time.monotonic()
+            return
+        self.chunks.appendleft(indices)  # never started: no attempt is counted against its items
+        self.pool._kill(worker)
+        self._start(modules)
 
     def _next_deadline(self) -> float:
         deadlines = [
@@ -253,21 +296,30 @@ class _Run:
         elif kind == "failed":
             self.pool._kill(worker)
             self._startup_failed(message[1], modules)
+        elif kind == "unreadable":  # the worker could not unpickle the chunk: its items cannot run
+            while worker.pending:
+                self.results[worker.pending.popleft()] = Outcome("error", f"item cannot be sent: {message[1]}")
         else:
             self.results[worker.pending.popleft()] = Outcome(*message)
             worker.item_started = time.monotonic()
 
     def _died(self, worker: _Worker, modules: set[str]) -> None:
-        worker.process.join(1.0)
-        code = worker.process.exitcode
+        """A worker closed its socket on its own: a crash, or a kill from outside (the OOM killer).
+
+        The item it was on runs once more on a fresh worker; an item that kills a second worker is
+        the item's own doing and gets an error outcome.
+        """
         self.pool._kill(worker)
+        how = _exit_description(worker.process.returncode)
         if not worker.ready:
-            self._startup_failed(f"worker exited with code {code} before it was ready", modules)
+            self._startup_failed(f"worker process ended ({how}) before it was ready", modules)
             return
         if worker.pending:
-            self.results[worker.pending.popleft()] = Outcome(
-                "error", f"worker process died (exit code {code})"
-            )
+            first = worker.pending[0]
+            self.deaths[first] += 1
+            if self.deaths[first] > 1:
+                worker.pending.popleft()
+                self.results[first] = Outcome("error", f"worker process died on this item twice ({how})")
         self._requeue(worker)
         self._start(modules)
 
@@ -296,132 +348,95 @@ class _Run:
         self.failures += 1
         if self.failures > self.pool.start_retries:
             _stop_all(self.pool._workers)
+            imports = (
+                f" and imports {', '.join(sorted(modules))}: check that these import cleanly in a fresh "
+                f"interpreter with that path"
+                if modules
+                else ""
+            )
             raise WorkerStartupError(
                 f"rewardhub could not start its worker processes ({self.failures} attempts; last: {why}). "
-                f"Worker processes are started with {self.pool.context.get_start_method()!r}, which re-imports "
-                f'your main script: guard its top-level code with `if __name__ == "__main__":`, and make sure '
-                f"the modules {sorted(modules)} import cleanly."
+                f"Each worker is a fresh `{sys.executable} -P {WORKER_SCRIPT}` that takes this process's "
+                f"sys.path{imports}."
             )
         self._start(modules)
 
 
-def _check_function(func: Callable[[Any], Any]) -> str:
-    """The module of ``func``; raises ``TypeError`` unless workers can import it by name."""
-    module = getattr(func, "__module__", None)
-    qualname = getattr(func, "__qualname__", "")
-    owner = sys.modules.get(module or "")
-    target: Any = owner
-    for part in qualname.split("."):
-        target = getattr(target, part, None)
-    if owner is None or "<" in qualname or target is not func:
-        raise TypeError(f"worker functions must be module-level functions importable by name; got {func!r}")
-    return module  # type: ignore[return-value]
+def _exit_description(code: int | None) -> str:
+    if code is not None and code < 0:
+        return f"killed by {signal.Signals(-code).name}"
+    return f"exit code {code}"
 
 
-def _stop(worker: _Worker, graceful: bool) -> None:
+def _reap(worker: _Worker) -> None:
     try:
-        if graceful and worker.process.is_alive():
-            worker.conn.send(None)
-            worker.process.join(0.5)
-        if worker.process.is_alive():
-            worker.process.kill()
-        worker.process.join(1.0)
-    except (OSError, ValueError, AssertionError):  # already closed or reaped
+        worker.process.wait(1.0)
+    except subprocess.TimeoutExpired:  # unkillable for now (stuck in the kernel): the OS reaps it later
         pass
     worker.conn.close()
 
 
 def _stop_all(workers: list[_Worker]) -> None:
-    """Stop the workers this process started (in a forked child, the parent's are left alone)."""
-    for worker in list(workers):
-        if worker.owner == os.getpid():
-            _stop(worker, graceful=True)
+    """Ask every worker to stop, give them half a second together, then kill the rest."""
+    for worker in workers:
+        worker.post(None)
+    end = time.monotonic() + 0.5
+    for worker in workers:
+        try:
+            worker.process.wait(max(0.0, end - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            worker.process.kill()
+        _reap(worker)
     workers.clear()
 
 
-# ----- the worker side ---------------------------------------------------------------------------------
-class _Deadline(BaseException):
-    """Raised inside a worker when an item's time is up (a BaseException so that libraries'
-    ``except Exception`` blocks cannot swallow it)."""
+# ----- starting processes ----------------------------------------------------------------------------
+class _Launcher:
+    """Starts worker processes from one long-lived thread.
 
-
-def _on_deadline(signum: int, frame: object) -> None:
-    raise _Deadline
-
-
-def _serve(conn: Connection, modules: list[str], from_forkserver: bool) -> None:
-    """Worker main loop: import, say ready, then run chunks and answer item by item."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the trainer; the pool stops us
-    signal.signal(signal.SIGALRM, _on_deadline)
-    _die_with_parent(from_forkserver)
-    if not _import(conn, modules):
-        return
-    conn.send(("ready",))
-    while True:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):
-            return
-        if message is None:
-            return
-        if message[0] == "import":
-            if not _import(conn, message[1]):
-                return
-            conn.send(("ready",))
-            continue
-        func, items, timeout = message
-        for item in items:
-            conn.send(_call(func, item, timeout))
-
-
-def _import(conn: Connection, modules: Iterable[str]) -> bool:
-    """Import each module (and call ``module:function`` warm-ups); report a failure to the caller."""
-    try:
-        for name in modules:
-            module, _, function = name.partition(":")
-            imported = importlib.import_module(module)
-            if function:
-                getattr(imported, function)()
-    except BaseException:
-        conn.send(("failed", traceback.format_exc(limit=3).strip().splitlines()[-1]))
-        return False
-    return True
-
-
-def _call(func: Callable[[Any], Any], item: Any, timeout: float) -> tuple[str, Any]:
-    signal.setitimer(signal.ITIMER_REAL, timeout)
-    try:
-        return ("ok", func(item))
-    except _Deadline:
-        return ("timeout", f"timeout after {timeout:g} s")
-    except Exception as exc:
-        return ("error", f"{type(exc).__name__}: {exc}"[:300])
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-def _die_with_parent(from_forkserver: bool) -> None:
-    """Ask Linux to SIGKILL this worker when its parent dies, so no worker outlives a killed trainer.
-
-    Under ``forkserver`` the parent is the fork server, which exits once no client holds its "alive"
-    pipe; a worker inherits a copy of that pipe, so it closes it (workers never start processes).
+    Linux delivers a worker's parent-death signal when the *thread* that started it ends; workers
+    started from a short-lived caller thread (a server's request thread) would die with it.
     """
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    from multiprocessing import forkserver
+    def __init__(self) -> None:
+        self.requests: SimpleQueue[tuple[int, Future]] = SimpleQueue()
+        threading.Thread(target=self._serve, name="rewardhub-worker-launcher", daemon=True).start()
 
-    alive_fd = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_alive_fd", None)
-    if from_forkserver and alive_fd is not None:
-        os.close(alive_fd)
-        forkserver._forkserver._forkserver_alive_fd = None
+    def _serve(self) -> None:
+        while True:
+            fd, future = self.requests.get()
+            try:
+                future.set_result(
+                    subprocess.Popen(
+                        [sys.executable, "-P", WORKER_SCRIPT, str(fd), str(os.getpid())],
+                        stdin=subprocess.DEVNULL,
+                        pass_fds=(fd,),
+                    )
+                )
+            except BaseException as exc:
+                future.set_exception(exc)
+
+    def launch(self, fd: int) -> subprocess.Popen:
+        future: Future = Future()
+        self.requests.put((fd, future))
+        return future.result()
 
 
+_launcher: _Launcher | None = None
+_launcher_lock = threading.Lock()
+
+
+def _launch(fd: int) -> subprocess.Popen:
+    """A new worker process holding the socket ``fd``."""
+    global _launcher
+    with _launcher_lock:
+        if _launcher is None:
+            _launcher = _Launcher()
+    return _launcher.launch(fd)
+
+
+# ----- the shared pool, and forks ----------------------------------------------------------------------
+_POOLS: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
 _shared: dict[int | None, WorkerPool] = {}
 _shared_lock = threading.Lock()
 
@@ -433,3 +448,14 @@ def shared_pool(size: int | None = None) -> WorkerPool:
         if pool is None:
             pool = _shared[size] = WorkerPool(size)
         return pool
+
+
+def _after_fork_in_child() -> None:
+    """A forked child (a data loader, a user's ``os.fork``) starts with no workers, locks or launcher."""
+    global _launcher, _launcher_lock, _shared_lock
+    _launcher, _launcher_lock, _shared_lock = None, threading.Lock(), threading.Lock()
+    for pool in list(_POOLS):
+        pool._forget_after_fork()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from rewardhub import Batch, ConfigError, Reward, RewardhubError, Score
-from rewardhub.hookspecs import hookimpl
+from rewardhub import Batch, ConfigError, Reward, RewardhubError, Score, hookimpl
 
 FENCE_LANGUAGES = {
     "python": ("python", "py", "python3"),

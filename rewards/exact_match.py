@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rewardhub import ConfigError, Reward, Row, Score
-from rewardhub.hookspecs import hookimpl
+from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from .extract import (
     DEFAULT_EXTRACTORS,

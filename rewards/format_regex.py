@@ -15,8 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rewardhub import ConfigError, Reward, Row, Score
-from rewardhub.hookspecs import hookimpl
+from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 MODES = ("fullmatch", "match", "search")
 FLAGS = {"ASCII": re.ASCII, "DOTALL": re.DOTALL, "IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE,
@@ -82,7 +81,7 @@ class FormatRegex(Reward):
         pattern: str | None = None,
         preset: str | None = None,
         mode: str | None = None,
-        flags: list[str] | None = None,
+        flags: list[str] | str | None = None,
         max_chars: int | None = MAX_CHARS,
         on_error: str = "none",
     ):

@@ -17,8 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from rewardhub import ConfigError, Reward, Row, Score
-from rewardhub.hookspecs import hookimpl
+from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from .length import completion_length
 from .repetition import repeated_fraction, words

@@ -19,8 +19,7 @@ import math
 from collections.abc import Sized
 from typing import Any, NamedTuple
 
-from rewardhub import Batch, ConfigError, Reward, Score
-from rewardhub.hookspecs import hookimpl
+from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
 MODES = ("overlong", "target", "group", "cosine")
 NEEDS_CORRECTNESS = ("group", "cosine")

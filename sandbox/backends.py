@@ -11,8 +11,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from rewardhub.hookspecs import hookimpl
-from rewardhub.plugins import load_plugins, pm
+from rewardhub import hookimpl
+from rewardhub._manager import load_plugins, pm
 
 from .errors import SandboxUnavailableError, UnknownBackendError
 from .program import Program, SandboxResult

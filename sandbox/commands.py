@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rewardhub.hookspecs import hookimpl
+from rewardhub import hookimpl
 
 from .backends import backend_factories, get_backend
 from .errors import SandboxError

@@ -4,14 +4,17 @@ It answers ``POST /v1/chat/completions`` from a background thread. By default th
 text between ``[[`` and ``]]`` in the last message (so a test scripts each row's answer inside the
 completion it scores), else ``"5"``. ``server.script`` holds :class:`Reply` objects served first,
 one per request (429 with Retry-After, 500s, hangs, malformed bodies...); ``server.answer`` may
-be replaced by any ``body -> str | Reply`` function. It records request bodies, headers and the
-maximum number of requests in flight (also served as JSON at ``GET /stats``). Run it as a script
-to serve from its own process (the benchmark does, so that it does not share the client's GIL).
+be replaced by any ``body -> str | Reply`` function; ``limit_every=n`` answers every n-th request
+429 with Retry-After. It records request bodies, headers, client connections and the maximum
+number of requests in flight (also served as JSON at ``GET /stats``, reset by ``POST /reset``).
+Run it as a script to serve from its own process (the benchmark does, so that it does not share
+the client's GIL).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 import re
 import threading
@@ -21,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from aiohttp import web
 
 MARKER = re.compile(r"\[\[(.*?)\]\]", re.S)
@@ -37,7 +41,8 @@ class Reply:
     hang: bool = False  # never answer (until the server stops)
     body: str | None = None  # raw body sent as is (e.g. malformed JSON)
     error: str = "scripted failure"
-    echo_key: bool = False  # put the Authorization header's key in the error message (like some proxies)
+    echo_key: bool = False  # echo the Authorization header (in the error message, the answer, or for
+    # "{authorization}" in a raw body), as some proxies and models do
     logprobs: list[tuple[str, dict[str, float]]] | None = None  # (token, {alternative: probability})
 
 
@@ -50,13 +55,23 @@ def marker_answer(body: dict[str, Any]) -> str | Reply:
 class JudgeServer:
     """OpenAI-compatible chat endpoint in a thread; use as a context manager or call start()/stop()."""
 
-    def __init__(self, *, latency: float = 0.0, answer: Callable[[dict[str, Any]], str | Reply] = marker_answer):
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        answer: Callable[[dict[str, Any]], str | Reply] = marker_answer,
+        limit_every: int = 0,
+        retry_after: float = 0.1,
+    ):
         self.latency = latency
         self.answer = answer
+        self.limit_every = limit_every  # answer every n-th request 429 with Retry-After, like a rate limiter
+        self.retry_after = retry_after
         self.script: deque[Reply] = deque()
         self.bodies: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.arrivals: list[float] = []
+        self.connections: set[tuple[str, int]] = set()  # client (host, port) pairs: new ones are new connections
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -98,6 +113,7 @@ class JudgeServer:
             self.bodies.clear()
             self.headers.clear()
             self.arrivals.clear()
+            self.connections.clear()
             self.max_in_flight = 0
 
     def __enter__(self) -> JudgeServer:
@@ -113,6 +129,7 @@ class JudgeServer:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_get("/stats", self._stats)
+        app.router.add_post("/reset", self._reset)
         runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         loop.run_until_complete(runner.setup())
         site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
@@ -127,15 +144,22 @@ class JudgeServer:
         """Counters for a client in another process (the benchmark)."""
         return web.json_response({"requests": self.requests, "max_in_flight": self.max_in_flight})
 
+    async def _reset(self, request: web.Request) -> web.Response:
+        self.reset()
+        return web.json_response({})
+
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         with self._lock:
             self.bodies.append(body)
             self.headers.append(dict(request.headers))
             self.arrivals.append(time.monotonic())
+            self.connections.add(request.transport.get_extra_info("peername"))
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             scripted = self.script.popleft() if self.script else None
+            if scripted is None and self.limit_every and len(self.bodies) % self.limit_every == 0:
+                scripted = Reply(status=429, headers={"Retry-After": f"{self.retry_after:g}"}, error="rate limited")
         try:
             reply = scripted or self.answer(body)
             if isinstance(reply, str):
@@ -152,14 +176,18 @@ class JudgeServer:
                 self.in_flight -= 1
 
     def _response(self, body: dict[str, Any], reply: Reply, request: web.Request) -> web.Response:
+        authorization = request.headers.get("Authorization", "")
         if reply.body is not None:
-            return web.Response(text=reply.body, status=reply.status, headers=reply.headers, content_type="application/json")
+            text = reply.body.replace("{authorization}", authorization) if reply.echo_key else reply.body
+            return web.Response(text=text, status=reply.status, headers=reply.headers, content_type="application/json")
         if reply.status != 200:
             message = reply.error
             if reply.echo_key:
-                message += f" (key used: {request.headers.get('Authorization', '').removeprefix('Bearer ')})"
+                message += f" (key used: {authorization.removeprefix('Bearer ')})"
             error = {"error": {"message": message, "type": "scripted", "code": reply.status}}
             return web.json_response(error, status=reply.status, headers=reply.headers)
+        if reply.echo_key:
+            reply = dataclasses.replace(reply, content=f"{reply.content} (your request said Authorization: {authorization})")
         return web.json_response(_completion(body, reply), headers=reply.headers)
 
 
@@ -198,6 +226,57 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     }
 
 
+# ----- pytest fixtures and helpers of tests/test_judge*.py ---------------------------------------------
+# Test modules import the *_fixture functions; the fixtures are named running_server, server and judge.
+KEY_ENV = "REWARDHUB_TEST_JUDGE_KEY"
+SECRET = "sk-test-DO-NOT-LEAK-4f9a2c"
+
+
+@pytest.fixture(scope="session", name="running_server")
+def running_server_fixture():
+    with JudgeServer() as server:
+        yield server
+
+
+@pytest.fixture(name="server")
+def server_fixture(running_server):
+    """The session's server, with recorded requests, script, latency and answer function reset."""
+    running_server.reset()
+    running_server.script.clear()
+    running_server.latency = 0.0
+    running_server.answer = marker_answer
+    return running_server
+
+
+@pytest.fixture(name="judge")
+def judge_fixture(server, monkeypatch):
+    """Build a judge on the test server with fast retries; keyword args override params."""
+    import rewardhub
+
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    made = []
+
+    def make(**params):
+        params = {"base_url": server.base_url, "model": "judge-test", "api_key_env": KEY_ENV,
+                  "backoff": 0.01, "max_backoff": 0.05, "timeout": 5.0, **params}  # fmt: skip
+        made.append(rewardhub.get("judge", **params))
+        return made[-1]
+
+    yield make
+    for reward in made:
+        reward.close()
+
+
+def rows(*answers: str) -> tuple[list[str], list[str]]:
+    """Prompts and completions whose scripted judge answers are ``answers``."""
+    return [f"question {i}" for i in range(len(answers))], [f"completion {i} [[{a}]]" for i, a in enumerate(answers)]
+
+
+def sent(server: JudgeServer, needle: str) -> list[dict]:
+    """The messages of the request whose last message contains ``needle`` (requests arrive in any order)."""
+    return next(b["messages"] for b in server.bodies if needle in b["messages"][-1]["content"])
+
+
 
 def main() -> None:
     """Serve in the foreground (``python tests/judge_server.py --latency 0.1``); prints the base URL."""
@@ -205,8 +284,10 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description="scriptable OpenAI-compatible judge server on 127.0.0.1")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument("--limit-every", type=int, default=0, help="answer every n-th request 429 (0: never)")
+    parser.add_argument("--retry-after", type=float, default=0.1, help="Retry-After of those 429s, in seconds")
     args = parser.parse_args()
-    with JudgeServer(latency=args.latency) as server:
+    with JudgeServer(latency=args.latency, limit_every=args.limit_every, retry_after=args.retry_after) as server:
         print(server.base_url, flush=True)
         try:
             threading.Event().wait()

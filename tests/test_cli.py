@@ -2,9 +2,11 @@
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -91,7 +93,7 @@ def test_bad_rows_are_reported_by_line_and_the_rest_scored(env, config, tmp_path
     assert len(rows) == 5
     assert "line 2: invalid JSON" in result.stderr
     assert "line 3: invalid UTF-8" in result.stderr
-    assert "line 4: no 'completion' field" in result.stderr
+    assert "line 4: no 'completion' (fields:" in result.stderr
     assert "line 5: a row must be a JSON object" in result.stderr
     assert "skipped 4 bad row(s)" in result.stderr
     assert rows[1]["rewards"] == {"t_contains": None, "t_flaky": None}
@@ -119,7 +121,7 @@ def test_progress_bar_on_stderr(env, config, tmp_path):
     result = rh(env, "score", "-c", str(config), str(data), "-o", str(tmp_path / "o.jsonl"), "--progress",
                 "--batch-size", "64")
     assert result.returncode == 0
-    assert "scoring [" in result.stderr and "300/300" in result.stderr
+    assert "reading [" in result.stderr and "300/300" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -246,7 +248,7 @@ def test_unwritable_output_is_a_usage_error_not_a_traceback(env, config, tmp_pat
     data = write_jsonl(tmp_path / "in.jsonl", [{"completion": "x"}])
     result = rh(env, "score", "-c", str(config), str(data), "-o", str(tmp_path / "no" / "such" / "out.jsonl"))
     assert result.returncode == 2
-    assert "Traceback" not in result.stderr and "No such file or directory" in result.stderr
+    assert "Traceback" not in result.stderr and "does not exist" in result.stderr
 
 
 def test_jsonl_with_a_byte_order_mark_reads_its_first_row(env, config, tmp_path):
@@ -290,7 +292,7 @@ def test_a_datasets_folder_saved_in_numpy_format_round_trips(env, config, tmp_pa
 def test_numpy_values_in_rows_are_written_as_json_numbers():
     import numpy as np
 
-    from rewardhub.io import dumps_row
+    from rewardhub._io import dumps_row
 
     assert json.loads(dumps_row({"a": np.int64(3), "b": np.array([0.5, np.nan]), "c": {1, 2}})) == {
         "a": 3, "b": [0.5, None], "c": "{1, 2}"}
@@ -310,3 +312,66 @@ def test_an_input_with_no_scorable_row_is_an_error(env, config, tmp_path):
     result = rh(env, "score", "-q", "-c", str(config), str(data))
     assert result.returncode == 2
     assert "none of the 2 rows of" in result.stderr and "line 1: invalid JSON" in result.stderr
+
+
+def test_a_lone_surrogate_row_is_skipped_with_its_line_and_the_rest_scored(env, config, tmp_path):
+    lines = [json.dumps({"completion": "42", "solution": "42"})] * 1001
+    lines[600] = '{"completion": "4\\ud800 2", "solution": "42"}'  # valid JSON, not valid Unicode
+    lines[700] = '{"completion": "\\ud83d\\ude00 42", "solution": "42"}'  # a real pair: an emoji, fine
+    data = tmp_path / "in.jsonl"
+    data.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.jsonl"
+    result = rh(env, "score", "-c", str(config), str(data), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "line 601: a lone surrogate escape" in result.stderr and "Traceback" not in result.stderr
+    assert len(out.read_text().splitlines()) == 1000
+
+
+def test_a_failed_run_leaves_the_previous_output_intact(env, config, tmp_path):
+    out = tmp_path / "scored.jsonl"
+    out.write_text("previous run\n")
+    csv = tmp_path / "in.csv"
+    csv.write_text("prompt,completion\nq,42\n")
+    result = rh(env, "score", "-c", str(config), str(csv), "-o", str(out))
+    assert result.returncode == 2 and "could be scored" in result.stderr
+    assert out.read_text() == "previous run\n"
+    assert [p.name for p in tmp_path.iterdir() if "partial" in p.name] == []
+
+
+def test_an_interrupted_run_leaves_the_previous_output_intact(env, tmp_path):
+    config = tmp_path / "slow.yaml"
+    config.write_text("rewards:\n  - name: t_sleepy\n")
+    plugin = tmp_path / "sleepy_plugin.py"
+    plugin.write_text(
+        "import time, rewardhub\n"
+        "@rewardhub.sample_reward(name='t_sleepy')\n"
+        "def sleepy(text):\n    time.sleep(0.05)\n    return 1.0\n"
+        "@rewardhub.hookimpl\ndef register_rewards(register):\n    register(sleepy)\n"
+    )
+    data = write_jsonl(tmp_path / "in.jsonl", [{"prompt": str(i), "completion": "x"} for i in range(2000)])
+    out = tmp_path / "scored.jsonl"
+    out.write_text("previous run\n")
+    code = (
+        "import sys, rewardhub._manager as m, sleepy_plugin\n"
+        "m.load_plugins(); m.pm.register(sleepy_plugin)\n"
+        "from rewardhub.cli import main\n"
+        f"sys.exit(main(['score', '-c', {str(config)!r}, {str(data)!r}, '-o', {str(out)!r}, '--batch-size', '8']))\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env={**env, "PYTHONPATH": str(tmp_path)},
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(3)  # well into the run
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    assert out.read_text() == "previous run\n"
+    assert [p.name for p in tmp_path.iterdir() if "partial" in p.name] == []
+
+
+def test_parquet_output_by_extension(env, config, tmp_path):
+    import pyarrow.parquet as pq
+
+    data = write_jsonl(tmp_path / "in.jsonl", [{"prompt": "q", "completion": "42", "solution": "42"}] * 3)
+    out = tmp_path / "scored.parquet"
+    assert rh(env, "score", "-c", str(config), str(data), "-o", str(out), "-q").returncode == 0
+    table = pq.read_table(out).to_pylist()
+    assert len(table) == 3 and set(table[0]) >= {"rewards", "reward", "reasons", "outcomes", "seconds"}

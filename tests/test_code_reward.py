@@ -9,8 +9,8 @@ import pytest
 
 import rewardhub
 from rewardhub import sandbox
+from rewardhub._manager import pm
 from rewardhub.hookspecs import hookimpl
-from rewardhub.plugins import pm
 from rewardhub.rewards.code import Cases, UnusableTestsError, extract_program, outputs_match, parse_tests
 from rewardhub.sandbox import SandboxResult
 from rewardhub.sandbox.local import isolation_problem

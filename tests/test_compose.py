@@ -243,3 +243,47 @@ def test_running_totals_are_exact_under_concurrent_threads(core_registry):
         list(pool.map(lambda i: reward.evaluate(None, ["ok", "boom", "skip"]), range(3000)))
     assert reward.totals["samples"] == 9000
     assert reward.totals["errors"] == 3000 and reward.totals["abstained"] == 6000
+
+
+def test_one_evaluation_path_sync_async_and_trl_style_give_the_same_result(core_registry):
+    from concurrent.futures import ThreadPoolExecutor
+
+    rewards = rewardhub.load([{"name": "t_contains", "weight": 2.0}, {"name": "t_async_len", "weight": 0.5}])
+    batch = rewardhub.Batch(["q", "q", "q"], ["42", "no", 7], {"solution": ["42", "42", "42"]})
+    sync = rewards.evaluate_batch(batch)
+    with ThreadPoolExecutor(2) as pool:
+        from_loop = asyncio.run(rewards.aevaluate_batch(batch, pool))
+    trl_style = rewards.evaluate(["q", "q", "q"], ["42", "no", 7], solution=["42", "42", "42"], log_metric=print)
+    for result in (sync, from_loop, trl_style):
+        assert result.totals == [2.0 + 1.0, 0.0 + 1.0, None]  # 7 is no text: both members abstain
+        assert result["t_contains"].values == [1.0, 0.0, None]
+        assert result.component_values() == {"t_contains": [1.0, 0.0, None], "t_async_len": [2.0, 2.0, None]}
+    assert rewards.weighted(["q"], ["42"], solution=["42"]) == [3.0]
+
+
+def test_the_weighted_totals_name_is_no_alias(core_registry):
+    with pytest.raises(ConfigError, match="'reward' names the weighted total"):
+        rewardhub.load([{"name": "t_contains", "alias": "reward"}])
+
+
+def test_a_list_param_given_text_is_a_config_error_not_read_letter_by_letter():
+    with pytest.raises(ConfigError, match="param 'required_keywords': expected list or null, got str 'name'"):
+        rewardhub.load([{"name": "heuristic", "params": {"required_keywords": "name"}}])
+    assert rewardhub.load([{"name": "heuristic", "params": {"required_keywords": ["name"]}}])
+
+
+def test_a_gate_naming_an_unknown_alias_suggests_the_configs_aliases():
+    with pytest.raises(ConfigError, match=r"'acuracy' is neither an alias of this config .* Did you mean: 'accuracy'"):
+        rewardhub.load([{"name": "exact_match", "alias": "accuracy"}, {"name": "format_regex", "gate": "acuracy"}])
+
+
+def test_batch_size_bounds_memory_even_when_one_prompt_has_thousands_of_rows(core_registry):
+    rewards = rewardhub.load(["t_length"])
+    sizes = []
+    original = rewards._score_chunk
+    rewards._score_chunk = lambda chunk: sizes.append(len(chunk)) or original(chunk)
+    rows = [{"prompt": "p", "completion": "x"}] * 5 + [{"prompt": "same", "completion": "x"}] * 5000
+    with pytest.warns(RuntimeWarning, match="more than 1024 consecutive rows"):
+        scored = list(rewards.iter_scores(rows, batch_size=64))
+    assert len(scored) == 5005 and max(sizes) <= 64 + 1024
+    assert sum(sizes) == 5005

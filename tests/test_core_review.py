@@ -8,7 +8,7 @@ import pytest
 
 import rewardhub
 from rewardhub import AsyncReward, ConfigError, Score
-from rewardhub.batch import to_score
+from rewardhub._batch import to_score
 from rewardhub.completions import completion_text
 
 
@@ -86,7 +86,7 @@ def test_gate_on_a_name_used_twice_is_a_config_error(core_registry):
 
 
 def test_dependency_on_an_unknown_reward_fails_at_load_not_at_every_step(core_registry):
-    with pytest.raises(ConfigError, match="dependency 'correctness': unknown reward 'nope'"):
+    with pytest.raises(ConfigError, match="dependency 'correctness': 'nope' is neither an alias of this config"):
         rewardhub.load([{"name": "t_length_if_correct", "params": {"correctness": "nope"}}])
 
 
@@ -200,7 +200,7 @@ def test_factory_pickles_when_its_module_name_holds_the_plain_function():
 # ----- case files ---------------------------------------------------------------------------------
 
 def _cases(tmp_path, text):
-    from rewardhub.cases import load_case_file
+    from rewardhub.testing.cases import load_case_file
 
     path = tmp_path / "x.cases.yaml"
     path.write_text("reward: t_contains\ncases:\n" + text)
@@ -208,7 +208,7 @@ def _cases(tmp_path, text):
 
 
 def test_a_chat_prompt_as_long_as_the_group_is_one_prompt(core_registry, tmp_path):
-    from rewardhub.cases import run_case
+    from rewardhub.testing.cases import run_case
 
     (case,) = _cases(tmp_path, (
         "  - prompt: [{role: system, content: s}, {role: user, content: u}]\n"
@@ -261,7 +261,7 @@ def test_params_are_type_checked_even_when_another_annotation_does_not_resolve(c
 def test_isolation_params_are_type_checked(core_registry):
     with pytest.raises(ConfigError, match="reward 't_isolated', param 'timeout': expected float or int, got str '5s'"):
         rewardhub.load([{"name": "t_isolated", "params": {"timeout": "5s"}}])
-    with pytest.raises(ConfigError, match="param 'workers': expected NoneType or int, got float"):
+    with pytest.raises(ConfigError, match="param 'workers': expected int or null, got float"):
         rewardhub.get("t_isolated", workers=2.5)
 
 
@@ -312,7 +312,7 @@ def test_odd_message_contents():
 
 
 def test_a_case_file_with_both_config_and_reward_is_rejected(core_registry, tmp_path):
-    from rewardhub.cases import load_case_file
+    from rewardhub.testing.cases import load_case_file
 
     (tmp_path / "cfg.yaml").write_text("rewards: [t_length]\n")
     path = tmp_path / "x.cases.yaml"

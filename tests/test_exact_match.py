@@ -140,7 +140,7 @@ def test_issue_13_cases(completion, solution, value):
     ("params", "message"),
     [
         ({"extractors": ["boxd"]}, "unknown extractor 'boxd'"),
-        ({"extractors": "boxed"}, "extractors must be"),
+        ({"extractors": "boxed"}, "expected list or null, got str"),
         ({"max_answer_chars": 0}, "max_answer_chars"),
         ({"column": 3}, "param 'column'"),
         ({"colum": "x"}, "unknown param"),

@@ -171,7 +171,7 @@ def test_tag_count(text, value, reason):
 def test_tag_count_custom_tags_and_errors():
     reward = rewardhub.get("tag_count", tags=["reasoning", "code"])
     assert reward(None, ["<reasoning>r</reasoning><code>c</code>", "<reasoning>r</reasoning>"]) == [1.0, 0.5]
-    for tags, message in (([], "non-empty list"), ("think", "non-empty list"), (["<think>"], "bare words")):
+    for tags, message in (([], "non-empty list"), ("think", "expected list or null, got str"), (["<think>"], "bare words")):
         with pytest.raises(ConfigError, match=message):
             rewardhub.get("tag_count", tags=tags)
 

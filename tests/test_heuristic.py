@@ -80,7 +80,7 @@ def test_several_failures_are_listed():
         ({"ending_weight": -1.0}, "ending_weight must be >= 0"),
         ({"min_len": 5, "max_len": 2}, "must not exceed"),
         ({"min_len": -1}, "min_len >= 0"),
-        ({"required_keywords": "because"}, "required_keywords must be a list"),
+        ({"required_keywords": "because"}, "expected list or null, got str"),
         ({"forbidden_keywords": [""]}, "non-empty strings"),
         ({"max_repeated": 1.0}, "max_repeated < 1"),
         ({"ending_weight": 0.0, "repetition_weight": 0.0}, "no check switched on"),

@@ -52,4 +52,4 @@ def test_missing_column_abstains_without_reaching_a_worker(core_registry):
 
 def test_isolated_only_for_sync_sample_scorers():
     with pytest.raises(TypeError, match="isolated=True is for synchronous per-sample scorers only"):
-        rewardhub.functional.FunctionRewardFactory(lambda texts: [], name="x", description="", batched=True, isolated=True)
+        rewardhub._decorators.FunctionRewardFactory(lambda texts: [], name="x", description="", batched=True, isolated=True)

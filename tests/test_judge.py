@@ -7,74 +7,43 @@ scripted per request with ``server.script``.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import pickle
 import subprocess
 import sys
-import textwrap
 
 import pytest
-from judge_server import JudgeServer, Reply, marker_answer
+from judge_server import (  # noqa: F401
+    KEY_ENV,
+    SECRET,
+    JudgeServer,
+    Reply,
+    judge_fixture,
+    marker_answer,
+    rows,
+    running_server_fixture,
+    sent,
+    server_fixture,
+)
 
 import rewardhub
 from rewardhub.rewards.judge import JudgeReward
-from rewardhub.rewards.judge.cache import JudgeCache
+from rewardhub.rewards.judge.client import Answer
 from rewardhub.rewards.judge.errors import JudgeConfigError
-
-KEY_ENV = "REWARDHUB_TEST_JUDGE_KEY"
-SECRET = "sk-test-DO-NOT-LEAK-4f9a2c"
-
-
-@pytest.fixture(scope="module")
-def running_server():
-    with JudgeServer() as server:
-        yield server
-
-
-@pytest.fixture
-def server(running_server):
-    running_server.reset()
-    running_server.script.clear()
-    running_server.latency = 0.0
-    running_server.answer = marker_answer
-    return running_server
-
-
-@pytest.fixture
-def judge(server, monkeypatch):
-    """Build a judge on the test server with fast retries; keyword args override params."""
-    monkeypatch.setenv(KEY_ENV, SECRET)
-
-    made: list[JudgeReward] = []
-
-    def make(**params) -> JudgeReward:
-        params = {"base_url": server.base_url, "model": "judge-test", "api_key_env": KEY_ENV,
-                  "backoff": 0.01, "max_backoff": 0.05, "timeout": 5.0, **params}  # fmt: skip
-        made.append(rewardhub.get("judge", **params))
-        return made[-1]
-
-    yield make
-    for reward in made:
-        reward.close()
-
-
-def rows(*answers: str) -> tuple[list[str], list[str]]:
-    """Prompts and completions whose scripted judge answers are ``answers``."""
-    return [f"question {i}" for i in range(len(answers))], [f"completion {i} [[{a}]]" for i, a in enumerate(answers)]
-
-
-def sent(server: JudgeServer, needle: str) -> list[dict]:
-    """The messages of the request whose last message contains ``needle`` (requests arrive in any order)."""
-    return next(b["messages"] for b in server.bodies if needle in b["messages"][-1]["content"])
 
 
 def test_scores_chatty_json_and_out_of_range_answers(server, judge):
-    answers = ("7", "Score: 9 - clear and correct.", '{"score": 3}', "I'd say 12/10!", "Score: 15", "I refuse.")
+    answers = ("7", "Score: 9 - clear and correct.", '{"score": 3}', "I'd say 12/10!", "Score: 15", "I refuse.",
+               "I looked at 3 aspects of the answer and all of them are handled well.")  # fmt: skip
     result = judge().evaluate(*rows(*answers))
-    assert result.values == [0.7, 0.9, 0.3, 1.0, 1.0, None]
+    assert result.values == [0.7, 0.9, 0.3, 1.0, 1.0, None, None]
+    assert result.outcomes == ["ok"] * 5 + ["error"] * 2  # the judge gave no usable answer
     assert "clipped 15 to 10" in result.reasons[4]
-    assert result.reasons[5] == "unparsable judge answer (no number score found): 'I refuse.'"
-    assert server.requests == 6
+    assert result.reasons[5] == "unparsable judge answer (no score in a score position): 'I refuse.'"
+    assert result.reasons[6] == ("unparsable judge answer (no score in a score position): "
+                                 "'I looked at 3 aspects of the answer and all of them are handled well.'")  # fmt: skip
+    assert server.requests == 7
     body = server.bodies[0]
     assert body["model"] == "judge-test" and body["temperature"] == 0.0 and body["max_tokens"] == 256
     assert "[Question]\nquestion 0\n" in sent(server, "completion 0")[0]["content"]
@@ -187,21 +156,29 @@ def test_malformed_response_body_abstains(server, judge):
     assert server.requests == 3
 
 
-def test_batch_deadline_abstains_with_reason_never_zero(server, judge):
+def test_batch_deadline_times_out_unanswered_rows_and_keeps_the_rest(server, judge, monkeypatch):
     server.answer = lambda body: Reply(hang=True) if "slow" in body["messages"][0]["content"] else marker_answer(body)
-    reward = judge(deadline=1.0, timeout=30.0)
+    reward = judge(deadline=1.0, timeout=30.0, on_error="zero")
     result = reward.evaluate(["q"] * 3, ["fast [[7]]", "slow one", "slow two"])
-    assert result.values == [0.7, None, None]
+    assert result.values == [0.7, None, None] and result.outcomes == ["ok", "timeout", "timeout"]
     assert result.reasons[1] == "judge gave no answer before the batch deadline of 1 s"
     assert reward.counters.failures == 2
+    # from a config too: the judge's deadline param is its own, not the core's per-entry timeout
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    config = {"rewards": [{"name": "judge", "params": {"base_url": server.base_url, "api_key_env": KEY_ENV,
+                                                       "deadline": 1.0, "timeout": 30.0}}]}  # fmt: skip
+    loaded = rewardhub.load(config).reward_funcs[0]
+    assert loaded.evaluate(["q"] * 2, ["fast [[7]]", "slow"]).outcomes == ["ok", "timeout"]
+    loaded.close()
 
 
-def test_endpoint_down_abstains(judge):
+@pytest.mark.parametrize("on_error", ["none", "zero", "raise"])
+def test_endpoint_down_abstains_under_every_error_policy(judge, on_error):
     with JudgeServer() as gone:
         url = gone.base_url
-    reward = judge(base_url=url, max_retries=1)
+    reward = judge(base_url=url, max_retries=1, on_error=on_error)
     result = reward.evaluate(*rows("5", "6"))
-    assert result.values == [None, None]
+    assert result.values == [None, None] and result.outcomes == ["error", "error"]
     assert all("connection error" in r and "after 2 attempts" in r for r in result.reasons)
     assert reward.counters.requests == 4 and reward.counters.retries == 2 and reward.counters.failures == 2
 
@@ -222,72 +199,6 @@ def test_tpm_budget_holds_back_requests(server, judge):
     assert result.values == [0.1, 0.2, None, None]
 
 
-def test_cache_hits_make_zero_requests(server, judge, tmp_path):
-    path = tmp_path / "judge.sqlite"
-    prompts, completions = rows("1", "Score: 2", "3")
-    prompts, completions = prompts + prompts[-1:], completions + completions[-1:]  # one repeat: deduplicated
-    first = judge(cache=str(path)).evaluate(prompts, completions)
-    assert server.requests == 3
-    server.reset()
-    again = judge(cache=str(path))
-    second = again.evaluate(prompts, completions)
-    assert second.values == first.values == [0.1, 0.2, 0.3, 0.3]
-    assert server.requests == 0 and again.counters.cache_hits == 3 and again.counters.requests == 0
-    # the cache holds answers, so a new score range re-parses them for free...
-    assert judge(cache=str(path), max_score=5).evaluate(prompts, completions).values == [0.2, 0.4, 0.6, 0.6]
-    assert server.requests == 0
-    # ...but another model or sampling setting is another request
-    judge(cache=str(path), temperature=0.7).evaluate(prompts, completions)
-    assert server.requests == 3
-    assert len(JudgeCache(path)) == 6
-
-
-def test_default_cache_location(server, judge, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    judge(cache="default").evaluate(*rows("5"))
-    assert len(JudgeCache(tmp_path / "rewardhub" / "judge.sqlite")) == 1
-
-
-def test_failures_are_not_cached(server, judge, tmp_path):
-    path = str(tmp_path / "judge.sqlite")
-    server.script.append(Reply(status=400))
-    assert judge(cache=path).evaluate(*rows("4")).values == [None]
-    assert judge(cache=path).evaluate(*rows("4")).values == [0.4]
-    assert server.requests == 2
-
-
-_WORKER = textwrap.dedent(
-    """
-    import os, sys
-    import rewardhub
-    base_url, cache, start = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    reward = rewardhub.get("judge", base_url=base_url, api_key_env="{env}", cache=cache, model="judge-test")
-    for offset in range(0, 40, 10):  # several write transactions, interleaving with the other process
-        ids = range(start + offset, start + offset + 10)
-        values = reward.evaluate(["q"] * 10, [f"row {{i}} [[{{i % 11}}]]" for i in ids]).values
-        assert values == [(i % 11) / 10 for i in ids], values
-    """
-).format(env=KEY_ENV)
-
-
-def test_cache_is_shared_safely_between_processes(server, judge, tmp_path, monkeypatch):
-    monkeypatch.setenv(KEY_ENV, SECRET)
-    path = str(tmp_path / "shared.sqlite")
-    workers = [
-        subprocess.Popen([sys.executable, "-c", _WORKER, server.base_url, path, str(start)], stderr=subprocess.PIPE)
-        for start in (0, 20)  # overlapping rows 20-39
-    ]
-    for worker in workers:
-        _, err = worker.communicate(timeout=60)
-        assert worker.returncode == 0, err.decode()
-    assert 60 <= server.requests <= 80 and len(JudgeCache(path)) == 60
-    server.reset()
-    reward = judge(cache=path)
-    ids = range(60)
-    assert reward.evaluate(["q"] * 60, [f"row {i} [[{i % 11}]]" for i in ids]).values == [(i % 11) / 10 for i in ids]
-    assert server.requests == 0 and reward.counters.cache_hits == 60
-
-
 def test_logprobs_expected_score(server, judge):
     server.answer = lambda body: Reply("7", logprobs=[("7", {"7": 0.6, "8": 0.3, "x": 0.1})])
     reward = judge(logprobs=True, max_tokens=1)
@@ -297,6 +208,16 @@ def test_logprobs_expected_score(server, judge):
     # an endpoint without logprobs still gets the parsed text
     server.answer = lambda body: Reply("Score: 4")
     assert reward.evaluate(["other"], ["x"]).values == [0.4]
+    # malformed logprobs are dropped and the text is read
+    tokens = [{"token": "Score: ", "top_logprobs": []}, {"token": "6", "top_logprobs": [{"token": "6", "logprob": None}]}]
+    malformed = {"choices": [{"message": {"content": "Score: 6"}, "finish_reason": "stop", "logprobs": {"content": tokens}}]}
+    server.answer = lambda body: Reply(body=json.dumps(malformed))
+    assert reward.evaluate(["fourth"], ["x"]).values == [0.6]
+    # a number token outside a score position is not a score, with or without its logprobs
+    server.answer = lambda body: Reply("I checked 3 aspects", logprobs=[("I checked ", {"I checked ": 1.0}),
+                                       ("3", {"3": 0.9, "4": 0.1}), (" aspects", {" aspects": 1.0})])  # fmt: skip
+    result = reward.evaluate(["third"], ["x"])
+    assert result.values == [None] and result.reasons[0].endswith("'I checked 3 aspects'")
 
 
 async def test_trl_call_logs_counters_and_reasons(server, judge):
@@ -359,6 +280,34 @@ def test_api_key_is_sent_but_never_logged_or_reported(server, judge, caplog, cap
     out, err = capsys.readouterr()
     for text in (reported, caplog.text, out, err, repr(reward), str(vars(reward)), str(pickle.dumps(reward))):
         assert SECRET not in text  # ...and never shown
+
+
+def test_api_key_echoed_in_answers_never_reaches_reasons_logs_or_cache(server, judge, tmp_path, caplog, capsys):
+    caplog.set_level(logging.DEBUG)
+    path = tmp_path / "judge.sqlite"
+    replies = {"7": Reply("Score: 7", echo_key=True), "x": Reply("x" * 150, echo_key=True),  # the key at ~190
+               "y": Reply(body='{"choices": "{authorization}"}', echo_key=True)}  # fmt: skip
+    server.answer = lambda body: replies[marker_answer(body)]
+    reward = judge(cache=str(path), max_retries=0)
+    result = reward.evaluate(*rows("7", "x", "y"))
+    assert result.values == [0.7, None, None]
+    assert result.reasons[0] == "judge (number): Score: 7 (your request said Authorization: Bearer ***)"
+    assert result.reasons[1].startswith("unparsable judge answer") and result.reasons[1].endswith("Bearer ***)'")
+    assert result.reasons[2] == "judge unavailable: endpoint returned no chat completion: {'choices': 'Bearer ***'}"
+    reward.close()  # the answers are in the cache file now
+    assert server.headers[0]["Authorization"] == f"Bearer {SECRET}"
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert b"Bearer ***" in stored and SECRET[:8].encode() not in stored
+    out, err = capsys.readouterr()
+    for text in (" ".join(result.reasons), caplog.text, out, err):
+        assert SECRET[:8] not in text  # redacted before the cut at 200 characters, which could leave a part
+
+
+def test_redacted_answers_drop_logprobs_that_spell_the_key():
+    tokens = [("Score: 7 ", [("Score: 7 ", 0.0)]), (SECRET[:9], [(SECRET[:9], 0.0)]), (SECRET[9:], [(SECRET[9:], 0.0)])]
+    answer = Answer(f"Score: 7 {SECRET}", tokens)
+    assert answer.redacted(SECRET) == Answer("Score: 7 ***", None)
+    assert answer.redacted("EMPTY") is answer and Answer("Score: 7").redacted(SECRET) == Answer("Score: 7")
 
 
 def test_config_errors(monkeypatch):

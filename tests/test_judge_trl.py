@@ -9,7 +9,7 @@ import pytest
 from judge_server import JudgeServer, Reply
 
 import rewardhub
-from rewardhub.tiny_models import make_causal_lm
+from rewardhub.testing.tiny_models import make_causal_lm
 
 pytestmark = pytest.mark.slow
 KEY_ENV = "REWARDHUB_TEST_JUDGE_KEY"

@@ -32,3 +32,11 @@ def test_every_new_home_exists():
 def test_an_unknown_old_name_is_still_an_import_error():
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("rewardhub.rewards.no_such_module")
+
+
+def test_version_comes_from_the_installed_metadata():
+    import importlib.metadata
+
+    import rewardhub
+
+    assert rewardhub.__version__ == importlib.metadata.version("rewardhub")

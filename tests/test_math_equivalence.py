@@ -236,7 +236,7 @@ def test_length_reward_reuses_the_math_verdict():
         ]
     )
     texts = [r"\boxed{0.5}", r"\boxed{1/3}", "x " * 40 + r"\boxed{\frac12}"]
-    results = rewards.evaluate(Batch(["q"] * 3, texts, {"solution": ["1/2"] * 3}))
+    results = rewards.evaluate_batch(Batch(["q"] * 3, texts, {"solution": ["1/2"] * 3}))
     assert results["math"].verdicts == [True, False, True]
     length = results["length_penalty"].values
     assert length[0] > length[2] > 0 > length[1]  # right and short > right and long > wrong

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import rewardhub
-from rewardhub.tiny_models import make_causal_lm
+from rewardhub.testing.tiny_models import make_causal_lm
 
 pytestmark = pytest.mark.slow
 

@@ -123,7 +123,7 @@ def test_plugins_listing_shows_hooks(plugin_site):
     plugins = {p["name"]: p for p in json.loads(result.stdout)}
     assert plugins["politeness"]["hooks"] == ["register_rewards"]
     assert plugins["politeness"]["source"] == "rewardhub-politeness"
-    assert "register_commands" in plugins["rewardhub.builtin_commands"]["hooks"]
+    assert "register_commands" in plugins["rewardhub.cli"]["hooks"]
 
 
 def test_import_rewardhub_is_light():
@@ -146,10 +146,13 @@ def test_the_wheel_maps_the_top_level_folders_into_one_package(tmp_path):
                     str(tmp_path / "dist"), str(ROOT)], check=True, capture_output=True)
     wheel = next((tmp_path / "dist").glob("rewardhub-*.whl"))
     pip_install_target(wheel, tmp_path / "site")
+    # Every package folder of the source tree must be in the wheel (setuptools lists them by hand).
+    packages = sorted(_package_name(init) for top in TOP_FOLDERS for init in (ROOT / top).rglob("__init__.py"))
     code = (
-        "import rewardhub, rewardhub.rewards, rewardhub.sandbox, rewardhub.trainers, importlib.resources as r; "
+        "import importlib, rewardhub, importlib.resources as r; "
+        f"[importlib.import_module(p) for p in {packages!r}]; "
         "print(rewardhub.__file__); "
-        "print(r.files('rewardhub.rewards').joinpath('templates/pointwise.txt').is_file()); "
+        "print(r.files('rewardhub.rewards.judge').joinpath('templates/pointwise.txt').is_file()); "
         "print(len(rewardhub.list_rewards()) >= 10)"
     )
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
@@ -157,6 +160,15 @@ def test_the_wheel_maps_the_top_level_folders_into_one_package(tmp_path):
     assert out[0].startswith(str(tmp_path / "site" / "rewardhub"))
     assert out[1:] == ["True", "True"]
     assert not list((tmp_path / "site").glob("plugins")) and not list((tmp_path / "site").glob("rewards"))
+
+
+TOP_FOLDERS = ("plugins", "rewards", "sandbox", "trainers")
+
+
+def _package_name(init: Path) -> str:
+    """plugins/report/__init__.py -> rewardhub.report; rewards/math/__init__.py -> rewardhub.rewards.math."""
+    top, *rest = init.parent.relative_to(ROOT).parts
+    return ".".join(["rewardhub", *([] if top == "plugins" else [top]), *rest])
 
 
 def fake_distribution(site: Path, name: str, entry_point: str, module: str, source: str) -> None:

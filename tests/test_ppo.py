@@ -9,7 +9,7 @@ import torch
 from test_trainers_support import COMPOSED, ensure_registered
 
 import rewardhub
-from rewardhub.tiny_models import load_tokenizer, make_causal_lm
+from rewardhub.testing.tiny_models import load_tokenizer, make_causal_lm
 from rewardhub.trainers.ppo import PPORewards, kl_shaped_rewards, last_token_index, score_on_last_token
 from rewardhub.trainers.ppo_loop import PPOConfig, PPOLoop, gae, whiten
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from rewardhub import ConfigError
+from rewardhub import ConfigError, OutputFileError
 from rewardhub.preference import (
     PairOptions,
     PreferenceError,
@@ -75,7 +75,7 @@ def test_config_must_name_the_scores_used(tmp_path, core_registry):
 
 def test_output_folder_must_exist(tmp_path):
     src = write_jsonl(tmp_path / "in.jsonl", [{"prompt": "p", "completion": "x", "reward": 1.0}])
-    with pytest.raises(PreferenceError, match=r"cannot write .*out\.jsonl: folder .*missing does not exist"):
+    with pytest.raises(OutputFileError, match=r"cannot write .*out\.jsonl: folder .*missing does not exist"):
         write_pairs(src, tmp_path / "missing" / "out.jsonl")
 
 

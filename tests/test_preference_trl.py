@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rewardhub.tiny_models import load_tokenizer, make_causal_lm
+from rewardhub.testing.tiny_models import load_tokenizer, make_causal_lm
 
 pytestmark = pytest.mark.slow
 RH = str(Path(sys.executable).with_name("rewardhub"))

@@ -38,8 +38,9 @@ DATA = [
     ("P2", HACK, 0.0, 1.0, 1.0, "very convincing"),
     ("P2", [{"role": "assistant", "content": "I think 7"}], 0.0, 1.0, 0.1, "wrong"),
     ("P2", "c10: 7", 0.0, 1.0, 0.1, "wrong"),
-    ("P2", "c11: 7", 0.0, 1.0, 0.1, "wrong"),
+    ("P2", "c11: 7", 0.0, 1.0, 0.1, "wrong: answer says the request timed out"),  # an ok score, not a timeout
 ]
+OUTCOMES = {ERROR: "error", TIMEOUT: "timeout"}  # set by the reward, never read from the reason
 SECONDS = {"math": 0.002, "format": 0.0001, "judge": 0.25}
 
 
@@ -53,9 +54,11 @@ def scored_rows():
             "format": "ok" if fmt else "no <think> block",
             "judge": judge_reason,
         }
+        outcomes = {name: "ok" if v is not None else "abstain" for name, v in values.items()}
+        outcomes["judge"] = OUTCOMES.get(judge_reason, outcomes["judge"])
         rows.append({
-            "prompt": prompt, "completion": completion, "solution": "4",
-            "rewards": values, "reward": sum(parts) if parts else None, "reasons": reasons, "seconds": SECONDS,
+            "prompt": prompt, "completion": completion, "solution": "4", "rewards": values,
+            "reward": sum(parts) if parts else None, "reasons": reasons, "outcomes": outcomes, "seconds": SECONDS,
         })
     return rows
 
@@ -171,7 +174,7 @@ def test_overview_numbers_match_the_data(report):
     assert page.row("overview", "math")[6:9] == ["0", "0", "2 ms"]
     # flat groups: math is constant on P0 and P2, format on P0 and P2, judge and the total nowhere
     assert [page.row("overview", n)[9] for n in ("math", "format", "judge")] == ["66.7%", "66.7%", "0.0%"]
-    total = page.row("overview", "weighted total")
+    total = page.row("overview", "reward (weighted total)")
     assert total[1] == f"{statistics.fmean(totals()):.3f}" and total[9] == "0.0%"
 
 
@@ -192,7 +195,7 @@ def test_spread_section_counts_groups(report):
     page = Page(report[1])
     assert page.row("spread", "math") == ["math", "3", "2", "66.7%", "0.157"]  # P1 std of (1, 0, 0)
     assert page.row("spread", "judge")[:4] == ["judge", "3", "0", "0.0%"]
-    assert page.row("spread", "weighted total")[:4] == ["weighted total", "3", "0", "0.0%"]
+    assert page.row("spread", "reward (weighted total)")[:4] == ["reward (weighted total)", "3", "0", "0.0%"]
 
 
 def pairs_of(text: str) -> dict[str, str]:
@@ -300,7 +303,7 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
 
 
 def test_report_from_parquet_matches_jsonl(tmp_path):
-    from rewardhub.io import write_rows
+    from rewardhub._io import write_rows
 
     rows = [r for r in scored_rows() if isinstance(r["completion"], str)]
     write_rows(rows, tmp_path / "scored.parquet")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from rewardhub.report_stats import (
+from rewardhub.report.stats import (
     TOTAL,
     ReportError,
     analyse,
@@ -19,11 +19,11 @@ from rewardhub.report_stats import (
     summarise_reward,
     time_unit,
 )
-from rewardhub.report_training import load_trainer_state
+from rewardhub.report.training import load_trainer_state
 
 
-def scored(prompt, rewards, reasons=None, total=None, seconds=None, completion="c"):
-    return {
+def scored(prompt, rewards, reasons=None, total=None, seconds=None, completion="c", outcomes=None):
+    row = {
         "prompt": prompt,
         "completion": completion,
         "rewards": rewards,
@@ -31,6 +31,9 @@ def scored(prompt, rewards, reasons=None, total=None, seconds=None, completion="
         "reasons": reasons or {},
         "seconds": seconds or {},
     }
+    if outcomes is not None:
+        row["outcomes"] = outcomes
+    return row
 
 
 def rows_of(*records):
@@ -42,9 +45,10 @@ def test_summary_counts_none_errors_timeouts_and_time():
         scored("p", {"a": 1.0}, {"a": "ok"}, seconds={"a": 0.5}),
         scored("p", {"a": 0.0}, {"a": "wrong"}, seconds={"a": 0.5}),
         scored("p", {"a": None}, {"a": "no \\boxed answer"}, seconds={"a": 0.25}),
-        scored("p", {"a": None}, {"a": "error: ConnectionError: endpoint down"}, seconds={"a": 0.25}),
-        scored("p", {"a": None}, {"a": "timeout after 5 s"}, seconds={"a": 0.25}),
-        scored("p", {"a": 0.0}, {"a": "timeout after 7 s"}, seconds={"a": 0.25}),
+        scored("p", {"a": None}, {"a": "error: ConnectionError: endpoint down"}, seconds={"a": 0.25},
+               outcomes={"a": "error"}),
+        scored("p", {"a": None}, {"a": "timeout after 5 s"}, seconds={"a": 0.25}, outcomes={"a": "timeout"}),
+        scored("p", {"a": 0.0}, {"a": "timeout after 7 s"}, seconds={"a": 0.25}, outcomes={"a": "timeout"}),
     )
     summary = summarise_reward(rows, "a")
     assert summary.values == [1.0, 0.0, 0.0]
@@ -64,6 +68,17 @@ def test_summary_counts_none_errors_timeouts_and_time():
         ("timeout after # s", 2, "timeout after 5 s"),
         ("error: ConnectionError: endpoint down", 1, "error: ConnectionError: endpoint down"),
     ]
+
+
+def test_errors_and_timeouts_come_from_outcomes_never_from_the_reason_text():
+    rows = rows_of(
+        scored("p", {"a": 0.0}, {"a": "wrong: the answer says 'timeout after 5 s'"}, outcomes={"a": "ok"}),
+        scored("p", {"a": 1.0}, {"a": "error: looked like one, but scored"}, outcomes={"a": "ok"}),
+        scored("p", {"a": None}, {"a": "timeout after 9 s"}),  # a file without outcomes: derived from the value
+    )
+    summary = summarise_reward(rows, "a")
+    assert summary.errors == summary.timeouts == 0
+    assert [r.outcomes["a"] for r in rows] == ["ok", "ok", "abstain"]
 
 
 def test_reasons_group_by_pattern_with_numbers_masked():
@@ -189,7 +204,7 @@ def test_load_scored_skips_bad_rows_and_names_them(tmp_path):
 
 
 def test_an_alias_may_not_take_the_totals_name():
-    with pytest.raises(ReportError, match="a reward is aliased 'weighted total'"):
+    with pytest.raises(ReportError, match="a reward is aliased 'reward'"):
         load_scored([scored("p", {"a": 1.0, TOTAL: 0.0})])
 
 

@@ -6,7 +6,7 @@ import pickle
 import pytest
 
 import rewardhub
-from rewardhub import RewardContractError, RewardInputError
+from rewardhub import ConfigError, RewardContractError, RewardInputError
 
 
 def test_plain_and_chat_completions_score_alike(core_registry):
@@ -166,3 +166,23 @@ def test_async_batch_scorer_failure_loses_only_the_bad_row(core_registry):
     result = rewardhub.get("t_async_batch").evaluate(["q"] * 3, ["ab", "boom", "abcd"])
     assert result.values == [2.0, None, 4.0]
     assert result.reasons[1] == "error: ValueError: bad row in async batch"
+
+
+def _positive_scale(*, scale: float) -> None:
+    if scale <= 0:
+        raise ValueError(f"scale must be > 0, got {scale}")
+
+
+@rewardhub.sample_reward(name="t_checked", check=_positive_scale)
+def checked(text, *, scale: float = 1.0):
+    return scale * len(text)
+
+
+def test_a_sample_reward_check_runs_at_construction_with_defaults_filled_in():
+    assert checked()(None, ["ab"]) == [2.0]
+    assert checked(scale=3)(None, ["ab"]) == [6.0]
+    with pytest.raises(ConfigError, match=r"reward 't_checked': scale must be > 0, got -1"):
+        checked(scale=-1)
+    clone = pickle.loads(pickle.dumps(checked))
+    with pytest.raises(ConfigError, match="scale must be > 0"):
+        clone(scale=0)

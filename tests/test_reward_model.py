@@ -16,7 +16,7 @@ import pytest
 
 import rewardhub
 from rewardhub.rewards.reward_model import RewardModelLoadError, RewardModelReward
-from rewardhub.tiny_models import load_tokenizer, make_causal_lm, make_seq_classifier
+from rewardhub.testing.tiny_models import load_tokenizer, make_causal_lm, make_seq_classifier
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

@@ -10,7 +10,7 @@ import pytest
 
 import rewardhub
 from rewardhub.cli import main as cli_main
-from rewardhub.tiny_models import make_causal_lm
+from rewardhub.testing.tiny_models import make_causal_lm
 from rewardhub.trainers.reward_model_training import (
     LoraOptions,
     PreferenceDataError,

@@ -10,8 +10,8 @@ import pytest
 from interrupts import Interrupted, interrupt_after
 
 from rewardhub import sandbox
+from rewardhub._manager import pm
 from rewardhub.hookspecs import hookimpl
-from rewardhub.plugins import pm
 from rewardhub.sandbox import Program, ProgramError, SandboxResult, UnknownBackendError
 from rewardhub.sandbox.local import LocalBackend, isolation_problem
 

@@ -11,7 +11,7 @@ import pytest
 from test_trainers_support import COMPOSED, ensure_registered
 
 import rewardhub
-from rewardhub.tiny_models import make_causal_lm
+from rewardhub.testing.tiny_models import make_causal_lm
 from rewardhub.trainers import by_name
 from rewardhub.trainers.errors import TrainerIntegrationError
 from rewardhub.trainers.grpo import CompositeReward, trainer_rewards
@@ -259,7 +259,7 @@ def test_trl_grpo_cli_with_a_whole_rewardhub_config(tiny_lm, tmp_path):
 
 def test_every_registered_reward_with_defaults_resolves_by_name():
     """Each reward whose params all have defaults is a TRL reward under by_name, or a clear config error."""
-    from rewardhub.registry import REQUIRED
+    from rewardhub._registry import REQUIRED
 
     resolved = 0
     for spec in rewardhub.registry:

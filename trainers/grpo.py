@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from rewardhub import RewardSet, load
-from rewardhub.config import RewardEntry, read_config
+from rewardhub._config import RewardEntry, read_config
 
 from .errors import TrainerIntegrationError
 

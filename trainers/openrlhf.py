@@ -15,10 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rewardhub import Batch
+from rewardhub import Batch, SetResult
 
 from .errors import BadRequest
-from .scoring import Scored, score
 from .shims import as_list, reward_set
 
 LABEL_COLUMN = "solution"
@@ -81,7 +80,7 @@ def _same_length(field: str, value: list, n: int) -> None:
         raise BadRequest(f"{field!r} has {len(value)} items but 'query' has {n}: the lists must be parallel")
 
 
-def to_response(scored: Scored, weights: Sequence[float], abstain_value: float = 0.0) -> dict[str, Any]:
+def to_response(scored: SetResult, weights: Sequence[float], abstain_value: float = 0.0) -> dict[str, Any]:
     """OpenRLHF's answer: numeric ``rewards`` (``abstain_value`` where every reward abstained),
     ``scores`` = weighted mean clipped to [0, 1] (exactly the weighted mean when each reward is in
     [0, 1]), and ``extra_logs`` with each component and an ``abstained`` indicator per sample."""
@@ -124,7 +123,7 @@ class RewardFunc:
     def __call__(self, queries: Any, prompts: Any = None, labels: Any = None, **kwargs: Any) -> dict[str, Any]:
         rewards = reward_set(self.config)
         batch = to_batch(as_list(queries), as_list(prompts), as_list(labels), self.label_column, self.strip_tokens)
-        response = to_response(score(rewards, batch), rewards.reward_weights, self.abstain_value)
+        response = to_response(rewards.evaluate_batch(batch), rewards.reward_weights, self.abstain_value)
         return _as_tensors(response)
 
 

@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from rewardhub import Batch, RewardSet, load
 
-from .scoring import score
-
 if TYPE_CHECKING:
     import torch
 
@@ -54,7 +52,7 @@ class PPORewards:
     def __call__(self, prompts: Sequence[Any], responses: Sequence[Any], **columns: Sequence[Any]) -> SequenceScores:
         import torch
 
-        scored = score(self.rewards, Batch(list(prompts), list(responses), {k: list(v) for k, v in columns.items()}))
+        scored = self.rewards.evaluate_batch(Batch(list(prompts), list(responses), {k: list(v) for k, v in columns.items()}))
         nan = float("nan")
         total = [self.abstain_value if t is None else t for t in scored.totals]
         return SequenceScores(

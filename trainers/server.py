@@ -25,11 +25,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from rewardhub import Batch, RewardhubError, RewardSet
-from rewardhub.compose import rows_to_batch
 
 from . import openrlhf
 from .errors import BadRequest
-from .scoring import score_async
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 DEFAULT_THREADS = 32
@@ -55,19 +53,19 @@ def create_app(
     from starlette.routing import Route
 
     executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-serve")
-    probe = rows_to_batch([probe_row or PROBE_ROW])
+    probe = Batch.from_rows([probe_row or PROBE_ROW])
 
     async def openrlhf_endpoint(request: Request) -> JSONResponse:
         body = await _json_object(request, token, max_body_bytes)
         if "query" not in body:
             raise BadRequest("missing 'query': a list of prompt+response strings (OpenRLHF protocol)")
         batch = openrlhf.to_batch(body["query"], body.get("prompts"), body.get("labels"), label_column, strip_tokens)
-        scored = await score_async(rewards, batch, executor)
+        scored = await rewards.aevaluate_batch(batch, executor)
         return JSONResponse(openrlhf.to_response(scored, rewards.reward_weights, abstain_value))
 
     async def score_endpoint(request: Request) -> JSONResponse:
         body = await _json_object(request, token, max_body_bytes)
-        scored = await score_async(rewards, _rows_batch(body.get("rows")), executor)
+        scored = await rewards.aevaluate_batch(_rows_batch(body.get("rows")), executor)
         return JSONResponse({
             "values": scored.totals,
             "components": scored.component_values(),
@@ -77,7 +75,7 @@ def create_app(
     async def health_endpoint(request: Request) -> JSONResponse:
         start = time.perf_counter()
         try:
-            scored = await asyncio.wait_for(score_async(rewards, probe, executor), health_timeout)
+            scored = await asyncio.wait_for(rewards.aevaluate_batch(probe, executor), health_timeout)
         except TimeoutError:
             return _error(f"scoring the probe row took longer than {health_timeout:g} s", 503)
         except Exception as exc:
@@ -165,7 +163,7 @@ def _rows_batch(rows: Any) -> Batch:
             raise BadRequest(f"rows[{i}] must be an object, got {type(row).__name__}")
         if "completion" not in row:
             raise BadRequest(f"rows[{i}] has no 'completion'")
-    return rows_to_batch(rows)
+    return Batch.from_rows(rows)
 
 
 def serve(

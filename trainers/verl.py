@@ -18,9 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rewardhub import Batch
+from rewardhub import Batch, SetResult
 
-from .scoring import Scored, score
 from .shims import as_list, reward_set
 
 LABEL_COLUMN = "solution"
@@ -60,7 +59,7 @@ def compute_score_batch(
     batch = to_batch(
         as_list(data_sources), as_list(solution_strs), as_list(ground_truths), as_list(extra_infos), label_column
     )
-    return to_results(score(rewards, batch), abstain_value)
+    return to_results(rewards.evaluate_batch(batch), abstain_value)
 
 
 def to_batch(
@@ -78,7 +77,7 @@ def to_batch(
     return Batch(prompts, list(solutions), columns)
 
 
-def to_results(scored: Scored, abstain_value: float = 0.0) -> list[dict[str, float]]:
+def to_results(scored: SetResult, abstain_value: float = 0.0) -> list[dict[str, float]]:
     results = []
     for i, total in enumerate(scored.totals):
         result = {}

@@ -1,20 +1,22 @@
 """Talk to an OpenAI-compatible chat endpoint: concurrency limit, rate budgets, retries, timeouts.
 
-One ``AsyncOpenAI`` client and semaphore per event loop (async clients belong to the loop that made
-them); the SDK's own retries are off so that this module decides what is retried and for how long.
-The API key is read from the environment when a client is made, never stored on the reward, and
-removed from every reason this module produces.
+Requests go through the process's one client for the endpoint (``pool``), on rewardhub's
+background loop; the SDK's own retries are off so that this module decides what is retried and
+for how long. The API key is read from the environment when the client is made, never stored on
+the reward, and removed from every text the endpoint sends back.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import os
 import time
-import weakref
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from . import pool
 from .errors import JudgeConfigError, JudgeRequestError
 from .limits import TokenBucket, backoff_delay, retry_after
 
@@ -55,10 +57,20 @@ class Answer:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Answer:
-        logprobs = data.get("logprobs")
+        """The answer ``to_json`` stored; raises ``KeyError``/``TypeError``/``ValueError`` on another shape."""
+        content, logprobs = data["content"], data.get("logprobs")
+        if not isinstance(content, str):
+            raise TypeError(f"a stored answer's content must be text, not {type(content).__name__}")
         if logprobs is not None:
             logprobs = [(token, [(alt, lp) for alt, lp in alts]) for token, alts in logprobs]
-        return cls(data["content"], logprobs)
+        return cls(content, logprobs)
+
+    def redacted(self, key: str) -> Answer:
+        """This answer with the API key replaced by ``***`` (an endpoint or proxy may echo the request's
+        ``Authorization`` header); its logprobs go too, since their tokens spell the key."""
+        if not _secret(key) or key not in self.content:
+            return self
+        return Answer(self.content.replace(key, "***"), None)
 
 
 @dataclass(frozen=True)
@@ -95,11 +107,6 @@ class Endpoint:
             )
         return _PLACEHOLDER_KEY
 
-    def redact(self, text: str) -> str:
-        """``text`` with the API key (if any) replaced by ``***``."""
-        key = os.environ.get(self.api_key_env)
-        return text.replace(key, "***") if key and len(key) >= 4 else text
-
 
 @dataclass(frozen=True)
 class Policy:
@@ -121,35 +128,54 @@ class _Attempt(Exception):
 
 
 class JudgeClient:
-    """Sends judge requests within the concurrency limit and rate budgets, retrying transient failures."""
+    """Sends judge requests within the concurrency limit and rate budgets, retrying transient failures.
+
+    Its coroutines run on rewardhub's background loop (the reward moves them there).
+    """
 
     def __init__(self, endpoint: Endpoint, policy: Policy, *, rpm: float | None = None, tpm: float | None = None):
         self.endpoint = endpoint
         self.policy = policy
         self.rpm = TokenBucket(rpm) if rpm else None
         self.tpm = TokenBucket(tpm) if tpm else None
-        self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, asyncio.Semaphore]]
-        self._per_loop = weakref.WeakKeyDictionary()
+        self._endpoint_id: pool.EndpointId | None = None
+        self._acquired_in = 0  # the pid that counted itself as a user of the endpoint's client
+        self._semaphore: asyncio.Semaphore | None = None
+        self._semaphore_loop: asyncio.AbstractEventLoop | None = None
+        self.warm_up()
 
-    def _loop_state(self) -> tuple[Any, asyncio.Semaphore]:
+    def warm_up(self) -> None:
+        """Have the endpoint's client built now (in a thread), not when the first batch needs it."""
+        self._http_client()
+
+    def _http_client(self) -> concurrent.futures.Future[Any]:
+        future = pool.client(self._endpoint_id) if self._acquired_in == os.getpid() else None
+        if future is None:  # first use, after close(), or in a forked child
+            self._endpoint_id = pool.acquire(self.endpoint.base_url, self.endpoint.api_key())
+            self._acquired_in = os.getpid()
+            future = pool.client(self._endpoint_id)
+        return future
+
+    async def _started(self) -> tuple[Any, asyncio.Semaphore]:
+        """The endpoint's client (waiting for it to be built) and this judge's semaphore on this loop."""
+        try:
+            future = self._http_client()
+        except JudgeConfigError as exc:  # the key's variable was unset since the reward was made
+            raise JudgeRequestError(str(exc)) from None
+        if not future.done():
+            await asyncio.wrap_future(future)
+        try:
+            client = future.result()
+        except Exception as exc:
+            raise JudgeRequestError(f"cannot start the OpenAI client: {type(exc).__name__}: {exc}") from None
         loop = asyncio.get_running_loop()
-        state = self._per_loop.get(loop)
-        if state is None:
-            import openai
-
-            client = openai.AsyncOpenAI(
-                base_url=self.endpoint.base_url,
-                api_key=self.endpoint.api_key(),
-                max_retries=0,
-                timeout=self.policy.timeout + 1.0,  # asyncio.wait_for enforces the exact per-request limit
-            )
-            state = (client, asyncio.Semaphore(self.policy.concurrency))
-            self._per_loop[loop] = state
-        return state
+        if self._semaphore is None or self._semaphore_loop is not loop:
+            self._semaphore, self._semaphore_loop = asyncio.Semaphore(self.policy.concurrency), loop
+        return client, self._semaphore
 
     async def ask(self, body: dict[str, Any], stats: JudgeStats, deadline: float) -> Answer:
         """The endpoint's answer to ``body``; raises ``JudgeRequestError`` once retries or time run out."""
-        client, semaphore = self._loop_state()
+        client, semaphore = await self._started()
         tokens = _estimate_tokens(body)
         attempt = 0
         while True:
@@ -190,76 +216,91 @@ class JudgeClient:
         limit = min(self.policy.timeout, max(deadline - time.monotonic(), 0.0))
         try:
             # The SDK's generic POST (auth, base URL, error types) with the body as is and the JSON
-            # answer as a dict: a third less CPU per request than building and validating typed models.
-            data = await asyncio.wait_for(client.post("/chat/completions", cast_to=object, body=body), timeout=limit)
+            # answer as a dict: a third less CPU per request than building and validating typed models;
+            # asyncio.timeout, unlike wait_for, starts no extra task per request.
+            async with asyncio.timeout(limit):
+                data = await client.post("/chat/completions", cast_to=object, body=body)
         except Exception as exc:
-            raise self._classify(exc, limit) from None
-        answer, used = _read_completion(data)
+            raise _classify(exc, limit, client.api_key) from None
+        answer, used = _read_completion(data, client.api_key)
         stats.prompt_tokens += used[0]
         stats.completion_tokens += used[1]
         if self.tpm and any(used):
             self.tpm.give_back(tokens - sum(used))
         return answer
 
-    def _classify(self, exc: Exception, limit: float) -> _Attempt:
-        import openai
-
-        if isinstance(exc, asyncio.TimeoutError | openai.APITimeoutError):
-            return _Attempt(f"request timed out after {limit:.3g} s", retryable=True)
-        if isinstance(exc, openai.APIConnectionError):
-            return _Attempt(self._reason("connection error", exc), retryable=True)
-        if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            retryable = status in _RETRYABLE_STATUS or status >= 500
-            wait = retry_after(exc.response.headers) if retryable else None
-            return _Attempt(self._reason(f"HTTP {status}", exc), retryable, wait)
-        return _Attempt(self._reason("invalid response", exc), retryable=False)
-
-    def _reason(self, what: str, exc: Exception) -> str:
-        body = getattr(exc, "body", None)  # an API error's own message reads better than the SDK's wrapper
-        detail = body.get("message") if isinstance(body, dict) else None
-        detail = detail if isinstance(detail, str) and detail else str(exc) or type(exc).__name__
-        return self.endpoint.redact(f"{what}: {shorten(detail)}")
-
-    async def aclose(self) -> None:
-        """Close the HTTP client of the running loop."""
-        state = self._per_loop.pop(asyncio.get_running_loop(), None)
-        if state is not None:
-            await state[0].close()
-
     def close(self) -> None:
-        """Close the HTTP clients of every loop still alive (from synchronous code, outside those loops)."""
-        for loop, (client, _) in list(self._per_loop.items()):
-            if loop.is_running():
-                asyncio.run_coroutine_threadsafe(client.close(), loop).result(10)
-            elif not loop.is_closed():
-                loop.run_until_complete(client.close())
-        self._per_loop.clear()
+        """Stop using the endpoint's client (the last judge to stop closes it); a later request reopens it."""
+        if self._acquired_in == os.getpid():
+            pool.release(self._endpoint_id)
+        self._endpoint_id, self._acquired_in = None, 0
 
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_per_loop"] = None
-        return state
+        return {**self.__dict__, "_endpoint_id": None, "_acquired_in": 0, "_semaphore": None, "_semaphore_loop": None}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._per_loop = weakref.WeakKeyDictionary()
+        with contextlib.suppress(JudgeConfigError):  # no key here: the first batch abstains and says so
+            self.warm_up()
 
 
-def _read_completion(data: Any) -> tuple[Answer, tuple[int, int]]:
-    """The answer and (prompt, completion) token usage from a chat completion's JSON."""
+def _read_completion(data: Any, key: str) -> tuple[Answer, tuple[int, int]]:
+    """The answer (the API key redacted before it reaches a reason, a log line or the cache) and the
+    (prompt, completion) token usage from a chat completion's JSON."""
     try:
         choice = data["choices"][0]
         content = choice["message"].get("content")
-        tokens = (choice.get("logprobs") or {}).get("content") or []
-        logprobs = [(t["token"], [(a["token"], a["logprob"]) for a in t.get("top_logprobs") or []]) for t in tokens]
         usage = data.get("usage") or {}
         used = (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
     except (KeyError, IndexError, TypeError, AttributeError, ValueError):
-        raise _Attempt(f"endpoint returned no chat completion: {shorten(repr(data))}", retryable=False) from None
+        raise _Attempt(redact(f"endpoint returned no chat completion: {data!r}", key), retryable=False) from None
     if not isinstance(content, str):
-        raise _Attempt(f"endpoint returned no text (finish_reason={choice.get('finish_reason')!r})", retryable=False)
-    return Answer(content, logprobs or None), used
+        finish = redact(repr(choice.get("finish_reason")), key)
+        raise _Attempt(f"endpoint returned no text (finish_reason={finish})", retryable=False)
+    return Answer(content, _read_logprobs(choice)).redacted(key), used
+
+
+def _read_logprobs(choice: dict[str, Any]) -> list[tuple[str, list[tuple[str, float]]]] | None:
+    """Each token with its top alternatives' log-probabilities; ``None`` if absent or malformed (the
+    answer's text is still read)."""
+    try:
+        tokens = (choice.get("logprobs") or {}).get("content") or []
+        return [(str(t["token"]), [(str(a["token"]), float(a["logprob"])) for a in t.get("top_logprobs") or []])
+                for t in tokens] or None  # fmt: skip
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None
+
+
+def _classify(exc: Exception, limit: float, key: str) -> _Attempt:
+    import openai
+
+    if isinstance(exc, asyncio.TimeoutError | openai.APITimeoutError):
+        return _Attempt(f"request timed out after {limit:.3g} s", retryable=True)
+    if isinstance(exc, openai.APIConnectionError):
+        return _Attempt(_reason("connection error", exc, key), retryable=True)
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        retryable = status in _RETRYABLE_STATUS or status >= 500
+        wait = retry_after(exc.response.headers) if retryable else None
+        return _Attempt(_reason(f"HTTP {status}", exc, key), retryable, wait)
+    return _Attempt(_reason("invalid response", exc, key), retryable=False)
+
+
+def _reason(what: str, exc: Exception, key: str) -> str:
+    body = getattr(exc, "body", None)  # an API error's own message reads better than the SDK's wrapper
+    detail = body.get("message") if isinstance(body, dict) else None
+    detail = detail if isinstance(detail, str) and detail else str(exc) or type(exc).__name__
+    return redact(f"{what}: {detail}", key)
+
+
+def redact(text: str, key: str) -> str:
+    """``text`` with the API key replaced by ``***``, then on one line and cut for a reason (in that order:
+    a cut could leave part of the key)."""
+    return shorten(text.replace(key, "***") if _secret(key) else text)
+
+
+def _secret(key: str) -> bool:
+    return len(key) >= 4 and key != _PLACEHOLDER_KEY
 
 
 def _estimate_tokens(body: dict[str, Any]) -> int:

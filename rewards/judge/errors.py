@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rewardhub import ConfigError, RewardhubError
+from rewardhub import ConfigError, InfrastructureError, RewardhubError
 
 
 class JudgeError(RewardhubError):
@@ -17,5 +17,6 @@ class JudgeInputError(JudgeError, ValueError):
     """A row cannot be rendered into the judge's template (e.g. it has no prompt)."""
 
 
-class JudgeRequestError(JudgeError):
-    """The endpoint gave no usable answer after retries; the message is the (redacted) reason."""
+class JudgeRequestError(JudgeError, InfrastructureError):
+    """The endpoint gave no usable answer after retries; the message is the (redacted) reason. The
+    row abstains (``None``, outcome ``error``) under every ``on_error`` policy."""

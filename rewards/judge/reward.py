@@ -2,7 +2,8 @@
 
 Async and batched: identical requests in a batch are sent once, answers come from an on-disk
 cache when possible, the rest go out concurrently within rate budgets, with retries and a
-deadline per batch. An endpoint that fails abstains (``None`` with the reason), it never scores 0.
+deadline per batch. An endpoint that fails, an answer without a score and a row left unanswered
+at the deadline are ``None`` with the reason (outcome ``error`` or ``timeout``), never a 0.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ import contextvars
 import time
 from typing import Any
 
-from rewardhub import AsyncReward, Batch, MissingColumnError, Score
-from rewardhub.hookspecs import hookimpl
+from rewardhub import AsyncReward, Batch, MissingColumnError, Score, hookimpl
+from rewardhub._aio import background_loop
 
-from .cache import JudgeCache, default_cache_path, request_key
+from .cache import default_cache_path, request_key, shared_cache
 from .client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten
 from .errors import JudgeConfigError, JudgeInputError, JudgeRequestError
 from .parse import PARSE_MODES, ScoreScale, UnparsableAnswer, expected_score, parse_answer
@@ -81,13 +82,13 @@ class JudgeReward(AsyncReward):
         self.reference_column = reference_column
         self.system_prompt = system_prompt
         self.logprobs = logprobs
-        self.deadline = deadline
+        self.batch_deadline = deadline  # graceful: answered rows keep their scores (``self.deadline`` is the core's)
         endpoint = Endpoint(base_url, model, api_key_env, temperature, max_tokens, _TOP_LOGPROBS if logprobs else None)
         endpoint.api_key()  # fail now, not mid-training, when OpenAI itself is asked without a key
         self.client = JudgeClient(
             endpoint, Policy(concurrency, timeout, max_retries, backoff, max_backoff), rpm=rpm, tpm=tpm
         )
-        self.cache = None if cache is None else JudgeCache(default_cache_path() if cache == "default" else cache)
+        self.cache = None if cache is None else shared_cache(default_cache_path() if cache == "default" else cache)
         self.counters = JudgeStats()
 
     async def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
@@ -105,53 +106,61 @@ class JudgeReward(AsyncReward):
         return values
 
     async def score_batch_async(self, batch: Batch) -> list[Score]:
+        """Scores the batch on rewardhub's background loop, where the endpoint's client lives."""
+        loop = background_loop()
+        if asyncio.get_running_loop() is loop:
+            return await self._score_batch(batch)
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._score_batch(batch), loop))
+
+    async def _score_batch(self, batch: Batch) -> list[Score]:
         stats = JudgeStats()
-        deadline = time.monotonic() + (self.deadline or float("inf"))
-        outcomes: list[Score | str] = []
-        bodies: dict[str, dict[str, Any]] = {}
+        deadline = time.monotonic() + (self.batch_deadline or float("inf"))
+        rows: list[Score | tuple[str, ...]] = []
+        requests: dict[tuple[str, ...], list[dict[str, str]]] = {}  # messages by their texts: duplicates merge
         for i in range(len(batch)):
             if batch.texts[i] is None:
-                outcomes.append(Score(None, batch.text_errors[i]))
+                rows.append(Score(None, batch.text_errors[i]))
                 continue
             try:
-                body = self.client.endpoint.request(self._messages(batch, i))
+                messages = self._messages(batch, i)
             except (MissingColumnError, JudgeInputError) as exc:
-                outcomes.append(self._failure(exc))
+                rows.append(self._failure(exc))
                 continue
-            key = request_key({"base_url": self.client.endpoint.base_url, **body})
-            if key in bodies:
+            key = tuple(message["content"] for message in messages)
+            if key in requests:
                 stats.deduplicated += 1
-            bodies[key] = body
-            outcomes.append(key)
-        answers = await self._answers(bodies, stats, deadline)
+            requests[key] = messages
+            rows.append(key)
+        scores = await self._judged(requests, stats, deadline)
         self.counters.add(stats)
         call_stats = _batch_stats.get()
         if call_stats is not None:  # set by __call__, which logs them
             call_stats.add(stats)
-        return [self._score(answers[o]) if isinstance(o, str) else o for o in outcomes]
+        return [row if isinstance(row, Score) else scores[row] for row in rows]
 
     def _messages(self, batch: Batch, index: int) -> list[dict[str, str]]:
         user = {"role": "user", "content": self.template.render(batch.row(index), self.reference_column)}
         return [{"role": "system", "content": self.system_prompt}, user] if self.system_prompt else [user]
 
-    async def _answers(
-        self, bodies: dict[str, dict[str, Any]], stats: JudgeStats, deadline: float
-    ) -> dict[str, Answer | str]:
-        """Answer per request key: from the cache, else from the endpoint; a reason string on failure."""
-        results: dict[str, Answer | str] = {}
+    async def _judged(
+        self, requests: dict[tuple[str, ...], list[dict[str, str]]], stats: JudgeStats, deadline: float
+    ) -> dict[tuple[str, ...], Score]:
+        """A score per request: from a cached answer, else from the endpoint's (parsed as it arrives)."""
+        endpoint = self.client.endpoint
+        bodies = {key: endpoint.request(messages) for key, messages in requests.items()}
+        scores: dict[tuple[str, ...], Score] = {}
+        stored: dict[tuple[str, ...], str] = {}
         if self.cache is not None and bodies:
-            for key, data in (await asyncio.to_thread(self.cache.get_many, bodies)).items():
-                results[key] = Answer.from_json(data)
-            stats.cache_hits += len(results)
-        tasks = {
-            key: asyncio.ensure_future(self.client.ask(body, stats, deadline))
-            for key, body in bodies.items()
-            if key not in results
-        }
+            stored = {key: request_key({"base_url": endpoint.base_url, **body}) for key, body in bodies.items()}
+            cached = _answers_from_cache(await asyncio.to_thread(self.cache.get_many, stored.values()))
+            scores = {key: self._score(cached[ckey]) for key, ckey in stored.items() if ckey in cached}
+            stats.cache_hits += len(scores)
+        tasks = {key: asyncio.ensure_future(self._judge(body, stats, deadline))
+                 for key, body in bodies.items() if key not in scores}  # fmt: skip
         if not tasks:
-            return results
+            return scores
         try:
-            left = None if self.deadline is None else max(deadline - time.monotonic(), 0.0)
+            left = None if self.batch_deadline is None else max(deadline - time.monotonic(), 0.0)
             await asyncio.wait(tasks.values(), timeout=left)
         finally:
             for task in tasks.values():
@@ -161,39 +170,45 @@ class JudgeReward(AsyncReward):
         for key, task in tasks.items():
             if task.cancelled():
                 stats.failures += 1
-                results[key] = f"judge gave no answer before the batch deadline of {self.deadline:g} s"
-            elif isinstance(task.exception(), JudgeRequestError):
-                results[key] = f"judge unavailable: {task.exception()}"
-            elif task.exception() is not None:
-                raise task.exception()
+                reason = f"judge gave no answer before the batch deadline of {self.batch_deadline:g} s"
+                scores[key] = Score(None, reason, None, "timeout")
+            elif task.exception() is not None:  # not the endpoint's failure but ours: the error policy decides
+                scores[key] = self._failure(task.exception())
             else:
-                results[key] = fresh[key] = task.result()
-        if self.cache is not None and fresh:
-            await asyncio.to_thread(self.cache.put_many, {k: a.to_json() for k, a in fresh.items()})
-        return results
+                answer, scores[key] = task.result()
+                if answer is not None and stored:
+                    fresh[stored[key]] = answer.to_json()
+        if fresh:
+            self.cache.put_many(fresh)  # stored in the background, off the critical path
+        return scores
 
-    def _score(self, answer: Answer | str) -> Score:
-        if isinstance(answer, str):
-            return Score(None, answer)
+    async def _judge(self, body: dict[str, Any], stats: JudgeStats, deadline: float) -> tuple[Answer | None, Score]:
+        """Ask the endpoint and parse its answer at once (parsing overlaps the other requests' waits)."""
+        try:
+            answer = await self.client.ask(body, stats, deadline)
+        except JudgeRequestError as exc:
+            return None, Score(None, f"judge unavailable: {exc}", None, "error")  # whatever on_error says
+        return answer, self._score(answer)
+
+    def _score(self, answer: Answer) -> Score:
         said = shorten(answer.content)
-        if self.logprobs and answer.logprobs:
-            parsed = expected_score(answer.logprobs, self.parse, self.scale)
-            if parsed is not None:
-                return Score(parsed.value, f"judge ({parsed.how}): {said}", parsed.verdict)
         try:
             parsed = parse_answer(answer.content, self.parse, self.scale)
         except UnparsableAnswer as exc:
-            return Score(None, f"unparsable judge answer ({exc}): {said!r}")
+            return Score(None, f"unparsable judge answer ({exc}): {said!r}", None, "error")  # the judge's failure
+        if self.logprobs and answer.logprobs:
+            parsed = expected_score(answer.logprobs, answer.content, parsed, self.scale) or parsed
         return Score(parsed.value, f"judge ({parsed.how}): {said}", parsed.verdict)
 
     async def aclose(self) -> None:
-        """Release the HTTP client of the running event loop and the cache connection."""
-        await self.client.aclose()
+        """``close`` from async code (the cache's queued answers are stored in a thread)."""
+        self.client.close()
         if self.cache is not None:
-            self.cache.close()
+            await asyncio.to_thread(self.cache.close)
 
     def close(self) -> None:
-        """Release HTTP clients and the cache connection (from synchronous code; the reward stays usable)."""
+        """Release the endpoint's client (closed when no judge of the process uses it) and the cache
+        connection, after storing queued answers; the reward stays usable."""
         self.client.close()
         if self.cache is not None:
             self.cache.close()
@@ -201,6 +216,17 @@ class JudgeReward(AsyncReward):
     def __repr__(self) -> str:
         endpoint = self.client.endpoint
         return f"<JudgeReward {self.__name__!r} model={endpoint.model!r} base_url={endpoint.base_url!r}>"
+
+
+def _answers_from_cache(stored: dict[str, dict[str, Any]]) -> dict[str, Answer]:
+    """Cached answers that still read as answers (a damaged entry is a miss, replaced by a fresh answer)."""
+    answers = {}
+    for key, data in stored.items():
+        try:
+            answers[key] = Answer.from_json(data)
+        except (KeyError, TypeError, ValueError):
+            continue
+    return answers
 
 
 @hookimpl

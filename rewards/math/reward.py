@@ -131,8 +131,8 @@ class MathReward(Reward):
         if check.status == "gold unparseable":
             return Score(None, f"gold unparseable: {_short(gold)}")
         if check.status == "timeout":
-            return Score(self.timeout_score, f"timeout after {self.checker.timeout:g} s")
-        return Score(None, f"error: {check.detail}")
+            return Score(self.timeout_score, f"timeout after {self.checker.timeout:g} s", None, "timeout")
+        return Score(None, f"error: {check.detail}", None, "error")
 
 
 def _short(text: str, limit: int = 60) -> str:

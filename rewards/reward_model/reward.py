@@ -17,9 +17,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rewardhub import Batch, ConfigError, Reward, Score
+from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 from rewardhub.completions import completion_text, is_conversational
-from rewardhub.hookspecs import hookimpl
 
 from .encoding import Encoded, Encoder, score_sequences
 from .loading import (

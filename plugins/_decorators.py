@@ -23,10 +23,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .batch import Batch, Row, Score
+from ._batch import Batch, Row, Score
+from ._registry import Param, factory_params, spec_from_factory
+from ._reward import AsyncReward, Reward
 from .errors import ConfigError, MissingColumnError
-from .registry import Param, factory_params, spec_from_factory
-from .reward import AsyncReward, Reward
 
 _FROM_BATCH = {
     "prompt": lambda batch: batch.prompts,
@@ -39,10 +39,11 @@ class FunctionRewardFactory:
 
     def __init__(
         self, func: Callable[..., Any], *, name: str | None, description: str | None, batched: bool,
-        isolated: bool = False,
+        isolated: bool = False, check: Callable[..., None] | None = None,
     ):
         self.func = func
         self.isolated = isolated
+        self.check = check
         self.name = name or func.__name__
         self.description = description or _first_line(inspect.getdoc(func))
         self.batched = batched
@@ -70,11 +71,25 @@ class FunctionRewardFactory:
 
     def __call__(self, *, on_error: str = "none", **params: Any) -> Reward:
         spec_from_factory(self, self.__module__).check_params({**params, "on_error": on_error})  # typos fail here
+        if self.check is not None:
+            self._check_values(params)
         if self.isolated:
             isolation = {name: params.pop(name, default) for name, (default, _) in ISOLATION_PARAMS.items()}
             return IsolatedFunctionReward(self, params, on_error=on_error, **isolation)
         cls = AsyncFunctionReward if self.is_async else FunctionReward
         return cls(self, params, on_error=on_error)
+
+    def _check_values(self, params: dict[str, Any]) -> None:
+        """Run the author's ``check`` on the scorer's params (defaults filled in); its complaint is a config error."""
+        signature = inspect.signature(self.func).parameters.values()
+        values = {p.name: p.default for p in signature if p.kind is p.KEYWORD_ONLY and p.default is not p.empty}
+        values.update((k, v) for k, v in params.items() if k not in ISOLATION_PARAMS)
+        try:
+            self.check(**values)
+        except ConfigError as exc:
+            raise ConfigError(f"reward {self.name!r}: {exc}") from None
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"reward {self.name!r}: {exc}") from exc
 
     def __reduce__(self) -> Any:
         # Decorating rebinds the module-level name to this factory: pickle it by that reference. When the
@@ -84,7 +99,7 @@ class FunctionRewardFactory:
                 return (_resolve, (self.__module__, self.__qualname__))
         except (ImportError, AttributeError):
             pass
-        return (_rebuild_factory, (self.func, self.name, self.description, self.batched, self.isolated))
+        return (_rebuild_factory, (self.func, self.name, self.description, self.batched, self.isolated, self.check))
 
     def __repr__(self) -> str:
         return f"<reward factory {self.name!r} from {self.__module__}.{self.__qualname__}>"
@@ -97,8 +112,10 @@ def _resolve(module: str, qualname: str) -> Any:
     return target
 
 
-def _rebuild_factory(func: Callable[..., Any], name: str, description: str, batched: bool, isolated: bool) -> Any:
-    return FunctionRewardFactory(func, name=name, description=description, batched=batched, isolated=isolated)
+def _rebuild_factory(func: Callable[..., Any], name: str, description: str, batched: bool, isolated: bool,
+                     check: Callable[..., None] | None) -> Any:
+    return FunctionRewardFactory(func, name=name, description=description, batched=batched, isolated=isolated,
+                                 check=check)
 
 
 def _column_args(func: Callable[..., Any]) -> tuple[list[tuple[str, Any]], bool]:
@@ -157,6 +174,9 @@ class FunctionReward(Reward):
         args, kwargs = self._sample_args(row)
         return self.factory.func(text, *args, **kwargs)
 
+    def _per_sample(self) -> bool:
+        return not self.factory.batched
+
     def score_batch(self, batch: Batch) -> list[Any]:
         if not self.factory.batched:
             return super().score_batch(batch)
@@ -167,6 +187,9 @@ class FunctionReward(Reward):
 
 class AsyncFunctionReward(AsyncReward, FunctionReward):
     """The async twin of :class:`FunctionReward`, for ``async def`` scoring functions."""
+
+    def _per_sample(self) -> bool:
+        return not self.factory.batched
 
     async def score_sample_async(self, text: str, row: Row) -> Any:
         args, kwargs = self._sample_args(row)
@@ -190,7 +213,13 @@ class IsolatedFunctionReward(FunctionReward):
             raise ConfigError(f"reward {factory.name!r}: timeout must be a positive number of seconds; got {timeout}")
         if workers is not None and workers < 1:
             raise ConfigError(f"reward {factory.name!r}: workers must be at least 1 (or None); got {workers}")
+        from .workers import require_importable
+
+        require_importable(factory)  # workers import the scorer by name: not from __main__, not a local
         self.timeout, self.timeout_score, self.workers = timeout, timeout_score, workers
+
+    def _per_sample(self) -> bool:
+        return False  # the worker pool scores the batch, each sample under its own hard deadline
 
     def score_batch(self, batch: Batch) -> list[Any]:
         from .workers import shared_pool
@@ -211,7 +240,7 @@ class IsolatedFunctionReward(FunctionReward):
             if outcome.status == "ok":
                 scores[i] = outcome.value
             elif outcome.status == "timeout":
-                scores[i] = Score(self.timeout_score, f"timeout after {self.timeout:g} s")
+                scores[i] = Score(self.timeout_score, f"timeout after {self.timeout:g} s", None, "timeout")
             else:
                 scores[i] = self._failure(IsolatedScorerError(outcome.value))
         return scores
@@ -236,24 +265,31 @@ ISOLATION_PARAMS: dict[str, tuple[Any, str]] = {
 
 def sample_reward(
     func: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None,
-    isolated: bool = False,
+    isolated: bool = False, check: Callable[..., None] | None = None,
 ):
     """Make a registry factory from a per-sample scorer ``func(text, columns..., *, params)``.
 
     ``isolated=True``: run each sample in a worker process with a hard ``timeout`` (a param).
+    ``check``: called with the params (``check(**params)``) when the reward is built; what it raises
+    (``ConfigError``, ``ValueError`` or ``TypeError``) becomes a config error naming the reward.
     """
 
     def wrap(f: Callable[..., Any]) -> FunctionRewardFactory:
-        return FunctionRewardFactory(f, name=name, description=description, batched=False, isolated=isolated)
+        return FunctionRewardFactory(f, name=name, description=description, batched=False, isolated=isolated,
+                                     check=check)
 
     return wrap(func) if func is not None else wrap
 
 
-def batch_reward(func: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None):
-    """Make a registry factory from a batch scorer ``func(texts, column_lists..., *, params)``."""
+def batch_reward(
+    func: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None,
+    check: Callable[..., None] | None = None,
+):
+    """Make a registry factory from a batch scorer ``func(texts, column_lists..., *, params)`` (``check``:
+    as for :func:`sample_reward`)."""
 
     def wrap(f: Callable[..., Any]) -> FunctionRewardFactory:
-        return FunctionRewardFactory(f, name=name, description=description, batched=True)
+        return FunctionRewardFactory(f, name=name, description=description, batched=True, check=check)
 
     return wrap(func) if func is not None else wrap
 

@@ -13,21 +13,25 @@ import functools
 import inspect
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .batch import TRAINER_HOOKS, Batch, Row, Score, to_score
-from .completions import prompt_key
-from .errors import ConfigError, MissingColumnError, RewardContractError, WorkerStartupError
-from .loop import run_coroutine
+from ._aio import run_coroutine
+from ._batch import TRAINER_HOOKS, Batch, Row, Score, to_score
+from ._deadline import Overdue, run_async, run_sync
+from ._sharing import VerdictMemo, batch_key
+from .errors import (
+    ConfigError,
+    InfrastructureError,
+    MissingColumnError,
+    RewardContractError,
+    WorkerStartupError,
+)
 
 ON_ERROR_POLICIES = ("none", "zero", "raise")
 # Not the sample's failure but the reward's or the machine's: no error policy turns them into scores.
 PROPAGATED = (RewardContractError, WorkerStartupError)
-_MEMO_SIZE = 4
-_MEMO_LOCK = threading.Lock()  # memo dicts are read and evicted from several server threads at once
 _TOTALS_LOCK = threading.Lock()  # running totals are updated from several server threads at once
 
 
@@ -51,6 +55,10 @@ class BatchResult:
     def verdicts(self) -> list[bool | None]:
         return [s.verdict for s in self.scores]
 
+    @property
+    def outcomes(self) -> list[str]:
+        return [s.outcome for s in self.scores]
+
 
 class Reward:
     """Base class of every reward. Subclass, set ``name``, override ``score_sample`` or ``score_batch``.
@@ -70,8 +78,11 @@ class Reward:
                             f"(score_sample_async or score_batch_async for an AsyncReward)")
         self.on_error = on_error
         self.__name__ = self.name or type(self).__name__
-        self.totals = {"samples": 0, "errors": 0, "abstained": 0, "seconds": 0.0}
-        self._memo: OrderedDict[tuple, BatchResult] | None = None
+        self.totals = {"samples": 0, "errors": 0, "timeouts": 0, "abstained": 0, "seconds": 0.0}
+        # Seconds a batch may take (a config entry's ``timeout``); past it unfinished samples time out.
+        self.batch_timeout: float | None = None
+        self._overdue = Overdue()
+        self._memo: VerdictMemo | None = None
         self._bound: dict[str, Reward] = {}
 
     # ----- what authors override -------------------------------------------------------------
@@ -89,31 +100,29 @@ class Reward:
 
     # ----- calling -----------------------------------------------------------------------------
     def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
-        hooks = {k: kwargs.pop(k, None) for k in TRAINER_HOOKS}
-        result = self.evaluate(prompts, completions, **kwargs)
-        self._report(result, **hooks)
+        result = self.evaluate_batch(Batch.from_call(prompts, completions, kwargs, self.__name__))
+        self._report(result, **{hook: kwargs.get(hook) for hook in TRAINER_HOOKS})
         return result.values
 
     def evaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
         """Score a batch and return scores with reasons and verdicts (no trainer logging)."""
-        for hook in TRAINER_HOOKS:
-            columns.pop(hook, None)
         return self.evaluate_batch(Batch.from_call(prompts, completions, columns, self.__name__))
 
     def evaluate_batch(self, batch: Batch) -> BatchResult:
         """``evaluate`` for a ready :class:`Batch`; memoised when other rewards share this one's verdicts."""
-        key = self._memo_key(batch)
-        cached = self._recall(key)
+        key, cached = self._recall(batch)
         if cached is not None:
             return cached
         start = time.perf_counter()
-        scores = _abstain_where_no_text(batch, self._run(batch))
-        result = self._finish(batch, scores, time.perf_counter() - start)
-        self._remember(key, result)
-        return result
+        scores = self._run(batch) if self.batch_timeout is None else run_sync(self, batch, self.batch_timeout)
+        return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
+
+    def _per_sample(self) -> bool:
+        """True when the reward scores sample by sample (a deadline can then keep the finished ones)."""
+        return type(self).score_batch is Reward.score_batch
 
     def _run(self, batch: Batch) -> list[Score]:
-        if type(self).score_batch is Reward.score_batch:
+        if self._per_sample():
             return [self._sample_outcome(batch, i) for i in range(len(batch))]
         try:
             return self._checked(batch, self.score_batch(batch))
@@ -139,22 +148,35 @@ class Reward:
         if text is None:
             return Score(None, batch.text_errors[index])
         try:
-            return to_score(self.score_sample(text, batch.row(index)))
+            raw = self.score_sample(text, batch.row(index))
         except Exception as exc:
             return self._failure(exc)
+        return self._to_score(raw)
 
     def _failure(self, exc: Exception) -> Score:
-        """Apply the error policy to an exception raised while scoring (``_errors`` counts it)."""
+        """Apply the error policy to an exception raised while scoring (outcome ``error``).
+
+        The policy covers the reward's own failures; an infrastructure failure (a dead worker, a
+        sandbox or endpoint down) or a missing column is never the completion's fault: it abstains.
+        """
         if isinstance(exc, PROPAGATED):
             raise exc
+        if isinstance(exc, InfrastructureError):
+            return Score(None, _error_reason(exc), None, "error")
         if isinstance(exc, MissingColumnError):
             exc = exc.for_reward(self.__name__)
         if self.on_error == "raise":
             raise exc
-        reason = _error_reason(exc)
-        if isinstance(exc, MissingColumnError):  # a data problem, never the completion's fault
-            return Score(None, reason, None)
-        return Score(0.0 if self.on_error == "zero" else None, reason, None)
+        if isinstance(exc, MissingColumnError):
+            return Score(None, _error_reason(exc), None, "error")
+        return Score(0.0 if self.on_error == "zero" else None, _error_reason(exc), None, "error")
+
+    def _to_score(self, raw: Any) -> Score:
+        """A scorer's return value as a Score; a value that is no score is this reward's error, named."""
+        try:
+            return to_score(raw)
+        except (TypeError, ValueError) as exc:
+            return self._failure(type(exc)(f"reward {self.__name__!r} returned no valid score: {exc}"))
 
     def _checked(self, batch: Batch, raw: Sequence[Any]) -> list[Score]:
         if raw is None or not hasattr(raw, "__len__") or len(raw) != len(batch):
@@ -163,37 +185,39 @@ class Reward:
                 f"reward {self.__name__!r} returned {got} for a batch of {len(batch)} completions; "
                 f"it must return exactly one value per completion"
             )
-        scores = []
-        for item in raw:
-            try:
-                scores.append(to_score(item))
-            except (TypeError, ValueError) as exc:
-                scores.append(self._failure(exc))
-        return scores
+        return [self._to_score(item) for item in raw]
 
-    def _finish(self, batch: Batch, scores: list[Score], seconds: float) -> BatchResult:
-        errors = sum(1 for s in scores if s.reason.startswith(_ERROR_PREFIX))
+    def _finish(self, batch: Batch, scores: list[Score], seconds: float, key: tuple | None) -> BatchResult:
+        """Count the batch in ``totals``; remember it when this reward's verdicts are shared."""
+        errors = sum(1 for s in scores if s.outcome == "error")
+        timeouts = sum(1 for s in scores if s.outcome == "timeout")
         abstained = sum(1 for s in scores if s.value is None)
         with _TOTALS_LOCK:
             self.totals["samples"] += len(scores)
             self.totals["errors"] += errors
+            self.totals["timeouts"] += timeouts
             self.totals["abstained"] += abstained
             self.totals["seconds"] += seconds
-        return BatchResult(scores, seconds, errors)
+        result = BatchResult(scores, seconds, errors)
+        if key is not None and self._memo is not None:
+            self._memo.remember(key, result)
+        return result
 
     def _report(self, result: BatchResult, log_extra: Any = None, log_metric: Any = None) -> None:
         if log_extra is not None:
             log_extra(f"{self.__name__}/reason", result.reasons)
+            log_extra(f"{self.__name__}/outcome", result.outcomes)
         if log_metric is not None:
             n = max(len(result.scores), 1)
             log_metric(f"{self.__name__}/errors", float(result.errors))
+            log_metric(f"{self.__name__}/timeouts", float(result.outcomes.count("timeout")))
             log_metric(f"{self.__name__}/abstained", sum(1 for s in result.scores if s.value is None) / n)
 
     # ----- shared verdicts ------------------------------------------------------------------------
     def share(self) -> Reward:
         """Remember the last few batches so other rewards reuse this reward's verdicts for free."""
         if self._memo is None:
-            self._memo = OrderedDict()
+            self._memo = VerdictMemo()
         return self
 
     def bind(self, role: str, reward: Reward) -> None:
@@ -203,7 +227,7 @@ class Reward:
     def dependency(self, role: str) -> Reward:
         """The reward bound to ``role``, built from the registry with default params if none was bound."""
         if role not in self._bound:
-            from .registry import registry
+            from ._registry import registry
 
             name = self.dependencies()[role]
             self._bound[role] = registry.create(name).share()
@@ -220,35 +244,12 @@ class Reward:
         """``dependency_scores`` for async scorers: awaits an async dependency instead of blocking the loop."""
         return (await aevaluate_any(self.dependency(role), batch)).scores
 
-    def _memo_key(self, batch: Batch) -> tuple | None:
-        """The batch's full content as a dict key (not a hash: two batches never share a key)."""
+    def _recall(self, batch: Batch) -> tuple[tuple | None, BatchResult | None]:
+        """The batch's memo key (``None`` when not shared) and the remembered result, if any."""
         if self._memo is None:
-            return None
-        return (
-            tuple((t, None) if t is not None else (None, _frozen(c)) for t, c in zip(batch.texts, batch.completions, strict=True)),
-            tuple(prompt_key(p) for p in batch.prompts),
-            tuple(sorted((name, _frozen(values)) for name, values in batch.columns.items())),
-            # Batch-level objects (trainer_state) are the same object every step: their identity and step
-            # keep a result from one step being served at the next (a reward may follow the schedule).
-            tuple(sorted((k, id(v), getattr(v, "global_step", None)) for k, v in batch.extras.items())),
-        )
-
-    def _recall(self, key: tuple | None) -> BatchResult | None:
-        if key is None:
-            return None
-        with _MEMO_LOCK:
-            result = self._memo.get(key)
-            if result is not None:
-                self._memo.move_to_end(key)
-            return result
-
-    def _remember(self, key: tuple | None, result: BatchResult) -> None:
-        if key is None or self._memo is None:
-            return
-        with _MEMO_LOCK:
-            self._memo[key] = result
-            while len(self._memo) > _MEMO_SIZE:
-                self._memo.popitem(last=False)
+            return None, None
+        key = batch_key(batch)
+        return key, self._memo.recall(key)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup failed: the usual cause is a subclass skipping Reward.__init__.
@@ -257,12 +258,6 @@ class Reward:
                 f"{type(self).__name__} has no {name!r}: its __init__ must call super().__init__(on_error=on_error)"
             )
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        if state.get("_memo") is not None:
-            state["_memo"] = OrderedDict()
-        return state
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.__name__!r}>"
@@ -286,31 +281,32 @@ class AsyncReward(Reward):
         if text is None:
             return Score(None, batch.text_errors[index])
         try:
-            return to_score(await self.score_sample_async(text, batch.row(index)))
+            raw = await self.score_sample_async(text, batch.row(index))
         except Exception as exc:
             return self._failure(exc)
+        return self._to_score(raw)
 
     async def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
-        hooks = {k: kwargs.pop(k, None) for k in TRAINER_HOOKS}
-        result = await self.aevaluate(prompts, completions, **kwargs)
-        self._report(result, **hooks)
+        result = await self.aevaluate_batch(Batch.from_call(prompts, completions, kwargs, self.__name__))
+        self._report(result, **{hook: kwargs.get(hook) for hook in TRAINER_HOOKS})
         return result.values
 
     async def aevaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
-        for hook in TRAINER_HOOKS:
-            columns.pop(hook, None)
         return await self.aevaluate_batch(Batch.from_call(prompts, completions, columns, self.__name__))
 
     async def aevaluate_batch(self, batch: Batch) -> BatchResult:
-        key = self._memo_key(batch)
-        cached = self._recall(key)
+        key, cached = self._recall(batch)
         if cached is not None:
             return cached
         start = time.perf_counter()
-        scores = _abstain_where_no_text(batch, await self._run_async(batch))
-        result = self._finish(batch, scores, time.perf_counter() - start)
-        self._remember(key, result)
-        return result
+        if self.batch_timeout is None:
+            scores = await self._run_async(batch)
+        else:
+            scores = await run_async(self, batch, self.batch_timeout, lambda: self._run_async(batch))
+        return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
+
+    def _per_sample(self) -> bool:
+        return type(self).score_batch_async is AsyncReward.score_batch_async
 
     async def _run_async(self, batch: Batch) -> list[Score]:
         try:
@@ -328,39 +324,14 @@ class AsyncReward(Reward):
         return run_coroutine(self.aevaluate_batch(batch))
 
 
-_ERROR_PREFIX = "error: "
-_SET_BY_INIT = ("on_error", "totals", "_memo", "_bound", "__name__")
+_SET_BY_INIT = ("on_error", "totals", "batch_timeout", "_overdue", "_memo", "_bound", "__name__")
 
 
 def _error_reason(exc: BaseException) -> str:
     message = str(exc).strip() or type(exc).__name__
     if len(message) > 300:
         message = message[:297] + "..."
-    return f"{_ERROR_PREFIX}{type(exc).__name__}: {message}"
-
-
-_SCALARS = frozenset({str, bytes, int, float, bool, type(None)})
-
-
-def _frozen(value: Any) -> Any:
-    """A hashable, complete stand-in for a column value (``repr`` elides the middle of big arrays).
-
-    Types are part of it (``1``, ``1.0`` and ``True`` are equal in Python but may score differently);
-    lists of plain scalars, such as token ids, take a fast path.
-    """
-    kind = type(value)
-    if kind in _SCALARS:
-        return (kind, value)
-    if kind is list or kind is tuple:
-        kinds = set(map(type, value))
-        if kinds <= _SCALARS:
-            return (kind, tuple(value), tuple(kinds) if len(kinds) <= 1 else tuple(map(type, value)))
-        return (kind, tuple(map(_frozen, value)))
-    if isinstance(value, Mapping):
-        return (Mapping, tuple((repr(k), _frozen(v)) for k, v in value.items()))
-    if hasattr(value, "tolist") and callable(value.tolist):  # numpy arrays and scalars, torch tensors
-        return _frozen(value.tolist())
-    return (object, repr(value))
+    return f"error: {type(exc).__name__}: {message}"
 
 
 def _overrides_a_scorer(cls: type) -> bool:

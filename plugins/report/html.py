@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .completions import NotText, completion_text, message_text
-from .report_stats import TOTAL, Analysis, PairDisagreements, ReasonGroup, RewardSummary, ScoredRow, time_unit
-from .report_training import TrainingCurves
+from ..completions import NotText, completion_text, message_text
+from .stats import TOTAL, Analysis, PairDisagreements, ReasonGroup, RewardSummary, ScoredRow, time_unit
+from .training import TrainingCurves
 
 MAX_COMPLETION_CHARS = 2000
 MAX_PROMPT_CHARS = 600
@@ -177,7 +177,7 @@ def _overview(analysis: Analysis, charts: Charts) -> str:
         facts += f'<p class="warn">{len(data.skipped)} input rows skipped:</p><ul class="warn">{items}</ul>'
     rows = []
     for summary, spread in zip(analysis.summaries, analysis.spreads, strict=True):
-        label = f"<b>{TOTAL}</b>" if summary.name == TOTAL else esc(summary.name)
+        label = _label(summary.name)
         failures = ["—", "—"] if summary.name == TOTAL else [str(summary.errors), str(summary.timeouts)]
         rows.append([
             label, fmt(summary.mean), fmt(summary.std), fmt(summary.minimum), fmt(summary.maximum),
@@ -230,9 +230,14 @@ def _per_reward(analysis: Analysis, charts: Charts) -> str:
     return f'<section id="rewards"><h2>Per reward</h2><div class="grid">{cards}</div></section>'
 
 
+def _label(name: str) -> str:
+    """A row label: the reward's alias, or the weighted total's name, said to be one."""
+    return f"<b>{TOTAL}</b> (weighted total)" if name == TOTAL else esc(name)
+
+
 def _spread(analysis: Analysis, charts: Charts) -> str:
     rows = [
-        [esc(s.name), str(s.groups), str(s.flat), pct(s.flat_fraction), fmt(s.mean_group_std)]
+        [_label(s.name), str(s.groups), str(s.flat), pct(s.flat_fraction), fmt(s.mean_group_std)]
         for s in analysis.spreads
     ]
     single = analysis.group_sizes.get(1, 0)

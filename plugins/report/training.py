@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .report_stats import ReportError
+from .stats import ReportError
 
 Series = list[tuple[float, float]]
 

@@ -1,7 +1,7 @@
 """``write_report``: one self-contained HTML page showing what a set of rewards did to scored completions.
 
-The numbers come from :mod:`rewardhub.report_stats`, the charts from :mod:`rewardhub.report_plots`
-(matplotlib, imported only here when a report is written), the markup from :mod:`rewardhub.report_html`.
+The numbers come from :mod:`rewardhub.report.stats`, the charts from :mod:`rewardhub.report.plots`
+(matplotlib, imported only here when a report is written), the markup from :mod:`rewardhub.report.html`.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .report_html import Charts, render
-from .report_stats import TOTAL, Analysis, ReportError, analyse, load_scored
-from .report_training import TrainingCurves, load_trainer_state
+from .html import Charts, render
+from .stats import TOTAL, Analysis, ReportError, analyse, load_scored
+from .training import TrainingCurves, load_trainer_state
 
 __all__ = ["ReportError", "write_report"]
 
@@ -51,7 +51,7 @@ def make_charts(analysis: Analysis, curves: TrainingCurves | None) -> Charts:
         import matplotlib  # noqa: F401
     except ImportError:
         raise ReportError("reports need matplotlib: pip install 'rewardhub[report]'") from None
-    from . import report_plots as plots
+    from . import plots
 
     return Charts(
         distributions={s.name: plots.distribution_chart(s) for s in analysis.summaries},

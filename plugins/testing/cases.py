@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .batch import Batch
-from .completions import is_conversational
-from .compose import RewardSet, load
-from .errors import ConfigError
-from .registry import registry
-from .reward import Reward
+from .._batch import Batch
+from .._compose import RewardSet, load
+from .._registry import registry
+from .._reward import Reward
+from ..completions import is_conversational
+from ..errors import ConfigError
 
 CASE_FILE_KEYS = ("reward", "params", "config", "cases")
 CASE_KEYS = ("name", "prompt", "completion", "completions", "columns", "expect", "reason", "reward")

@@ -29,8 +29,8 @@ class CaseFile(pytest.File):
     """A YAML case file; its cases are the test items."""
 
     def collect(self):
+        from ..errors import RewardhubError
         from .cases import load_case_file
-        from .errors import RewardhubError
 
         try:
             cases = load_case_file(self.path)
@@ -70,6 +70,6 @@ class CaseItem(pytest.Item):
 @pytest.fixture
 def reward_contract():
     """The contract kit: ``reward_contract(reward, columns={...})`` raises on any violation."""
-    from .testing import check_contract
+    from .contract import check_contract
 
     return check_contract

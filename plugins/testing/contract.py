@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .loop import run_coroutine
-from .reward import is_async_reward
+from .._aio import run_coroutine
+from .._reward import is_async_reward
 
 _HOMOGLYPHS = str.maketrans({"0": "O", "1": "l", "a": "а", "e": "е", "o": "о", "c": "с", "x": "х", "A": "Α", "B": "В"})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .hookspecs import hookimpl
+from ..hookspecs import hookimpl
 
 
 @hookimpl
@@ -29,7 +29,7 @@ def register_commands(subparsers):
 
 def run_report(args: argparse.Namespace) -> int:
     """Write the report (a ``ReportError`` on bad input reaches the CLI, which prints it and exits 2)."""
-    from .report import write_report
+    from .page import write_report
 
     path = write_report(args.scored, args.output, trainer_state=args.trainer_state, title=args.title)
     print(f"wrote {path}", file=sys.stderr)

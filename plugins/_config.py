@@ -12,7 +12,8 @@ from typing import Any
 
 from .errors import ConfigError, number_text_hint
 
-ENTRY_KEYS = ("name", "alias", "weight", "params", "gate")
+ENTRY_KEYS = ("name", "alias", "weight", "params", "gate", "timeout")
+TOTAL = "reward"  # a scored row's weighted total (its components sit in ``rewards`` by alias): no alias may take it
 GATE_KEYS = ("reward", "threshold", "otherwise")
 TOP_LEVEL_KEYS = ("rewards",)
 
@@ -35,6 +36,7 @@ class RewardEntry:
     weight: float = 1.0
     params: dict[str, Any] = field(default_factory=dict)
     gate: Gate | None = None
+    timeout: float | None = None  # seconds a batch may take; past it unfinished samples time out
 
 
 def read_config(config: Any) -> list[RewardEntry]:
@@ -106,13 +108,21 @@ def _entry(index: int, raw: Any) -> RewardEntry:
     alias = raw.get("alias", name)
     if not isinstance(alias, str) or not alias:
         raise ConfigError(f"{where}: 'alias' must be a non-empty string")
+    if alias == TOTAL:
+        raise ConfigError(f"{where}: {TOTAL!r} names the weighted total in scored rows; give this entry another 'alias'")
     weight = raw.get("weight", 1.0)
     if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight):
         raise ConfigError(f"{where}: 'weight' must be a finite number, got {weight!r}{number_text_hint(weight)}")
     params = raw.get("params") or {}
     if not isinstance(params, dict):
         raise ConfigError(f"{where}: 'params' must be a mapping of param name to value, got {type(params).__name__}")
-    return RewardEntry(name, alias, float(weight), dict(params), _gate(where, raw.get("gate")))
+    timeout = raw.get("timeout")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
+                                or not math.isfinite(timeout) or timeout <= 0):
+        raise ConfigError(f"{where}: 'timeout' must be a positive number of seconds per batch (or null), "
+                          f"got {timeout!r}{number_text_hint(timeout)}")
+    return RewardEntry(name, alias, float(weight), dict(params), _gate(where, raw.get("gate")),
+                       None if timeout is None else float(timeout))
 
 
 def _gate(where: str, raw: Any) -> Gate | None:

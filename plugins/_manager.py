@@ -24,23 +24,26 @@ BUILTIN_SOURCE = "rewardhub"
 # Built-in plugins, loaded by module name exactly as third-party ones are, so that the core never
 # imports the families (or their heavy dependencies) directly.
 DEFAULT_PLUGINS: tuple[str, ...] = (
-    "rewardhub.builtin_commands",
-    "rewardhub.sandbox.backends",
-    "rewardhub.sandbox.commands",
-    "rewardhub.rewards.code",
+    # the core's own commands
+    "rewardhub.cli",
+    "rewardhub.report.command",
+    "rewardhub.preference.command",
+    # reward families
     "rewardhub.rewards.exact_match",
     "rewardhub.rewards.format_regex",
     "rewardhub.rewards.heuristic",
     "rewardhub.rewards.repetition",
     "rewardhub.rewards.length",
-    "rewardhub.trainers.commands",
-    "rewardhub.report_command",
-    "rewardhub.rewards.judge.reward",
-    "rewardhub.rewards.reward_model.reward",
-    "rewardhub.trainers.rm_commands",
-    "rewardhub.preference_commands",
     "rewardhub.rewards.math.reward",
     "rewardhub.rewards.majority_vote",
+    "rewardhub.rewards.code",
+    "rewardhub.rewards.judge.reward",
+    "rewardhub.rewards.reward_model.reward",
+    # code execution
+    "rewardhub.sandbox.backends",
+    "rewardhub.sandbox.commands",
+    # trainers
+    "rewardhub.trainers.commands",
 )
 
 pm = pluggy.PluginManager("rewardhub")

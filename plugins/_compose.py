@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
 import math
+import warnings
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
-from .batch import TRAINER_HOOKS, Batch, Score
+from ._aio import submit
+from ._batch import Batch, Score
+from ._config import TOTAL, Gate, RewardEntry, read_config
+from ._registry import registry
+from ._reward import AsyncReward, BatchResult, Reward, aevaluate_any
 from .completions import prompt_key
-from .config import Gate, RewardEntry, read_config
 from .errors import ConfigError, UnknownRewardError
-from .loop import submit
-from .registry import registry
-from .reward import AsyncReward, BatchResult, Reward, aevaluate_any
 
-ROW_KEYS = ("prompt", "completion")
+# Rows of one prompt kept in one batch when the batch size is smaller (GRPO groups are 2-64 completions).
+MAX_GROUP_ROWS = 1024
 
 
 @dataclass(frozen=True)
@@ -77,27 +81,18 @@ class WeightedReward(Reward):
     a sample where every component abstains gets ``None``.
     """
 
-    def __init__(self, members: list[Member], name: str = "rewardhub"):
+    def __init__(self, rewards: RewardSet, name: str = "rewardhub"):
         super().__init__(on_error="raise")  # members contain their own errors; what escapes them must propagate
-        self.members = members
+        self.rewards = rewards
         self.__name__ = name
 
-    def components(self, batch: Batch) -> dict[str, BatchResult]:
-        """Every member's result for the batch, keyed by alias (async members run concurrently)."""
-        results = _evaluate_all([m.reward for m in self.members], batch)
-        return {m.alias: r for m, r in zip(self.members, results, strict=True)}
-
     def score_batch(self, batch: Batch) -> list[Score]:
-        return [Score(t) for t in self._totals(self.components(batch))]
-
-    def _totals(self, components: dict[str, BatchResult]) -> list[float | None]:
-        return weighted_totals(components, {m.alias: m.weight for m in self.members})
+        return [Score(t) for t in self.rewards.evaluate_batch(batch).totals]
 
     def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
-        hooks = {k: kwargs.pop(k, None) for k in TRAINER_HOOKS}
-        components = self.components(Batch.from_call(prompts, completions, kwargs, self.__name__))
-        log_metric, log_extra = hooks["log_metric"], hooks["log_extra"]
-        for alias, component in components.items():
+        result = self.rewards.evaluate_batch(Batch.from_call(prompts, completions, kwargs, self.__name__))
+        log_metric, log_extra = kwargs.get("log_metric"), kwargs.get("log_extra")
+        for alias, component in result.components.items():
             present = [v for v in component.values if v is not None]
             if log_metric is not None:
                 if present:
@@ -105,7 +100,25 @@ class WeightedReward(Reward):
                 log_metric(f"{alias}/abstained", 1 - len(present) / max(len(component.values), 1))
             if log_extra is not None:
                 log_extra(f"{alias}/reason", component.reasons)
-        return self._totals(components)
+        return result.totals
+
+
+@dataclass(frozen=True)
+class SetResult:
+    """A batch scored by a whole set: per-sample weighted totals (``None`` where every reward
+    abstained) and each member's result by alias (``result["math"]``)."""
+
+    totals: list[float | None]
+    components: dict[str, BatchResult]
+
+    def __getitem__(self, alias: str) -> BatchResult:
+        return self.components[alias]
+
+    def component_values(self) -> dict[str, list[float | None]]:
+        return {alias: r.values for alias, r in self.components.items()}
+
+    def component_reasons(self) -> dict[str, list[str]]:
+        return {alias: r.reasons for alias, r in self.components.items()}
 
 
 def weighted_totals(components: dict[str, BatchResult], weights: dict[str, float]) -> list[float | None]:
@@ -130,12 +143,24 @@ def _evaluate_all(rewards: list[Reward], batch: Batch) -> list[BatchResult]:
     return results  # type: ignore[return-value]
 
 
+async def _aevaluate_all(rewards: list[Reward], batch: Batch, executor: Executor | None) -> list[BatchResult]:
+    """``_evaluate_all`` from an event loop: sync rewards in ``executor``, async ones on rewardhub's loop
+    (where their clients live), so a slow reward never blocks the caller's loop."""
+    loop = asyncio.get_running_loop()
+    waits = [
+        asyncio.wrap_future(submit(r.aevaluate_batch(batch))) if isinstance(r, AsyncReward)
+        else loop.run_in_executor(executor, r.evaluate_batch, batch)
+        for r in rewards
+    ]
+    return list(await asyncio.gather(*waits))
+
+
 class RewardSet:
     """The rewards of a config, ready for TRL (``reward_funcs`` / ``reward_weights``) or offline scoring."""
 
-    def __init__(self, entries: list[RewardEntry]):
+    def __init__(self, entries: list[RewardEntry], *, default_timeout: float | None = None):
         self.entries = entries
-        bases = {e.alias: _create(e) for e in entries}
+        bases = {e.alias: _create(e, default_timeout) for e in entries}
         alias_of = {id(reward): alias for alias, reward in bases.items()}
         uses: dict[str, list[str]] = {}
         for alias, reward in bases.items():
@@ -151,7 +176,7 @@ class RewardSet:
             if entry.gate is not None:
                 gate_reward = _in_set(entry.gate.reward, entries, bases, f"reward entry {entry.alias!r}, gate")
                 if gate_reward is None:
-                    gate_reward = _create(RewardEntry(entry.gate.reward, entry.gate.reward))
+                    gate_reward = _create(RewardEntry(entry.gate.reward, entry.gate.reward), default_timeout)
                 gated = AsyncGatedReward if isinstance(reward, AsyncReward) or isinstance(gate_reward, AsyncReward) \
                     else GatedReward
                 reward = gated(reward, gate_reward, entry.gate)
@@ -174,7 +199,7 @@ class RewardSet:
     @property
     def weighted(self) -> WeightedReward:
         """One callable returning the weighted total (for PPO loops, verl, OpenRLHF, async GRPO)."""
-        return WeightedReward(self.members)
+        return WeightedReward(self)
 
     def __getitem__(self, alias: str) -> Reward:
         for member in self.members:
@@ -188,9 +213,25 @@ class RewardSet:
     def __len__(self) -> int:
         return len(self.members)
 
-    def evaluate(self, batch: Batch) -> dict[str, BatchResult]:
-        """Every member's result on a batch, keyed by alias."""
-        return WeightedReward(self.members).components(batch)
+    @property
+    def weights(self) -> dict[str, float]:
+        return {m.alias: m.weight for m in self.members}
+
+    def evaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> SetResult:
+        """Score a batch given as TRL-style arguments (as :meth:`Reward.evaluate` takes them)."""
+        return self.evaluate_batch(Batch.from_call(prompts, completions, columns, "rewardhub"))
+
+    def evaluate_batch(self, batch: Batch) -> SetResult:
+        """Every member's result on ``batch`` and the weighted totals (async members run concurrently)."""
+        return self._result(_evaluate_all(self.reward_funcs, batch))
+
+    async def aevaluate_batch(self, batch: Batch, executor: Executor | None = None) -> SetResult:
+        """:meth:`evaluate_batch` for an event loop (the reward server): sync members run in ``executor``."""
+        return self._result(await _aevaluate_all(self.reward_funcs, batch, executor))
+
+    def _result(self, results: list[BatchResult]) -> SetResult:
+        components = {m.alias: r for m, r in zip(self.members, results, strict=True)}
+        return SetResult(weighted_totals(components, self.weights), components)
 
     def score(self, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         """Score rows (``prompt``, ``completion`` and columns) as one batch; see :meth:`iter_scores`."""
@@ -198,17 +239,25 @@ class RewardSet:
         return list(self.iter_scores(rows, batch_size=max(len(rows), 1)))
 
     def iter_scores(self, rows: Iterable[dict[str, Any]], batch_size: int = 256) -> Iterator[dict[str, Any]]:
-        """Stream scored rows: each input row plus ``rewards``, ``reward``, ``reasons`` and ``seconds``.
+        """Stream scored rows: each input row plus ``rewards``, ``reward``, ``reasons``, ``outcomes`` and ``seconds``.
 
-        Rows are batched at prompt boundaries so that a prompt's consecutive completions are
-        scored together (group-aware rewards see whole groups).
+        Rows are batched at prompt boundaries so that a prompt's consecutive completions are scored
+        together (group-aware rewards see whole groups). Memory stays bounded whatever the input: a
+        prompt with more consecutive rows than ``max(batch_size, MAX_GROUP_ROWS)`` is scored in pieces
+        (with a warning, since a group-aware reward then sees part of the group).
         """
+        group_cap = max(batch_size, MAX_GROUP_ROWS)
         chunk: list[dict[str, Any]] = []
-        last_key = None
+        run = 0  # rows of the current prompt in the chunk
+        last_key: object = None
         for row in rows:
             # Rows without a prompt form no group: a unique key lets the chunk end at batch_size.
             key = prompt_key(row["prompt"]) if row.get("prompt") is not None else object()
-            if len(chunk) >= batch_size and key != last_key:
+            run = run + 1 if key == last_key else 1
+            if chunk and (len(chunk) >= batch_size and key != last_key or run > group_cap):
+                if run > group_cap:
+                    _warn_split_group(group_cap)
+                    run = 1
                 yield from self._score_chunk(chunk)
                 chunk = []
             chunk.append(row)
@@ -217,37 +266,30 @@ class RewardSet:
             yield from self._score_chunk(chunk)
 
     def _score_chunk(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        batch = rows_to_batch(rows)
-        results = self.evaluate(batch)
-        totals = weighted_totals(results, {m.alias: m.weight for m in self.members})
-        per_item = {alias: r.seconds / max(len(rows), 1) for alias, r in results.items()}
-        out = []
-        for i, row in enumerate(rows):
-            out.append({
+        result = self.evaluate_batch(Batch.from_rows(rows))
+        per_item = {alias: r.seconds / max(len(rows), 1) for alias, r in result.components.items()}
+        return [
+            {
                 **row,
-                "rewards": {alias: r.scores[i].value for alias, r in results.items()},
-                "reward": totals[i],
-                "reasons": {alias: r.scores[i].reason for alias, r in results.items()},
+                "rewards": {alias: r.scores[i].value for alias, r in result.components.items()},
+                TOTAL: result.totals[i],
+                "reasons": {alias: r.scores[i].reason for alias, r in result.components.items()},
+                "outcomes": {alias: r.scores[i].outcome for alias, r in result.components.items()},
                 "seconds": per_item,
-            })
-        return out
+            }
+            for i, row in enumerate(rows)
+        ]
 
 
-def rows_to_batch(rows: list[dict[str, Any]]) -> Batch:
-    """A batch from row dicts; a column missing from some rows is ``None`` there."""
-    names: dict[str, None] = {}
-    for row in rows:
-        for key in row:
-            if key not in ROW_KEYS:
-                names.setdefault(key)
-    return Batch(
-        [row.get("prompt") for row in rows],
-        [row.get("completion") for row in rows],
-        {name: [row.get(name) for row in rows] for name in names},
+def _warn_split_group(cap: int) -> None:
+    warnings.warn(
+        f"a prompt has more than {cap} consecutive rows: it is scored in pieces of at most {cap}, so group-aware "
+        f"rewards (majority_vote, group length modes) see part of its group; a batch size above {cap} keeps "
+        f"such groups whole", RuntimeWarning, stacklevel=4,
     )
 
 
-def _create(entry: RewardEntry) -> Reward:
+def _create(entry: RewardEntry, default_timeout: float | None) -> Reward:
     try:
         spec = registry.spec(entry.name)
     except UnknownRewardError as exc:
@@ -257,6 +299,7 @@ def _create(entry: RewardEntry) -> Reward:
     except ConfigError as exc:
         raise ConfigError(f"reward entry {entry.alias!r}: {exc}") from None
     reward.__name__ = entry.alias
+    reward.batch_timeout = entry.timeout if entry.timeout is not None else default_timeout
     return reward
 
 
@@ -274,7 +317,11 @@ def _in_set(target: str, entries: list[RewardEntry], bases: dict[str, Reward], w
     if aliases:
         return bases[aliases[0]]
     if target not in registry:
-        raise ConfigError(f"{where}: {UnknownRewardError(target, registry.names())}")
+        aliases = [e.alias for e in entries]
+        close = difflib.get_close_matches(target, [*aliases, *registry.names()], n=3, cutoff=0.5)
+        hint = f" Did you mean: {', '.join(map(repr, dict.fromkeys(close)))}?" if close else ""
+        raise ConfigError(f"{where}: {target!r} is neither an alias of this config ({', '.join(aliases)}) "
+                          f"nor an installed reward.{hint}")
     return None
 
 
@@ -292,6 +339,9 @@ def _reject_cycles(uses: dict[str, list[str]]) -> None:
         visit(alias, [])
 
 
-def load(config: Any) -> RewardSet:
-    """Build a :class:`RewardSet` from a config path (.yaml/.yml/.toml/.json), dict or list."""
-    return RewardSet(read_config(config))
+def load(config: Any, *, default_timeout: float | None = None) -> RewardSet:
+    """Build a :class:`RewardSet` from a config path (.yaml/.yml/.toml/.json), dict or list.
+
+    ``default_timeout``: the batch deadline of entries that set no ``timeout`` of their own.
+    """
+    return RewardSet(read_config(config), default_timeout=default_timeout)

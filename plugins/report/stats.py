@@ -8,18 +8,18 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .completions import prompt_key
-from .errors import RewardhubError
+from .._config import TOTAL
+from .._groups import by_prompt
+from .._io import read_rows
+from ..completions import prompt_key
+from ..errors import RewardhubError
 
-TOTAL = "weighted total"  # the name the report gives the row's `reward`; no alias may take it
-ERROR_PREFIX = "error: "
-_TIMEOUT = re.compile(r"time[d ]?out", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _TIE = 1e-9
 
@@ -37,6 +37,7 @@ class ScoredRow:
     rewards: dict[str, float | None]
     total: float | None
     reasons: dict[str, str]
+    outcomes: dict[str, str]
     seconds: dict[str, float]
 
     @property
@@ -68,30 +69,24 @@ def load_scored(scored: str | Path | Iterable[Mapping[str, Any]]) -> ScoredData:
     Unreadable or unscored rows are skipped and listed with their line; if none is usable, raise
     :class:`ReportError` saying why.
     """
-    source = None
-    if isinstance(scored, str | Path):
-        from .io import iter_input
-
-        source = str(scored)
-        records = ((item.line, item.row, item.error) for item in iter_input(scored))
-    else:
-        records = ((number, row, None) for number, row in enumerate(scored, start=1))
+    source = str(scored) if isinstance(scored, str | Path) else None
     rows: list[ScoredRow] = []
     skipped: list[tuple[int, str]] = []
     aliases: dict[str, None] = {}
-    for line, row, error in records:
+    for record in read_rows(scored):
+        error = record.error
         if error is None:
             try:
-                parsed = parse_row(line, row)
+                parsed = parse_row(record.line, record.row)
             except ReportError as exc:
                 error = str(exc)
         if error is not None:
-            skipped.append((line, error))
+            skipped.append((record.line, error))
             continue
         aliases.update(dict.fromkeys(parsed.rewards))
         rows.append(parsed)
     if TOTAL in aliases:
-        raise ReportError(f"a reward is aliased {TOTAL!r}, the name the report gives the weighted sum: rename it")
+        raise ReportError(f"a reward is aliased {TOTAL!r}, the name of the weighted total in scored rows: rename it")
     if not rows:
         where = f" in {source}" if source else ""
         detail = "; ".join(f"line {n}: {msg}" for n, msg in skipped[:3]) or "the input is empty"
@@ -109,14 +104,17 @@ def parse_row(line: int, row: Any) -> ScoredRow:
     values = {str(alias): _number(value, f"rewards.{alias}") for alias, value in rewards.items()}
     reasons = row.get("reasons") or {}
     seconds = row.get("seconds") or {}
-    if not isinstance(reasons, Mapping) or not isinstance(seconds, Mapping):
-        raise ReportError("`reasons` and `seconds` must be objects keyed by reward alias")
+    outcomes = row.get("outcomes") or {}  # files scored before 0.2 have none: outcomes follow the values
+    if not all(isinstance(part, Mapping) for part in (reasons, seconds, outcomes)):
+        raise ReportError("`reasons`, `outcomes` and `seconds` must be objects keyed by reward alias")
     return ScoredRow(
         line=line,
         row=row,
         rewards=values,
         total=_number(row.get("reward"), "reward"),
         reasons={str(k): "" if v is None else str(v) for k, v in reasons.items()},
+        outcomes={alias: str(outcomes.get(alias) or ("ok" if value is not None else "abstain"))
+                  for alias, value in values.items()},
         seconds={str(k): s for k, v in seconds.items() if (s := _number(v, f"seconds.{k}")) is not None},
     )
 
@@ -128,16 +126,6 @@ def _number(value: Any, where: str) -> float | None:
         raise ReportError(f"`{where}` must be a number or null, got {type(value).__name__} {value!r:.40}")
     value = float(value)
     return value if math.isfinite(value) else None
-
-
-def is_error(reason: str) -> bool:
-    """The reward's scorer raised (the base writes ``error: <Type>: <message>``)."""
-    return reason.startswith(ERROR_PREFIX)
-
-
-def is_timeout(reason: str) -> bool:
-    """The reward hit its deadline on this completion."""
-    return bool(_TIMEOUT.search(reason))
 
 
 def reason_pattern(reason: str) -> str:
@@ -215,14 +203,14 @@ def summarise_reward(rows: list[ScoredRow], name: str) -> RewardSummary:
     for row in rows:
         value = row.value(name)
         reason = row.reasons.get(name, "") if name != TOTAL else ""
+        outcome = row.outcomes.get(name, "") if name != TOTAL else ""
         if value is None:
             none_reasons.append(reason if name != TOTAL else "every component abstained")
         else:
             values.append(value)
-        error, timeout = is_error(reason), is_timeout(reason)
-        errors += error
-        timeouts += timeout
-        if error or timeout:
+        errors += outcome == "error"
+        timeouts += outcome == "timeout"
+        if outcome in ("error", "timeout"):
             failures.append(reason)
         if name in row.seconds:
             seconds.append(row.seconds[name])
@@ -247,10 +235,7 @@ def time_unit(seconds: float) -> tuple[float, str]:
 
 def prompt_groups(rows: list[ScoredRow]) -> list[list[ScoredRow]]:
     """Rows grouped by prompt (see :func:`rewardhub.completions.prompt_key`), in first-seen order."""
-    groups: dict[str, list[ScoredRow]] = defaultdict(list)
-    for row in rows:
-        groups[prompt_key(row.prompt)].append(row)
-    return list(groups.values())
+    return by_prompt(rows, lambda row: row.prompt)
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import io
 import math
 from typing import TYPE_CHECKING
 
-from .report_stats import Correlation, RewardSummary, Spread, time_unit
-from .report_training import TrainingCurves
+from .stats import Correlation, RewardSummary, Spread, time_unit
+from .training import TrainingCurves
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
+import shutil
 import sys
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
-from .errors import InputFileError
+from .errors import InputFileError, OutputFileError
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,67 @@ class InputRow:
     line: int
     row: dict[str, Any] | None
     error: str | None = None
+    unit: str = "line"  # "line" in a JSONL file, "row" in a table or a Python iterable
+
+    @property
+    def where(self) -> str:
+        return f"{self.unit} {self.line}"
+
+
+def read_rows(
+    source: str | Path | Iterable[Mapping[str, Any]], *, required: Sequence[str] = (), progress: bool = False
+) -> Iterator[InputRow]:
+    """Every record of ``source`` (a path as for :func:`iter_input`, or an iterable of row mappings),
+    numbered, with an error where it is no usable row: unreadable, not an object, or a ``required``
+    field missing or null. Callers report the errors and go on: one bad row loses only itself."""
+    if isinstance(source, str | Path):
+        records = iter_input(source)
+        if progress:
+            records = Progress(count_rows(source)).track(records)
+    else:
+        records = (
+            InputRow(n, dict(row), unit="row") if isinstance(row, Mapping)
+            else InputRow(n, None, f"a row must be a mapping, got {type(row).__name__}", unit="row")
+            for n, row in enumerate(source, start=1)
+        )
+    for record in records:
+        missing = [key for key in required if record.row is not None and record.row.get(key) is None]
+        if missing:
+            fields = ", ".join(sorted(record.row)) or "none"
+            record = InputRow(record.line, None, f"no {' or '.join(map(repr, missing))} (fields: {fields})", record.unit)
+        yield record
+
+
+class Progress:
+    """A one-line progress bar on stderr (rows done, total when known, rate)."""
+
+    def __init__(self, total: int | None, stream: IO[str] | None = None):
+        self.total, self.stream = total, stream or sys.stderr
+        self.start = time.perf_counter()
+        self.last = 0.0
+
+    def track(self, records: Iterable[T]) -> Iterator[T]:
+        """Yield ``records``, updating the bar as they pass; the bar ends with its line."""
+        done = 0
+        for done, record in enumerate(records, start=1):
+            self.update(done)
+            yield record
+        self.update(done, force=True)
+        self.stream.write("\n")
+
+    def update(self, done: int, force: bool = False) -> None:
+        now = time.perf_counter()
+        if not force and now - self.last < 0.2:
+            return
+        self.last = now
+        rate = done / max(now - self.start, 1e-9)
+        if self.total:
+            filled = int(30 * min(done, self.total) / self.total)
+            bar = f"[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total}"
+        else:
+            bar = f"{done} rows"
+        self.stream.write(f"\rreading {bar} {rate:.0f} rows/s")
+        self.stream.flush()
 
 
 def iter_input(path: str | Path) -> Iterator[InputRow]:
@@ -80,7 +147,22 @@ def _iter_jsonl(handle: IO[bytes]) -> Iterator[InputRow]:
         if not isinstance(row, dict):
             yield InputRow(number, None, f"a row must be a JSON object, got {type(row).__name__}")
             continue
+        if _SURROGATE_ESCAPE.search(raw) and _has_lone_surrogate(row):
+            yield InputRow(number, None, "a lone surrogate escape such as \\ud800: text that is not valid Unicode")
+            continue
         yield InputRow(number, row)
+
+
+# JSON may escape half of a UTF-16 pair alone ("\ud800"): valid JSON, but no text that UTF-8 can encode.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _has_lone_surrogate(row: dict[str, Any]) -> bool:
+    try:
+        json.dumps(row, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _iter_parquet(path: Path) -> Iterator[InputRow]:
@@ -96,7 +178,7 @@ def _iter_parquet(path: Path) -> Iterator[InputRow]:
     for record_batch in parquet.iter_batches(batch_size=1024):
         for row in record_batch.to_pylist():
             number += 1
-            yield InputRow(number, row)
+            yield InputRow(number, row, unit="row")
 
 
 def _iter_dataset(path: Path) -> Iterator[InputRow]:
@@ -116,7 +198,7 @@ def _iter_dataset(path: Path) -> Iterator[InputRow]:
         loaded = next(iter(loaded.values()))
     loaded = loaded.with_format(None)  # a folder saved with a numpy/torch format would yield arrays, not lists
     for number, row in enumerate(loaded, start=1):
-        yield InputRow(number, dict(row))
+        yield InputRow(number, dict(row), unit="row")
 
 
 def jsonable(value: Any) -> Any:
@@ -148,7 +230,8 @@ def write_rows(rows: Iterable[dict[str, Any]], path: str | Path) -> int:
         return _write_jsonl(rows, sys.stdout)
     suffix = Path(target).suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):
-        with open(target, "w", encoding="utf-8") as handle:
+        # A lone surrogate (from a Python caller's row) is written as its JSON escape, which reads back as is.
+        with open(target, "w", encoding="utf-8", errors="backslashreplace") as handle:
             return _write_jsonl(rows, handle)
     rows = [jsonable(r) for r in rows]
     if suffix == ".parquet":
@@ -170,3 +253,31 @@ def _write_jsonl(rows: Iterable[dict[str, Any]], handle: IO[str]) -> int:
         count += 1
     handle.flush()
     return count
+
+
+def write_rows_atomically(rows: Iterable[dict[str, Any]], output: str | Path) -> int:
+    """:func:`write_rows` through a hidden sibling renamed into place: a run that fails, is interrupted
+    or fills the disk leaves the previous output as it was. ``-`` streams JSONL to stdout."""
+    if str(output) == "-":
+        return write_rows(rows, "-")
+    target = Path(output)
+    if not target.parent.is_dir():
+        raise OutputFileError(f"cannot write {target}: folder {target.parent} does not exist")
+    partial = target.with_name(f".{target.name}.partial{target.suffix}")
+    _remove(partial)
+    try:
+        count = write_rows(rows, partial)
+    except BaseException:
+        _remove(partial)
+        raise
+    if target.is_dir():
+        shutil.rmtree(target)
+    os.replace(partial, target)
+    return count
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    elif path.exists():
+        path.unlink()

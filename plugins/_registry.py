@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections.abc
 import inspect
 import threading
 import types
@@ -10,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._manager import load_plugins, plugin_source, pm
 from .errors import (
     ConfigError,
     DuplicateRewardError,
@@ -18,7 +20,6 @@ from .errors import (
     UnknownRewardError,
     number_text_hint,
 )
-from .plugins import load_plugins, plugin_source, pm
 
 REQUIRED = inspect.Parameter.empty
 
@@ -124,6 +125,7 @@ def _annotation_text(annotation: Any) -> str:
 
 
 _SIMPLE_TYPES = {bool: (bool,), int: (int,), float: (int, float), str: (str,)}
+_FRIENDLY = {type(None): "null", list: "list", tuple: "list", dict: "mapping"}  # as a config writer knows them
 
 
 def _type_problem(factory: Any, key: str, value: Any, annotation_text: str = "") -> str | None:
@@ -137,37 +139,51 @@ def _type_problem(factory: Any, key: str, value: Any, annotation_text: str = "")
     allowed = _allowed_types(annotation) if annotation is not None else _allowed_from_text(annotation_text)
     if allowed is None or isinstance(value, allowed) and not (isinstance(value, bool) and bool not in allowed):
         return None
-    names = " or ".join(sorted({t.__name__ for t in allowed}))
+    names = " or ".join(sorted({_FRIENDLY.get(t, t.__name__) for t in allowed}))
     hint = number_text_hint(value) if float in allowed else ""
     return f"expected {names}, got {type(value).__name__} {value!r}{hint}"
 
 
+_SEQUENCES = (list, tuple)  # a list param takes a YAML/JSON list; text is never read letter by letter
+_CONTAINER_ORIGINS = {list: _SEQUENCES, tuple: _SEQUENCES, collections.abc.Sequence: _SEQUENCES,
+                      set: _SEQUENCES, frozenset: _SEQUENCES, dict: (dict,), collections.abc.Mapping: (dict,)}
+
+
 def _allowed_types(annotation: Any) -> tuple[type, ...] | None:
-    """Concrete types accepted by simple annotations (``float``, ``int | None``, ``str``), else None."""
-    if annotation in _SIMPLE_TYPES:
-        return _SIMPLE_TYPES[annotation]
+    """Concrete types accepted by simple annotations (``float``, ``int | None``, ``str``, ``list[str] | None``,
+    ``dict[str, float]``), else None (not checked)."""
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         allowed: list[type] = []
         for arg in typing.get_args(annotation):
-            if arg is type(None):
-                allowed.append(type(None))
-            elif arg in _SIMPLE_TYPES:
-                allowed.extend(_SIMPLE_TYPES[arg])
-            else:
+            one = (type(None),) if arg is type(None) else _allowed_types(arg)
+            if one is None:
                 return None
+            allowed.extend(one)
         return tuple(allowed)
-    return None
+    if annotation in _SIMPLE_TYPES:
+        return _SIMPLE_TYPES[annotation]
+    return _CONTAINER_ORIGINS.get(typing.get_origin(annotation) or annotation)
 
 
 _TYPE_NAMES = {"bool": bool, "int": int, "float": float, "str": str}
+_CONTAINER_NAMES = {"list": _SEQUENCES, "tuple": _SEQUENCES, "Sequence": _SEQUENCES, "set": _SEQUENCES,
+                    "dict": (dict,), "Mapping": (dict,)}
 
 
 def _allowed_from_text(text: str) -> tuple[type, ...] | None:
-    """``_allowed_types`` for an annotation given as text (``"float"``, ``"int | None"``)."""
-    names = [part.strip() for part in text.split("|")] if text else []
-    if not names or any(n not in _TYPE_NAMES and n != "None" for n in names):
-        return None
-    return tuple(t for n in names for t in (_SIMPLE_TYPES[_TYPE_NAMES[n]] if n != "None" else (type(None),)))
+    """``_allowed_types`` for an annotation given as text (``"float"``, ``"int | None"``, ``"list[str]"``)."""
+    allowed: list[type] = []
+    for name in (part.strip() for part in text.split("|")) if text else ():
+        container = name.split("[", 1)[0]
+        if name == "None":
+            allowed.append(type(None))
+        elif name in _TYPE_NAMES:
+            allowed.extend(_SIMPLE_TYPES[_TYPE_NAMES[name]])
+        elif container in _CONTAINER_NAMES and (name == container or name.endswith("]")):
+            allowed.extend(_CONTAINER_NAMES[container])
+        else:
+            return None
+    return tuple(allowed) or None
 
 
 def _first_line(text: str | None) -> str:

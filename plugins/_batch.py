@@ -8,7 +8,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
-from .completions import NotText, completion_text, prompt_key
+from ._groups import by_prompt
+from .completions import NotText, completion_text
 from .errors import MissingColumnError, RewardInputError
 
 # Keyword arguments a trainer passes that are not dataset columns.
@@ -17,17 +18,32 @@ TRAINER_HOOKS = ("log_extra", "log_metric")
 BATCH_LEVEL = ("trainer_state", "environments")
 
 
+# What happened to a sample, said by the code that knows (never read back from the reason's text):
+# ok = scored; abstain = the reward does not apply (no reference, no text); error = a failure, the
+# reward's own (value per its on_error policy) or its infrastructure's (always None); timeout = a
+# deadline passed (value: the reward's timeout_score, or None).
+OUTCOMES = ("ok", "abstain", "error", "timeout")
+
+
 @dataclass(frozen=True, slots=True)
 class Score:
-    """One sample's outcome: a value (``None`` = abstain), a reason, and an optional verdict.
+    """One sample's result: a value (``None`` = no score), a reason, an optional verdict and an outcome.
 
     ``verdict`` is the reward's own pass/fail judgement (e.g. "the answer is correct"), which other
-    rewards can reuse instead of verifying again.
+    rewards can reuse instead of verifying again. ``outcome`` (one of ``OUTCOMES``) defaults to
+    ``ok`` for a value and ``abstain`` for ``None``; failures and timeouts set it explicitly.
     """
 
     value: float | None
     reason: str = ""
     verdict: bool | None = None
+    outcome: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.outcome:
+            object.__setattr__(self, "outcome", "ok" if self.value is not None else "abstain")
+        elif self.outcome not in OUTCOMES:
+            raise ValueError(f"a score's outcome is one of {', '.join(OUTCOMES)}; got {self.outcome!r}")
 
 
 def to_score(raw: Any) -> Score:
@@ -38,15 +54,15 @@ def to_score(raw: Any) -> Score:
     if kind is Score and (raw.value is None or type(raw.value) is float and math.isfinite(raw.value)):
         return raw
     if isinstance(raw, Score):
-        value, reason, verdict = raw.value, raw.reason, raw.verdict
+        value, reason, verdict, outcome = raw.value, raw.reason, raw.verdict, raw.outcome
     elif isinstance(raw, tuple) and len(raw) == 2:
-        value, reason, verdict = raw[0], "" if raw[1] is None else str(raw[1]), None
+        value, reason, verdict, outcome = raw[0], "" if raw[1] is None else str(raw[1]), None, ""
     else:
-        value, reason, verdict = raw, "", None
+        value, reason, verdict, outcome = raw, "", None, ""
     if value is None:
-        return Score(None, reason, verdict)
+        return Score(None, reason, verdict, outcome if outcome != "ok" else "")
     if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":  # bool, numpy bool
-        return Score(float(value), reason, bool(value) if verdict is None else verdict)
+        return Score(float(value), reason, bool(value) if verdict is None else verdict, outcome)
     if isinstance(value, str | bytes):  # float("0.5") would pass: a scorer returning text is a bug
         raise TypeError(f"a score must be a number, bool, None or (value, reason); got {type(value).__name__} {value!r:.40}")
     try:
@@ -54,10 +70,10 @@ def to_score(raw: Any) -> Score:
     except (TypeError, ValueError):
         raise TypeError(f"a score must be a number, bool, None or (value, reason); got {type(value).__name__}") from None
     if math.isnan(number):
-        return Score(None, reason or "NaN score", verdict)
+        return Score(None, reason or "NaN score", verdict, outcome if outcome != "ok" else "")
     if math.isinf(number):
         raise ValueError(f"a score must be finite; got {number}")
-    return Score(number, reason, verdict)
+    return Score(number, reason, verdict, outcome)
 
 
 @dataclass
@@ -97,19 +113,30 @@ class Batch:
 
     @classmethod
     def from_call(cls, prompts: Any, completions: Any, kwargs: dict[str, Any], reward_name: str) -> Batch:
-        """Build a batch from TRL-style arguments (trainer hooks already removed from ``kwargs``)."""
+        """Build a batch from TRL-style arguments; the trainer's logging hooks are not columns."""
         if not _is_list_like(completions):
             raise RewardInputError(
                 f"reward {reward_name!r} takes a list of completions, got {type(completions).__name__}"
             )
-        extras = {k: kwargs.pop(k) for k in BATCH_LEVEL if k in kwargs}
-        columns = {k: v for k, v in kwargs.items() if v is not None or k != "completion_ids"}
+        extras = {k: kwargs[k] for k in BATCH_LEVEL if k in kwargs}
+        columns = {k: v for k, v in kwargs.items()
+                   if k not in extras and k not in TRAINER_HOOKS and (v is not None or k != "completion_ids")}
         return cls(
             list(prompts) if prompts is not None else None,
             list(completions),
             {k: list(v) if _is_list_like(v) else v for k, v in columns.items()},
             extras,
             reward_name=reward_name,
+        )
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> Batch:
+        """A batch from row dicts (``prompt``, ``completion``, columns); a column missing from a row is ``None`` there."""
+        names = dict.fromkeys(key for row in rows for key in row if key not in ("prompt", "completion"))
+        return cls(
+            [row.get("prompt") for row in rows],
+            [row.get("completion") for row in rows],
+            {name: [row.get(name) for row in rows] for name in names},
         )
 
     def __len__(self) -> int:
@@ -144,10 +171,7 @@ class Batch:
 
     def groups(self) -> list[list[int]]:
         """Row indices grouped by prompt, in first-seen order (GRPO's completions of one prompt)."""
-        by_prompt: dict[str, list[int]] = {}
-        for i, prompt in enumerate(self.prompts):
-            by_prompt.setdefault(prompt_key(prompt), []).append(i)
-        return list(by_prompt.values())
+        return by_prompt(range(len(self)), self.prompts.__getitem__)
 
 
 def _is_list_like(value: Any) -> bool:
