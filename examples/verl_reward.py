@@ -1,15 +1,22 @@
-"""A verl custom reward file backed by a rewardhub config.
+"""A verl custom reward file backed by a rewardhub config (checked against verl 0.9.1).
 
-    custom_reward_function:
-      path: examples/verl_reward.py
-      name: compute_score          # or compute_score_batch with reward_model.reward_manager=batch
-      reward_kwargs:
-        rewardhub_config: /path/to/rewards.yaml   # or set $REWARDHUB_CONFIG
+verl 0.9.1's ``main_ppo`` reads ``reward.custom_reward_function`` (a top-level
+``custom_reward_function`` is ignored there and verl silently scores with its built-in rules)::
 
-Each call returns ``{"score": weighted total, <alias>: value..., "abstained": 0/1}``; verl
+    python -m verl.trainer.main_ppo ... \\
+        reward.custom_reward_function.path=examples/verl_reward.py \\
+        reward.custom_reward_function.name=compute_score_async \\
+        +reward.custom_reward_function.reward_kwargs.rewardhub_config=/abs/path/rewards.yaml
+
+``reward_kwargs`` is not in verl's config schema, hence the ``+``. With group rewards
+(``majority_vote``, ``length_penalty`` mode group) add ``+...reward_kwargs.rewardhub_url=http://HOST:8000``
+and run ``rewardhub serve --config rewards.yaml --group-size N`` (N = actor_rollout_ref.rollout.n): verl
+scores a batch in several reward-worker processes, and the server is where they meet.
+
+Each call returns ``{"score": weighted total, <alias>: value or None..., "abstained": 0/1}``; verl
 trains on ``score`` and logs the rest. ``ground_truth`` fills the ``solution`` column.
 """
 
-from rewardhub.trainers.verl import compute_score, compute_score_batch
+from rewardhub.trainers.verl import compute_score, compute_score_async
 
-__all__ = ["compute_score", "compute_score_batch"]
+__all__ = ["compute_score", "compute_score_async"]

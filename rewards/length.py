@@ -10,7 +10,9 @@
 
 Lengths are tokens from the ``completion_ids`` column when the trainer passes it, else whitespace
 words (the reason says which). ``group`` and ``cosine`` reuse another reward's verdicts
-(``correctness``, e.g. ``"math"`` or ``"exact_match"``) instead of verifying again.
+(``correctness``, e.g. ``"math"`` or ``"exact_match"``) instead of verifying again. In ``group`` mode a
+lone completion has no range to be placed in and a group short of ``group_size`` is a fragment: both
+abstain (one-sample callers such as verl and OpenRLHF get whole groups through the shims' assembly).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class LengthPenalty(Reward):
         cache_len: int = 1024,
         target_len: int | None = None,
         correctness: str | None = None,
+        group_size: int | None = None,
         min_value_correct: float = 0.5,
         max_value_correct: float = 1.0,
         min_value_wrong: float = -1.0,
@@ -93,6 +96,9 @@ class LengthPenalty(Reward):
                 f"correctness (the reward whose verdict says an answer is right, e.g. 'math' or "
                 f"'exact_match') is required by modes {' and '.join(NEEDS_CORRECTNESS)} and used by no other"
             )
+        if group_size is not None and (mode != "group" or group_size < 1):
+            raise ConfigError(f"group_size (completions per prompt, >= 1) is used by mode 'group' only; "
+                              f"got group_size={group_size} with mode {mode!r}")
         if min_value_correct > max_value_correct or min_value_wrong > max_value_wrong:
             raise ConfigError("cosine values need min_value_correct <= max_value_correct and "
                               "min_value_wrong <= max_value_wrong")
@@ -101,6 +107,8 @@ class LengthPenalty(Reward):
         self.cache_len = cache_len
         self.target_len = target_len
         self.correctness = correctness
+        self.group_size = group_size
+        self.needs_groups = mode == "group"  # callers sending one completion per call must assemble groups
         self.correct_range = (min_value_correct, max_value_correct)
         self.wrong_range = (min_value_wrong, max_value_wrong)
 
@@ -148,6 +156,10 @@ class LengthPenalty(Reward):
 
     def _group(self, group: list[int], lengths: list[Length | None], verdicts: list[Score]):
         """(row, score) for one prompt's completions: Kimi 1.5's lambda from the group's length range."""
+        fragment = _fragment(len(group), self.group_size)
+        if fragment:
+            yield from ((i, Score(None, fragment, outcome="abstain")) for i in group)
+            return
         counts = [lengths[i].count for i in group if lengths[i] is not None]
         if not counts:
             return
@@ -166,6 +178,15 @@ class LengthPenalty(Reward):
                 value = lam if correct else min(0.0, lam)
                 yield i, Score(value, f"{'correct' if correct else 'wrong'}, {length} in group range "
                                       f"{shortest}..{longest}")
+
+
+def _fragment(size: int, group_size: int | None) -> str:
+    """Why a group of ``size`` cannot be ranked by length, or "" when it can."""
+    if group_size is not None and size % group_size:
+        return f"incomplete group: {size} completions of this prompt in the batch, group_size is {group_size}"
+    if size == 1:
+        return "a lone completion of its prompt: no group length range to place it in"
+    return ""
 
 
 def _abstained(verdict: Score) -> Score:

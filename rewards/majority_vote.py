@@ -3,6 +3,9 @@
 Completions of the same prompt form a group; their final answers are clustered by math
 equivalence (``0.5`` and ``\\frac{1}{2}`` vote together; checked through the same worker path as
 ``math``) or by normalised string, and members of the largest cluster get 1.0, the others 0.0.
+A lone completion has nobody to agree with, and a group short of ``group_size`` is a fragment: both
+abstain. Under one-sample callers (verl, OpenRLHF) the shims and ``rewardhub serve`` assemble whole
+groups of ``group_size`` first (``needs_groups``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ class MajorityVote(Reward):
     description = (
         "Self-consistency: reward completions that agree with the majority answer of their prompt's group"
     )
+    needs_groups = True  # callers sending one completion per call must assemble groups first
 
     def __init__(
         self,
@@ -77,6 +81,9 @@ class MajorityVote(Reward):
                 )
                 for i in group:
                     scores[i] = Score(None, reason)
+                continue
+            if len(group) == 1:
+                scores[group[0]] = Score(None, "a lone completion of its prompt: nothing to vote with", outcome="abstain")
                 continue
             for i in group:
                 if answers[i] is None:

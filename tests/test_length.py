@@ -100,8 +100,28 @@ def test_correctness_abstaining_abstains():
     result = reward.evaluate(["p", "p"], [r"\boxed{1}", r"\boxed{1} more"], solution=["1", None])
     assert result.values == [0.5, None]
     assert result.reasons[1] == "correctness abstained: no reference answer in column 'solution'"
-    missing = reward.evaluate(["p"], [r"\boxed{1}"])
-    assert missing.values == [None] and "needs column 'solution'" in missing.reasons[0]
+    missing = reward.evaluate(["p", "p"], [r"\boxed{1}", "x"])
+    assert missing.values == [None, None] and "needs column 'solution'" in missing.reasons[0]
+
+
+def test_group_mode_never_ranks_a_fragment():
+    """A lone completion, or a group short of group_size, has no length range: it abstains."""
+    reward = rewardhub.get("length_penalty", mode="group", correctness="exact_match", group_size=3)
+    assert reward.needs_groups and reward.group_size == 3
+    texts = [r"\boxed{1}", r"\boxed{1} b", r"\boxed{1}", r"\boxed{1} b", r"\boxed{1} b c"]
+    result = reward.evaluate(["p", "p", "q", "q", "q"], texts, solution=["1"] * 5)
+    assert result.values[:2] == [None, None]
+    assert result.reasons[0] == "incomplete group: 2 completions of this prompt in the batch, group_size is 3"
+    assert result.values[2:] == pytest.approx([0.5, 0.0, -0.5])  # the whole group is ranked as before
+    lone = rewardhub.get("length_penalty", mode="group", correctness="exact_match")
+    only = lone.evaluate(["p"], [r"\boxed{1}"], solution=["1"])
+    assert only.values == [None] and "lone completion" in only.reasons[0]
+    assert not rewardhub.get("length_penalty").needs_groups
+
+
+def test_group_size_belongs_to_group_mode():
+    with pytest.raises(rewardhub.ConfigError, match="used by mode 'group' only"):
+        rewardhub.get("length_penalty", group_size=4)
 
 
 @pytest.mark.parametrize(
@@ -157,7 +177,7 @@ def test_shared_verdict_is_computed_once_per_batch(order):
     assert [r["rewards"] for r in scored] == [
         {"acc": 1.0, "length_penalty": 0.5},
         {"acc": 0.0, "length_penalty": -0.5},
-        {"acc": 1.0, "length_penalty": 0.0},
+        {"acc": 1.0, "length_penalty": None},  # a lone completion of "q": no length range
     ]
     assert [r["reward"] for r in scored] == pytest.approx([1.25, -0.25, 1.0])
 
@@ -167,7 +187,7 @@ def test_shared_verdict_is_computed_once_per_batch(order):
     kwargs = {"solution": [r["solution"] for r in rows], "completion_ids": None}
     prompts, completions = [r["prompt"] for r in rows], [r["completion"] for r in rows]
     values = [func(prompts=prompts, completions=completions, **kwargs) for func in rewards.reward_funcs]
-    assert values == [[1.0, 0.0, 1.0], [0.5, -0.5, 0.0]]
+    assert values == [[1.0, 0.0, 1.0], [0.5, -0.5, None]]
     assert rewards["acc"].totals["samples"] == 3
 
 

@@ -109,3 +109,14 @@ def test_contract_kit():
 
     report = check_contract(rewardhub.get("majority_vote", timeout=2))
     assert set(report.probe_values.values()) == {0.0}
+
+
+def test_a_lone_completion_never_wins_its_own_vote(vote):
+    """One-sample calls (verl, OpenRLHF without group assembly) used to give 'majority answer 6 (1/1 votes)'."""
+    result = vote.evaluate(["What is 2 + 3?"], boxed("6"))
+    assert result.values == [None]
+    assert result.reasons == ["a lone completion of its prompt: nothing to vote with"]
+    assert result.scores[0].outcome == "abstain"
+    mixed = vote.evaluate(["p", "q", "q"], boxed("6", "5", "5"))
+    assert mixed.values == [None, 1.0, 1.0]
+    assert MajorityVote.needs_groups

@@ -165,17 +165,19 @@ def test_overview_numbers_match_the_data(report):
     for name in WEIGHTS:
         values = [v for v in column(name) if v is not None]
         row = page.row("overview", name)
-        assert row[1] == f"{statistics.fmean(values):.3f}"
-        assert row[2] == f"{statistics.pstdev(values):.3f}"
-        assert (row[3], row[4]) == (f"{min(values):.3f}", f"{max(values):.3f}")
+        assert row[1] == f"{WEIGHTS[name]:.3f}"  # solved from the totals: the scored file has no weights
+        assert row[2] == f"{statistics.fmean(values):.3f}"
+        assert row[3] == f"{statistics.pstdev(values):.3f}"
+        assert (row[4], row[5]) == (f"{min(values):.3f}", f"{max(values):.3f}")
         none = len(DATA) - len(values)
-        assert row[5] == f"{100 * none / len(DATA):.1f}% ({none})"
-    assert page.row("overview", "judge")[6:9] == ["1", "1", "250 ms"]
-    assert page.row("overview", "math")[6:9] == ["0", "0", "2 ms"]
+        assert row[6] == f"{100 * none / len(DATA):.1f}% ({none})"
+    assert page.row("overview", "judge")[7:10] == ["1", "1", "250 ms"]
+    assert page.row("overview", "math")[7:10] == ["0", "0", "2 ms"]
     # flat groups: math is constant on P0 and P2, format on P0 and P2, judge and the total nowhere
-    assert [page.row("overview", n)[9] for n in ("math", "format", "judge")] == ["66.7%", "66.7%", "0.0%"]
+    assert [page.row("overview", n)[10] for n in ("math", "format", "judge")] == ["66.7%", "66.7%", "0.0%"]
     total = page.row("overview", "reward (weighted total)")
-    assert total[1] == f"{statistics.fmean(totals()):.3f}" and total[9] == "0.0%"
+    assert total[1] == "—" and total[2] == f"{statistics.fmean(totals()):.3f}" and total[10] == "0.0%"
+    assert "weights: solved from the totals" in overview
 
 
 def test_per_reward_cards_group_none_reasons_and_failures(report):
@@ -309,7 +311,7 @@ def test_report_from_parquet_matches_jsonl(tmp_path):
     write_rows(rows, tmp_path / "scored.parquet")
     page = Page(write_report(tmp_path / "scored.parquet", tmp_path / "p.html").read_text())
     judge = [v for r in rows if (v := r["rewards"]["judge"]) is not None]
-    assert page.row("overview", "judge")[1] == f"{statistics.fmean(judge):.3f}"
+    assert page.row("overview", "judge")[2] == f"{statistics.fmean(judge):.3f}"
     assert "11 scored completions of 3 prompts" in page.section_text("overview")
 
 

@@ -13,6 +13,7 @@ from rewardhub.report.stats import (
     extremes,
     group_reasons,
     group_spread,
+    infer_weights,
     load_scored,
     prompt_groups,
     reason_pattern,
@@ -164,12 +165,31 @@ def test_disagreement_examples_prefer_different_prompts():
 
 
 def test_extremes_rank_by_total_without_overlap():
-    rows = rows_of(*(scored("p", {"a": t}, total=t) for t in [0.5, 2.0, None, 1.0, 2.0]))
+    rows = rows_of(*(scored("p", {"a": t}, total=t, completion=f"c{i}") for i, t in enumerate([0.5, 2.0, None, 1.0, 2.0])))
     top, bottom = extremes(rows, k=2)
     assert [r.line for r in top] == [2, 5]
     assert [r.line for r in bottom] == [1, 4]
     top, bottom = extremes(rows, k=3)
     assert [r.line for r in top] == [2, 5, 4] and [r.line for r in bottom] == [1]
+
+
+def test_extremes_show_each_completion_once():
+    """A degenerate output repeated across prompts used to fill the whole top list."""
+    records = [scored(f"p{i}", {"a": 1.0}, total=1.0, completion="I cannot help with that.") for i in range(6)]
+    records += [scored("q", {"a": 0.5}, total=0.5, completion="4"), scored("r", {"a": 0.0}, total=0.0, completion="5")]
+    top, bottom = extremes(rows_of(*records), k=5)
+    assert [r.completion for r in top] == ["I cannot help with that.", "4", "5"]
+    assert bottom == []
+
+
+def test_weights_are_solved_from_the_totals():
+    records = [scored("p", {"a": a, "b": b}, total=1.0 * a + 0.25 * (b or 0.0)) for a, b in
+               [(1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (0.5, None)]]
+    assert infer_weights(rows_of(*records), ["a", "b"]) == {"a": 1.0, "b": 0.25}
+    together = [scored("p", {"a": v, "b": v}, total=2 * v) for v in (0.0, 1.0, 0.5)]
+    assert infer_weights(rows_of(*together), ["a", "b"]) is None  # only a + b is determined
+    off = [scored("p", {"a": a}, total=t) for a, t in [(1.0, 1.0), (0.0, 0.3), (0.5, 0.2)]]
+    assert infer_weights(rows_of(*off), ["a"]) is None  # no weight explains these totals
 
 
 def test_analysis_lists_components_then_total():
@@ -232,6 +252,18 @@ def test_trainer_state_curves(tmp_path):
     assert curves.flat_groups == [(10.0, 0.4)]
     assert curves.source == str(path) and not curves.empty
     assert load_trainer_state({"log_history": [{"loss": 1.0}]}).empty
+
+
+def test_trainer_state_curves_of_a_composite_reward():
+    """A rewardhub composite logs its components as `<alias>/mean` beside `<alias>/abstained`."""
+    history = [
+        {"step": 1, "rewards/rewardhub/mean": 1.2, "accuracy/mean": 0.5, "accuracy/abstained": 0.0,
+         "format/mean": 1.0, "format/abstained": 0.25, "entropy/mean": 3.0, "reward": 1.2},
+        {"step": 2, "rewards/rewardhub/mean": 1.4, "accuracy/mean": 0.75, "accuracy/abstained": 0.0, "reward": 1.4},
+    ]
+    curves = load_trainer_state({"log_history": history})
+    assert curves.rewards == {"rewardhub": [(1.0, 1.2), (2.0, 1.4)], "accuracy": [(1.0, 0.5), (2.0, 0.75)],
+                              "format": [(1.0, 1.0)]}  # "entropy/mean" has no "/abstained" twin: not a reward
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import math
 import os
 import subprocess
 import sys
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_trainers_support import COMPOSED, GATE, ensure_registered, free_port, running_server
+from test_trainers_support import COMPOSED, GATE, ensure_registered, free_port, running_server, serve_process
 
 import rewardhub
 from rewardhub.trainers.server import create_app
@@ -49,10 +51,13 @@ def test_openrlhf_request_and_response_exactly(url):
     assert data["scores"] == pytest.approx([min(e / 1.75, 1.0) for e in expected])
     assert data["extra_logs"]["th_contains"] == contains
     assert data["extra_logs"]["length"] == pytest.approx(length)
-    assert data["extra_logs"]["th_sometimes"] == [s if s is not None else 0.0 for s in sometimes]
+    # an abstention is NaN (OpenRLHF's plain mean must not count it as 0.0), with its own indicator
+    assert [math.isnan(v) for v in data["extra_logs"]["th_sometimes"]] == [s is None for s in sometimes]
+    assert data["extra_logs"]["th_sometimes/abstained"] == [1.0 if s is None else 0.0 for s in sometimes]
+    assert data["extra_logs"]["th_contains/abstained"] == [0.0, 0.0, 0.0]
     assert data["extra_logs"]["abstained"] == [0.0, 0.0, 0.0]
     # the root path speaks the same protocol
-    assert httpx.post(f"{url}/", json=body, timeout=30).json() == data
+    assert json.dumps(httpx.post(f"{url}/", json=body, timeout=30).json()) == json.dumps(data)
 
 
 def test_openrlhf_padding_and_eos_tokens_are_stripped_from_queries(url):
@@ -62,6 +67,14 @@ def test_openrlhf_padding_and_eos_tokens_are_stripped_from_queries(url):
     assert data["extra_logs"]["th_contains"] == [1.0]
     assert data["extra_logs"]["length"] == [len("four 4!") / 20]  # exactly the response, nothing else
     assert data["extra_logs"]["th_sometimes"] == [0.5]  # 7 chars: odd
+
+
+def test_openrlhf_empty_labels_mean_no_label(url):
+    """OpenRLHF sends "" as the label without --data.label_key: no gold answer, not a wrong one."""
+    data = httpx.post(f"{url}/get_reward", json={"query": ["Q: x 5"], "prompts": ["Q:"], "labels": [""]},
+                      timeout=30).json()
+    assert math.isnan(data["extra_logs"]["th_contains"][0])
+    assert data["extra_logs"]["th_contains/abstained"] == [1.0]
 
 
 def test_openrlhf_query_without_prompts_scores_the_whole_query(url):
@@ -86,6 +99,8 @@ def test_native_endpoint_returns_values_components_and_reasons(url):
     assert data["reasons"]["th_contains"][:2] == ["found the solution", "missing '42'"]
     assert data["reasons"]["th_sometimes"][0] == "even length: not applicable"
     assert "not text" in data["reasons"]["th_contains"][2]
+    assert data["outcomes"]["th_contains"] == ["ok", "ok", "abstain"]
+    assert data["outcomes"]["th_sometimes"] == ["abstain"] * 3
 
 
 def test_health_really_scores_a_probe_row(url):
@@ -237,37 +252,85 @@ def test_load_32_concurrent_clients_lose_nothing(url):
     print(f"\nload: {total} requests from {n_clients} clients in {seconds:.1f} s = {total / seconds:.0f} req/s")
 
 
+def test_access_log_has_one_line_per_request(caplog):
+    with caplog.at_level(logging.INFO, logger="rewardhub.access"):
+        with running_server(create_app(rewardhub.load(COMPOSED))) as base:
+            httpx.post(f"{base}/get_reward", json={"query": ["x 5"], "labels": ["5"]}, timeout=30)
+            httpx.post(f"{base}/score", content=b"{not json", timeout=30)
+            httpx.get(f"{base}/health", timeout=30)
+    lines = [r.getMessage() for r in caplog.records if r.name == "rewardhub.access"]
+    assert len(lines) == 3
+    assert lines[0].startswith("127.0.0.1:") and '"POST /get_reward" 200 ' in lines[0] and lines[0].endswith(" ms")
+    assert '"POST /score" 400 ' in lines[1]
+    assert '"GET /health" 200 ' in lines[2]
+
+
+def test_access_log_can_be_switched_off(caplog):
+    with caplog.at_level(logging.INFO, logger="rewardhub.access"):
+        with running_server(create_app(rewardhub.load(COMPOSED), access_log=False)) as base:
+            httpx.get(f"{base}/health", timeout=30)
+    assert not [r for r in caplog.records if r.name == "rewardhub.access"]
+
+
+def test_group_assembly_over_http(tmp_path):
+    """Four one-query requests of one prompt, sent concurrently, are voted on as one group."""
+    vote = {"rewards": [{"name": "majority_vote", "params": {"group_size": 4, "equivalence": "string"}}]}
+    with running_server(create_app(rewardhub.load(vote))) as base:
+        async def main():
+            async with httpx.AsyncClient(timeout=60) as http:
+                bodies = [{"query": [f"Q: 1+1? A: {a}"], "prompts": ["Q: 1+1? A:"]} for a in (2, 2, 3, 2)]
+                return await asyncio.gather(*(http.post(f"{base}/get_reward", json=b) for b in bodies))
+
+        replies = asyncio.run(main())
+        assert [r.json()["rewards"][0] for r in replies] == [1.0, 1.0, 0.0, 1.0]
+        missing = httpx.post(f"{base}/get_reward", json={"query": ["x"]}, timeout=30)
+        assert missing.status_code == 422 and "missing 'prompts'" in missing.json()["error"]
+        # native rows group by their 'group' field (verl's shim sends one), else by prompt
+        rows = [{"completion": f"A: {a}", "group": "g1"} for a in (5, 5, 6, 5)]
+        data = httpx.post(f"{base}/score", json={"rows": rows}, timeout=60).json()
+        assert data["values"] == [1.0, 1.0, 0.0, 1.0]
+        unkeyed = httpx.post(f"{base}/score", json={"rows": [{"completion": "A: 5"}]}, timeout=30)
+        assert unkeyed.status_code == 422 and "rows[0] has neither 'group' nor 'prompt'" in unkeyed.json()["error"]
+
+
 def test_serve_command_in_a_real_process(tmp_path: Path):
     config = tmp_path / "rewards.json"
     config.write_text(json.dumps(COMPOSED))
-    port = free_port()
-    script = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import test_trainers_support; "
-        "from rewardhub.cli import main; sys.exit(main(sys.argv[2:]))"
-    )
-    tests_dir = str(Path(__file__).parent)
     env = {**os.environ, "RH_TEST_TOKEN": TOKEN}
-    args = [sys.executable, "-c", script, tests_dir, "serve", "--config", str(config), "--port", str(port),
-            "--token-env", "RH_TEST_TOKEN", "--log-level", "warning"]
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            try:
-                if httpx.get(f"{base}/health", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                if proc.poll() is not None:
-                    pytest.fail(f"server exited: {proc.stderr.read().decode()}")
-                time.sleep(0.1)
+    with serve_process(["--config", str(config), "--token-env", "RH_TEST_TOKEN", "--log-level", "warning"],
+                       env=env) as (base, proc):
         headers = {"Authorization": f"Bearer {TOKEN}"}
         data = httpx.post(f"{base}/get_reward", json={"query": ["x 5"], "labels": ["5"]}, headers=headers,
                           timeout=30).json()
         assert data["extra_logs"]["th_contains"] == [1.0]
         assert httpx.post(f"{base}/get_reward", json={"query": ["x"]}, timeout=30).status_code == 401
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    log = proc.stderr.read()
+    assert '"POST /get_reward" 200 ' in log and '"POST /get_reward" 401 ' in log  # the access log, on stderr
+
+
+@pytest.mark.parametrize(("config", "message"), [
+    (None, "no reward config: pass --config rewards.yaml or set REWARDHUB_CONFIG"),
+    ("rewards: [{name: majority_vote}]\n", "majority_vote compare(s) the completions of one prompt"),
+])
+def test_serve_refuses_to_start_without_what_it_needs(tmp_path, config, message):
+    args = [sys.executable, "-m", "rewardhub.cli", "serve", "--port", str(free_port())]
+    if config is not None:
+        path = tmp_path / "rewards.yaml"
+        path.write_text(config)
+        args += ["--config", str(path)]
+    clean = {k: v for k, v in os.environ.items() if k != "REWARDHUB_CONFIG"}
+    result = subprocess.run(args, env=clean, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_serve_takes_its_config_from_the_environment(tmp_path):
+    config = tmp_path / "rewards.yaml"
+    config.write_text("rewards: [{name: majority_vote}]\n")
+    result = subprocess.run([sys.executable, "-m", "rewardhub.cli", "serve", "--port", str(free_port())],
+                            env={**os.environ, "REWARDHUB_CONFIG": str(config)}, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 2 and "majority_vote compare(s)" in result.stderr  # it read that config
 
 
 def test_serve_command_refuses_an_unset_token_variable(tmp_path: Path):

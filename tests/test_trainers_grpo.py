@@ -273,3 +273,29 @@ def test_every_registered_reward_with_defaults_resolves_by_name():
         assert callable(reward) and reward.__name__ == spec.name
         resolved += 1
     assert resolved >= 1
+
+
+@pytest.mark.parametrize("weights", [None, [1.0, 0.5, 0.25]])
+def test_per_alias_rewards_warn_when_trl_weighs_them_otherwise(tiny_lm, tmp_path, monkeypatch, caplog, weights):
+    """`trl grpo` with from_config.<alias> and no reward_weights: TRL uses 1.0 each, silently before."""
+    import importlib
+
+    import trl
+
+    config = tmp_path / "rewards.json"
+    config.write_text(json.dumps(COMPOSED))
+    monkeypatch.setenv("REWARDHUB_CONFIG", str(config))
+    from_config = importlib.import_module("rewardhub.trainers.from_config")
+    funcs = [getattr(from_config, alias) for alias in ALIASES]
+    args = _config("grpo", tmp_path / "out", reward_weights=weights)
+    args.max_steps = 1
+    run = trl.GRPOTrainer(model=str(tiny_lm), args=args, train_dataset=_dataset(), reward_funcs=funcs)
+    with caplog.at_level("WARNING", logger="rewardhub.trainers"):
+        run.train()
+    warnings = [r.getMessage() for r in caplog.records if "TRL weighs" in r.getMessage()]
+    if weights is None:
+        assert sorted(w.split("'")[1] for w in warnings) == ["length", "th_sometimes"]  # th_contains: 1.0 either way
+        assert "reward_weights is not set in the TRL config" in warnings[0]
+    else:
+        assert warnings == []
+    assert [f.__name__ for f in funcs] == list(ALIASES)

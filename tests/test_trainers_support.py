@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import socket
 import threading
+from pathlib import Path
 
 import rewardhub
 from rewardhub import registry
@@ -117,3 +118,41 @@ def running_server(app):
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+# majority_vote over groups of 4 (string equality) plus a per-sample reward: group-assembly tests.
+VOTE = {"rewards": [{"name": "majority_vote", "alias": "vote", "weight": 1.0,
+                     "params": {"group_size": 4, "equivalence": "string"}},
+                    {"name": "th_contains", "alias": "contains", "weight": 0.5}]}
+
+
+@contextlib.contextmanager
+def serve_process(serve_args: list[str], *, env: dict | None = None):
+    """``rewardhub serve`` in its own process on a free port; yields ``(base URL, process)`` once /health
+    answers, and stops the process on exit (its stderr stays readable). ``serve_args`` follow ``serve``."""
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    port = free_port()
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import test_trainers_support; "
+              "from rewardhub.cli import main; sys.exit(main(sys.argv[2:]))")  # the test rewards registered too
+    here = str(Path(__file__).parent)
+    proc = subprocess.Popen([sys.executable, "-c", script, here, "serve", "--port", str(port), *serve_args],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                if httpx.get(f"{base}/health", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"rewardhub serve exited: {proc.stderr.read()}") from None
+                time.sleep(0.1)
+        yield base, proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

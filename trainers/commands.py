@@ -17,6 +17,8 @@ import sys
 
 from rewardhub import hookimpl
 
+CONFIG_ENV = "REWARDHUB_CONFIG"
+
 
 @hookimpl
 def register_commands(subparsers):
@@ -31,7 +33,8 @@ def _add_serve(subparsers: argparse._SubParsersAction) -> None:
         description="Serve a reward config over HTTP: POST / or /get_reward (OpenRLHF), POST /score "
         "(rows -> values, components, reasons), GET /health.",
     )
-    parser.add_argument("--config", required=True, help="reward config (.yaml/.yml/.toml/.json)")
+    parser.add_argument("--config", default=os.environ.get(CONFIG_ENV),
+                        help=f"reward config (.yaml/.yml/.toml/.json; default: ${CONFIG_ENV})")
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, local only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     parser.add_argument("--token-env", metavar="VAR", help="require 'Authorization: Bearer $VAR' on scoring endpoints")
@@ -44,6 +47,14 @@ def _add_serve(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--strip-tokens", metavar="TOKENS", default=None,
                         help="comma-separated padding/EOS strings stripped from both ends of OpenRLHF queries "
                         "(default: common ones such as <pad>, <|im_end|>, </s>, <|eot_id|>; '' for none)")
+    parser.add_argument("--group-size", type=_positive(int), default=None,
+                        help="completions per prompt to assemble before scoring (OpenRLHF --rollout.n_samples_per_prompt, "
+                        "verl rollout.n); default: the group rewards' own group_size, none without group rewards")
+    parser.add_argument("--group-timeout", type=_positive(float), default=None,
+                        help="seconds a group may take to fill before its group rewards abstain "
+                        "(default: 120, below OpenRLHF's 180 s request timeout)")
+    parser.add_argument("--no-access-log", dest="access_log", action="store_false",
+                        help="do not log one line per request to stderr")
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     parser.set_defaults(handler=run_serve)
 
@@ -66,6 +77,9 @@ def _positive(kind: type) -> object:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server; returns an exit code (2 when the token variable is named but unset)."""
+    if not args.config:
+        print(f"rewardhub serve: no reward config: pass --config rewards.yaml or set {CONFIG_ENV}", file=sys.stderr)
+        return 2
     token = None
     if args.token_env:
         token = os.environ.get(args.token_env)
@@ -73,14 +87,16 @@ def run_serve(args: argparse.Namespace) -> int:
             print(f"rewardhub serve: --token-env {args.token_env}: that environment variable is not set "
                   f"or empty", file=sys.stderr)
             return 2
+    from .groups import DEFAULT_GROUP_TIMEOUT
     from .openrlhf import STRIP_TOKENS
     from .server import serve
 
     strip = STRIP_TOKENS if args.strip_tokens is None else tuple(t for t in args.strip_tokens.split(",") if t)
-    serve(
+    serve(  # a config error (e.g. group rewards without a group size) exits 2 with its message
         args.config, host=args.host, port=args.port, log_level=args.log_level, token=token,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024), threads=args.threads,
         label_column=args.label_column, abstain_value=args.abstain_value, strip_tokens=strip,
+        group_size=args.group_size, group_timeout=args.group_timeout or DEFAULT_GROUP_TIMEOUT, access_log=args.access_log,
     )
     return 0
 

@@ -19,3 +19,7 @@ class BadRequest(RewardhubError):
     def __init__(self, message: str, status: int = 422):
         super().__init__(message)
         self.status = status
+
+
+class RewardServerError(RewardhubError):
+    """A shim could not get scores from ``rewardhub serve`` (unreachable, or it answered with an error)."""

@@ -1,24 +1,30 @@
 """OpenRLHF's reward protocol: parallel ``query``/``prompts``/``labels`` lists in, ``rewards`` out.
 
-OpenRLHF sends ``{"query": [...], "prompts": [...], "labels": [...]}`` (``query`` = prompt +
-response text) to a remote reward URL, or calls ``reward_func(queries, prompts, labels, **kw)``
-from a Python file; both expect ``{"rewards": [...], "scores": [...], "extra_logs": {...}}``.
-``rewards`` drive the advantage, ``scores`` (in [0, 1]) drive dynamic filtering, ``extra_logs``
-are per-sample values OpenRLHF averages into its logs.
+Checked against OpenRLHF 0.11.2. Its rollout (``SingleTurnAgentExecutor`` in openrlhf/utils/agent.py)
+scores each sample as soon as it is generated, one query per call: it POSTs
+``{"query": [...], "prompts": [...], "labels": [...]}`` (``query`` = prompt + response, decoded with
+special tokens) to ``--reward.remote_url``, or, when that is a ``.py`` file, imports the file with
+importlib and runs its ``reward_func(queries, prompts, labels)`` in a thread. Both expect
+``{"rewards": [...], "scores": [...], "extra_logs": {...}}``: ``rewards`` drive the advantage,
+``scores`` (in [0, 1]) drive dynamic filtering, ``extra_logs`` are per-sample values OpenRLHF
+averages with a plain mean into its logs.
 
 OpenRLHF decodes sequences with their special tokens, so a query may start with left padding and
 end with EOS/padding: those (``strip_tokens``) are removed before the prompt prefix is cut off.
+An empty label is OpenRLHF's "no label" (``--data.label_key`` not given): it becomes ``None``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from rewardhub import Batch, SetResult
 
 from .errors import BadRequest
-from .shims import as_list, reward_set
+from .groups import DEFAULT_GROUP_TIMEOUT
+from .shims import as_list, call_scorer
 
 LABEL_COLUMN = "solution"
 # Padding and end-of-sequence markers of common chat models, stripped from the ends of a query.
@@ -43,7 +49,7 @@ def to_batch(
         if not isinstance(labels, list):
             raise BadRequest(f"'labels' must be a list with one entry per query, got {type(labels).__name__}")
         _same_length("labels", labels, n)
-        columns[label_column] = list(labels)
+        columns[label_column] = [None if label == "" else label for label in labels]
     responses = [_response(q, p, strip_tokens) for q, p in zip(queries, prompt_list, strict=True)]
     return Batch(prompt_list, responses, columns)
 
@@ -83,48 +89,46 @@ def _same_length(field: str, value: list, n: int) -> None:
 def to_response(scored: SetResult, weights: Sequence[float], abstain_value: float = 0.0) -> dict[str, Any]:
     """OpenRLHF's answer: numeric ``rewards`` (``abstain_value`` where every reward abstained),
     ``scores`` = weighted mean clipped to [0, 1] (exactly the weighted mean when each reward is in
-    [0, 1]), and ``extra_logs`` with each component and an ``abstained`` indicator per sample."""
+    [0, 1]), and ``extra_logs``: each component, NaN where it abstained (OpenRLHF's plain mean then
+    shows NaN rather than a figure diluted by zeros), ``<alias>/abstained`` (1.0/0.0, its mean is the
+    abstention rate) and ``abstained`` where every reward abstained."""
     total_weight = sum(weights)
     rewards = [abstain_value if t is None else t for t in scored.totals]
     scale = total_weight if total_weight > 0 else 1.0
     scores = [min(max(r / scale, 0.0), 1.0) for r in rewards]
-    extra_logs: dict[str, list[float]] = {
-        alias: [abstain_value if v is None else v for v in values]
-        for alias, values in scored.component_values().items()
-    }
+    extra_logs: dict[str, list[float]] = {}
+    for alias, values in scored.component_values().items():
+        extra_logs[alias] = [math.nan if v is None else v for v in values]
+        extra_logs[f"{alias}/abstained"] = [1.0 if v is None else 0.0 for v in values]
     extra_logs["abstained"] = [1.0 if t is None else 0.0 for t in scored.totals]
     return {"rewards": rewards, "scores": scores, "extra_logs": extra_logs}
 
 
-def reward_func(queries: Any, prompts: Any = None, labels: Any = None, **kwargs: Any) -> dict[str, Any]:
-    """OpenRLHF's ``reward_func`` with the config in ``$REWARDHUB_CONFIG``; import it into a reward file.
-
-    A plain function on purpose: OpenRLHF wraps it with ``ray.remote``, which takes only functions
-    and classes (a callable object such as a :class:`RewardFunc` instance is refused).
-    """
-    return RewardFunc()(queries, prompts, labels, **kwargs)
-
-
 class RewardFunc:
-    """A callable with OpenRLHF's ``reward_func(queries, prompts, labels, **kwargs) -> dict`` signature.
+    """OpenRLHF's ``reward_func(queries, prompts, labels, **kwargs) -> dict`` backed by a rewardhub config.
 
-    The reward set is loaded on first call (from ``config`` or ``$REWARDHUB_CONFIG``), in the
-    worker process that imported the reward file. OpenRLHF needs a function, so wrap an instance
-    in one: ``def reward_func(queries, prompts, labels, **kw): return scorer(queries, prompts, labels, **kw)``.
+    The config (``config`` or ``$REWARDHUB_CONFIG``) is loaded when the object is made, so a reward file
+    doing ``reward_func = RewardFunc()`` fails on import when the config is missing or broken: OpenRLHF
+    would otherwise log each failed call at INFO level and train on ``None`` rewards. With group rewards
+    (``majority_vote``, ``length_penalty`` mode group) calls of one prompt are assembled into groups of
+    ``group_size`` in this process (see :mod:`rewardhub.trainers.groups`); OpenRLHF runs one reward
+    file per vLLM engine, and an engine generates all samples of a prompt, so groups meet there.
     """
 
     def __init__(self, config: Any = None, *, label_column: str = LABEL_COLUMN, abstain_value: float = 0.0,
-                 strip_tokens: Sequence[str] = STRIP_TOKENS):
-        self.config = config
+                 strip_tokens: Sequence[str] = STRIP_TOKENS, group_size: int | None = None,
+                 group_timeout: float = DEFAULT_GROUP_TIMEOUT):
+        self.scorer = call_scorer(config, group_size=group_size, group_timeout=group_timeout)
         self.label_column = label_column
         self.abstain_value = abstain_value
         self.strip_tokens = tuple(strip_tokens)
 
     def __call__(self, queries: Any, prompts: Any = None, labels: Any = None, **kwargs: Any) -> dict[str, Any]:
-        rewards = reward_set(self.config)
         batch = to_batch(as_list(queries), as_list(prompts), as_list(labels), self.label_column, self.strip_tokens)
-        response = to_response(rewards.evaluate_batch(batch), rewards.reward_weights, self.abstain_value)
-        return _as_tensors(response)
+        if self.scorer.assembler is not None and prompts is None:
+            raise BadRequest("group rewards need the prompts to group queries by: pass 'prompts'")
+        scored = self.scorer.score(batch)
+        return _as_tensors(to_response(scored, self.scorer.rewards.reward_weights, self.abstain_value))
 
 
 def _as_tensors(response: dict[str, Any]) -> dict[str, Any]:

@@ -4,13 +4,17 @@ Endpoints (JSON in and out; errors are ``{"error": message}`` with a 4xx/5xx sta
 
 - ``POST /`` and ``POST /get_reward`` — OpenRLHF: ``{"query", "prompts", "labels"}`` parallel
   lists -> ``{"rewards", "scores", "extra_logs"}`` (see :mod:`rewardhub.trainers.openrlhf`).
-- ``POST /score`` — native: ``{"rows": [{"prompt", "completion", <columns>...}]}`` ->
-  ``{"values", "components": {alias: [...]}, "reasons": {alias: [...]}}`` (``null`` = abstained).
+- ``POST /score`` — native: ``{"rows": [{"prompt", "completion", "group"?, <columns>...}]}`` ->
+  ``{"values", "components": {alias: [...]}, "reasons": {alias: [...]}, "outcomes": {alias: [...]}}``
+  (``null`` = no score; the outcome says why: abstain, error or timeout).
 - ``GET /health`` — scores a probe row through the whole set; 200 with each reward's outcome, 503
   if scoring raised or did not finish within ``health_timeout`` seconds.
 
 Sync rewards run in a thread pool and async ones on rewardhub's background loop, so the event loop
 keeps serving while a slow reward works; a bearer token (when set) guards the scoring endpoints.
+With ``group_size`` (or group rewards that declare one) the server is where completions of one prompt
+meet, whichever process or Ray worker sends them: see :mod:`rewardhub.trainers.groups`. Each request
+is logged as one access-log line on the ``rewardhub.access`` logger.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import logging
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -25,13 +30,18 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from rewardhub import Batch, RewardhubError, RewardSet
+from rewardhub.completions import prompt_key
 
 from . import openrlhf
 from .errors import BadRequest
+from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 DEFAULT_THREADS = 32
 PROBE_ROW = {"prompt": "What is 1 + 1?", "completion": "2", "solution": "2"}
+GROUP_FIELD = "group"  # a native row's group key (default: its prompt)
+
+access_logger = logging.getLogger("rewardhub.access")
 
 
 def create_app(
@@ -45,13 +55,20 @@ def create_app(
     strip_tokens: Sequence[str] = openrlhf.STRIP_TOKENS,
     probe_row: dict[str, Any] | None = None,
     health_timeout: float = 30.0,
+    group_size: int | None = None,
+    group_timeout: float = DEFAULT_GROUP_TIMEOUT,
+    access_log: bool = True,
 ):
-    """The Starlette app serving ``rewards`` (run it with any ASGI server; ``serve`` uses uvicorn)."""
+    """The Starlette app serving ``rewards`` (run it with any ASGI server; ``serve`` uses uvicorn).
+
+    Raises :class:`~rewardhub.ConfigError` when the set has group rewards but no group size to go by.
+    """
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
+    scorer = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout)
     executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-serve")
     probe = Batch.from_rows([probe_row or PROBE_ROW])
 
@@ -59,17 +76,27 @@ def create_app(
         body = await _json_object(request, token, max_body_bytes)
         if "query" not in body:
             raise BadRequest("missing 'query': a list of prompt+response strings (OpenRLHF protocol)")
+        if scorer.assembler is not None and body.get("prompts") is None:
+            raise BadRequest("missing 'prompts': group assembly groups queries by their prompt")
         batch = openrlhf.to_batch(body["query"], body.get("prompts"), body.get("labels"), label_column, strip_tokens)
-        scored = await rewards.aevaluate_batch(batch, executor)
-        return JSONResponse(openrlhf.to_response(scored, rewards.reward_weights, abstain_value))
+        scored = await scorer.ascore(batch, executor=executor)
+        return _json_with_nan(openrlhf.to_response(scored, rewards.reward_weights, abstain_value))
 
     async def score_endpoint(request: Request) -> JSONResponse:
         body = await _json_object(request, token, max_body_bytes)
-        scored = await rewards.aevaluate_batch(_rows_batch(body.get("rows")), executor)
+        batch, keys = _rows_batch(body.get("rows"))
+        if scorer.assembler is not None:
+            unkeyed = next((i for i, row in enumerate(body["rows"]) if GROUP_FIELD not in row and
+                            row.get("prompt") is None), None)
+            if unkeyed is not None:
+                raise BadRequest(f"rows[{unkeyed}] has neither 'group' nor 'prompt': group assembly needs one "
+                                 f"to know which completions belong together")
+        scored = await scorer.ascore(batch, keys, executor=executor)
         return JSONResponse({
             "values": scored.totals,
             "components": scored.component_values(),
             "reasons": scored.component_reasons(),
+            "outcomes": {alias: [s.outcome for s in r.scores] for alias, r in scored.components.items()},
         })
 
     async def health_endpoint(request: Request) -> JSONResponse:
@@ -89,6 +116,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app):
         yield
+        scorer.close()
         executor.shutdown(wait=False, cancel_futures=True)
 
     routes = [
@@ -97,7 +125,41 @@ def create_app(
         Route("/score", _guarded(score_endpoint), methods=["POST"]),
         Route("/health", health_endpoint, methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan)
+    return AccessLog(app) if access_log else app
+
+
+class AccessLog:
+    """ASGI middleware: one line per HTTP request on ``rewardhub.access`` (client, request, status, time)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        start, status = time.perf_counter(), 500
+
+        async def send_and_note(message):
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_note)
+        finally:
+            client = scope.get("client")
+            access_logger.info('%s "%s %s" %d %.1f ms', f"{client[0]}:{client[1]}" if client else "-",
+                               scope["method"], scope["path"], status, 1000 * (time.perf_counter() - start))
+
+
+def _json_with_nan(content: Any):
+    """A JSON response that may carry NaN (abstentions in ``extra_logs``), which Python's ``json``, as
+    used by OpenRLHF's client, reads back; Starlette's ``JSONResponse`` refuses NaN."""
+    from starlette.responses import Response
+
+    return Response(json.dumps(content, allow_nan=True, separators=(",", ":")), media_type="application/json")
 
 
 def _guarded(endpoint):
@@ -155,7 +217,8 @@ def _check_token(header: str | None, token: str | None) -> None:
         raise BadRequest("invalid bearer token", 401)
 
 
-def _rows_batch(rows: Any) -> Batch:
+def _rows_batch(rows: Any) -> tuple[Batch, list[str]]:
+    """The batch of native rows and each row's group key (its ``group`` field, else its prompt)."""
     if not isinstance(rows, list) or not rows:
         raise BadRequest("'rows' must be a non-empty list of objects with 'prompt', 'completion' and columns")
     for i, row in enumerate(rows):
@@ -163,16 +226,25 @@ def _rows_batch(rows: Any) -> Batch:
             raise BadRequest(f"rows[{i}] must be an object, got {type(row).__name__}")
         if "completion" not in row:
             raise BadRequest(f"rows[{i}] has no 'completion'")
-    return Batch.from_rows(rows)
+    keys = [str(row[GROUP_FIELD]) if GROUP_FIELD in row else prompt_key(row.get("prompt")) for row in rows]
+    return Batch.from_rows([{k: v for k, v in row.items() if k != GROUP_FIELD} for row in rows]), keys
 
 
 def serve(
-    config: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info", **options: Any
+    config: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info", access_log: bool = True,
+    **options: Any,
 ) -> None:
-    """Load ``config`` and serve it with uvicorn until interrupted (``options`` go to :func:`create_app`)."""
+    """Load ``config`` and serve it with uvicorn until interrupted (``options`` go to :func:`create_app`);
+    the access log goes to stderr unless ``access_log`` is false."""
     import uvicorn
 
     import rewardhub
 
-    app = create_app(rewardhub.load(config), **options)
+    app = create_app(rewardhub.load(config), access_log=access_log, **options)
+    if access_log:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+        access_logger.addHandler(handler)
+        access_logger.setLevel(logging.INFO)
+        access_logger.propagate = False
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)

@@ -1,7 +1,8 @@
 """Where framework shims (OpenRLHF reward files, verl ``compute_score``) find their rewardhub config.
 
 A shim is imported by the framework, not by the user, so the config comes from an argument
-(verl's ``reward_kwargs``) or from ``$REWARDHUB_CONFIG``; each config is loaded once per process.
+(verl's ``reward_kwargs``) or from ``$REWARDHUB_CONFIG``; each config is loaded once per process,
+and so is its :class:`~rewardhub.trainers.groups.CallScorer` (one group assembler per process).
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from typing import Any
 from rewardhub import RewardSet
 
 from .errors import ShimConfigError
+from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
 
 CONFIG_ENV = "REWARDHUB_CONFIG"
 
 _sets: dict[str, RewardSet] = {}
-_lock = threading.Lock()
+_scorers: dict[tuple[str, int | None, float], CallScorer] = {}
+_lock = threading.RLock()
 
 
 def resolve_config(config: Any = None) -> Any:
@@ -40,11 +43,26 @@ def reward_set(config: Any = None) -> RewardSet:
     import rewardhub
 
     config = resolve_config(config)
-    key = str(Path(config).resolve()) if isinstance(config, str | Path) else json.dumps(config, sort_keys=True)
+    key = _config_key(config)
     with _lock:
         if key not in _sets:
             _sets[key] = rewardhub.load(config)
         return _sets[key]
+
+
+def call_scorer(config: Any = None, *, group_size: int | None = None,
+                group_timeout: float = DEFAULT_GROUP_TIMEOUT) -> CallScorer:
+    """The scorer for ``config`` in this process: assembles groups when the set needs them."""
+    config = resolve_config(config)
+    key = (_config_key(config), group_size, float(group_timeout))
+    with _lock:
+        if key not in _scorers:
+            _scorers[key] = CallScorer(reward_set(config), group_size=group_size, group_timeout=group_timeout)
+        return _scorers[key]
+
+
+def _config_key(config: Any) -> str:
+    return str(Path(config).resolve()) if isinstance(config, str | Path) else json.dumps(config, sort_keys=True)
 
 
 def as_list(value: Any) -> Any:

@@ -1,73 +1,88 @@
-"""verl's custom reward function: ``compute_score`` (one sample) and ``compute_score_batch`` (lists).
+"""verl's custom reward function: ``compute_score`` (sync) and ``compute_score_async``, one response per call.
 
-In a verl config::
+Checked against verl 0.9.1. ``main_ppo`` reads ``config.reward.custom_reward_function`` (verl/trainer/
+ppo/reward.py, ``get_custom_reward_fn``): it imports ``path``, takes ``name`` and binds
+``reward_kwargs`` with ``functools.partial``. The reward-loop managers (``naive``, ``dapo``, ...) call it
+once per response with ``data_source``, ``solution_str``, ``ground_truth`` and ``extra_info`` as
+keywords: awaited when it is a coroutine function, else in the event loop's default thread pool::
 
-    custom_reward_function:
-      path: /path/to/examples/verl_reward.py     # or any file importing these
-      name: compute_score                        # compute_score_batch with reward_model.reward_manager=batch
-      reward_kwargs: {rewardhub_config: /path/to/rewards.yaml}
+    reward:
+      custom_reward_function:
+        path: /path/to/examples/verl_reward.py
+        name: compute_score_async
+        reward_kwargs: {rewardhub_config: /path/to/rewards.yaml}   # a new key: '+reward...' on the command line
 
 Each call returns a dict: ``score`` (the weighted total; ``abstain_value`` where every reward
-abstained) plus one number per reward alias and ``abstained`` (1.0/0.0), which verl logs.
-``ground_truth`` becomes the ``solution`` column (``label_column``), ``data_source`` a column of
-its own, and the keys of ``extra_info`` further columns (``extra_info["prompt"]`` the prompt).
+abstained), each reward alias (``None`` where it abstained: verl's validation metrics leave ``None``
+out of their means) and ``abstained`` (1.0/0.0). ``ground_truth`` becomes the ``solution`` column
+(``label_column``), ``data_source`` a column of its own, and the keys of ``extra_info`` further
+columns (``extra_info["prompt"]`` the prompt).
+
+Group rewards need the completions of a prompt together. verl spreads a batch's responses over
+``reward.num_workers`` processes at random, so pass ``rewardhub_url`` (a ``rewardhub serve`` every
+worker reaches) to meet there; in one process (``reward.num_workers=1``) the async function assembles
+groups itself. Responses are grouped by ``data_source`` plus the ``extra_info`` keys in ``group_by``
+(default ``("split", "index")``, which verl's data preprocessing scripts write).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rewardhub import Batch, SetResult
+from rewardhub.completions import prompt_key
 
-from .shims import as_list, reward_set
+from .errors import ShimConfigError
+from .groups import DEFAULT_GROUP_TIMEOUT
+from .shims import as_list, call_scorer
 
 LABEL_COLUMN = "solution"
+GROUP_BY = ("split", "index")
 
 
 def compute_score(
-    data_source: Any,
-    solution_str: str,
-    ground_truth: Any,
-    extra_info: Mapping[str, Any] | None = None,
-    *,
-    rewardhub_config: Any = None,
-    label_column: str = LABEL_COLUMN,
-    abstain_value: float = 0.0,
+    data_source: Any, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None = None, *,
+    rewardhub_config: Any = None, label_column: str = LABEL_COLUMN, abstain_value: float = 0.0,
+    group_size: int | None = None, group_timeout: float = DEFAULT_GROUP_TIMEOUT, group_by: Sequence[str] = GROUP_BY,
     **kwargs: Any,
-) -> dict[str, float]:
-    """Score one response the way verl's naive reward manager calls it."""
-    return compute_score_batch(
-        [data_source], [solution_str], [ground_truth], [extra_info],
-        rewardhub_config=rewardhub_config, label_column=label_column, abstain_value=abstain_value,
-    )[0]
+) -> dict[str, float | None]:
+    """Score one response, blocking the calling thread (and, with group rewards, until its group is in)."""
+    scorer = call_scorer(rewardhub_config, group_size=group_size, group_timeout=group_timeout)
+    batch = to_batch([data_source], [solution_str], [ground_truth], [extra_info], label_column)
+    keys = group_keys(batch, group_by) if scorer.assembler is not None else None
+    return to_results(scorer.score(batch, keys), abstain_value)[0]
 
 
-def compute_score_batch(
-    data_sources: Any,
-    solution_strs: Any,
-    ground_truths: Any,
-    extra_infos: Any = None,
-    *,
-    rewardhub_config: Any = None,
-    label_column: str = LABEL_COLUMN,
-    abstain_value: float = 0.0,
-    **kwargs: Any,
-) -> list[dict[str, float]]:
-    """Score parallel lists the way verl's batch reward manager calls it (one dict per response)."""
-    rewards = reward_set(rewardhub_config)
-    batch = to_batch(
-        as_list(data_sources), as_list(solution_strs), as_list(ground_truths), as_list(extra_infos), label_column
-    )
-    return to_results(rewards.evaluate_batch(batch), abstain_value)
+async def compute_score_async(
+    data_source: Any, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None = None, *,
+    rewardhub_config: Any = None, rewardhub_url: str | None = None, label_column: str = LABEL_COLUMN,
+    abstain_value: float = 0.0, group_size: int | None = None, group_timeout: float = DEFAULT_GROUP_TIMEOUT,
+    group_by: Sequence[str] = GROUP_BY, **kwargs: Any,
+) -> dict[str, float | None]:
+    """Score one response without holding a thread while its group fills; with ``rewardhub_url`` the
+    reward server scores it (and assembles groups across verl's reward workers)."""
+    batch = to_batch([data_source], [solution_str], [ground_truth], [extra_info], label_column)
+    if rewardhub_url is not None:
+        from .client import score_remote
+
+        try:  # the server decides whether it assembles groups; without a key it refuses to, with the reason
+            keys: list[str] | None = group_keys(batch, group_by)
+        except ShimConfigError:
+            keys = None
+        return to_results(await score_remote(rewardhub_url, batch, keys), abstain_value)[0]
+    scorer = call_scorer(rewardhub_config, group_size=group_size, group_timeout=group_timeout)
+    keys = group_keys(batch, group_by) if scorer.assembler is not None else None
+    return to_results(await scorer.ascore(batch, keys), abstain_value)[0]
 
 
 def to_batch(
     data_sources: list[Any], solutions: list[str], ground_truths: list[Any], extra_infos: list[Any] | None,
     label_column: str = LABEL_COLUMN,
 ) -> Batch:
+    """The rewardhub batch for verl's per-response arguments (lists, one entry per response)."""
     n = len(solutions)
-    infos = [dict(info) if isinstance(info, Mapping) else {} for info in (extra_infos or [None] * n)]
+    infos = [dict(info) if isinstance(info, Mapping) else {} for info in (as_list(extra_infos) or [None] * n)]
     prompts = [info.pop("prompt", None) for info in infos]
     columns: dict[str, list[Any]] = {}
     for key in dict.fromkeys(k for info in infos for k in info):
@@ -77,13 +92,27 @@ def to_batch(
     return Batch(prompts, list(solutions), columns)
 
 
-def to_results(scored: SetResult, abstain_value: float = 0.0) -> list[dict[str, float]]:
+def group_keys(batch: Batch, group_by: Sequence[str] = GROUP_BY) -> list[str]:
+    """Each response's group: its data source and its ``extra_info`` values under ``group_by``, or else
+    its prompt (``extra_info["prompt"]``)."""
+    if any(key in batch.columns for key in group_by):
+        columns = ["data_source", *group_by]
+        values = [batch.columns.get(c, [None] * len(batch)) for c in columns]
+        return ["\x1f".join(repr(column[i]) for column in values) for i in range(len(batch))]
+    if all(prompt is not None for prompt in batch.prompts):
+        return [prompt_key(prompt) for prompt in batch.prompts]
+    raise ShimConfigError(
+        f"group rewards need to know which responses share a prompt, but extra_info has neither 'prompt' nor "
+        f"any of {list(group_by)} (it has {sorted(k for k in batch.columns if k != 'data_source')}): write an "
+        f"index into extra_info when preparing the data, or set reward_kwargs.group_by to keys it has"
+    )
+
+
+def to_results(scored: SetResult, abstain_value: float = 0.0) -> list[dict[str, float | None]]:
+    """One verl result dict per response: aliases (``None`` where abstained), ``abstained``, ``score``."""
     results = []
     for i, total in enumerate(scored.totals):
-        result = {}
-        for alias, component in scored.components.items():
-            value = component.scores[i].value
-            result[alias] = abstain_value if value is None else value
+        result: dict[str, float | None] = {alias: c.scores[i].value for alias, c in scored.components.items()}
         result["abstained"] = 1.0 if total is None else 0.0
         result["score"] = abstain_value if total is None else total  # last: an alias never hides it
         results.append(result)

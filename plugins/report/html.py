@@ -176,17 +176,21 @@ def _overview(analysis: Analysis, charts: Charts) -> str:
         items += f"<li>… and {more} more</li>" if more > 0 else ""
         facts += f'<p class="warn">{len(data.skipped)} input rows skipped:</p><ul class="warn">{items}</ul>'
     rows = []
+    weights = analysis.weights or {}
     for summary, spread in zip(analysis.summaries, analysis.spreads, strict=True):
         label = _label(summary.name)
         failures = ["—", "—"] if summary.name == TOTAL else [str(summary.errors), str(summary.timeouts)]
         rows.append([
-            label, fmt(summary.mean), fmt(summary.std), fmt(summary.minimum), fmt(summary.maximum),
-            f"{pct(summary.none_fraction)} ({summary.none_count})", *failures,
+            label, fmt(weights.get(summary.name)), fmt(summary.mean), fmt(summary.std), fmt(summary.minimum),
+            fmt(summary.maximum), f"{pct(summary.none_fraction)} ({summary.none_count})", *failures,
             duration(summary.seconds_per_completion), pct(spread.flat_fraction),
         ])
-    headers = ["reward", "mean", "std", "min", "max", "None", "errors", "timeouts", "time / completion",
+    headers = ["reward", "weight", "mean", "std", "min", "max", "None", "errors", "timeouts", "time / completion",
                "flat groups"]
-    table = _table(headers, rows, numeric=set(range(1, 10)))
+    table = _table(headers, rows, numeric=set(range(1, 11)))
+    weight_note = ("weights: solved from the totals (total = Σ weight × value, abstentions adding nothing)"
+                   if analysis.weights else "weights: the totals do not determine them (e.g. two rewards that "
+                   "always agree)")
     total = analysis.summaries[-1]
     return (
         f'<section id="overview"><h2>Overview</h2>{facts}{table}'
@@ -194,7 +198,7 @@ def _overview(analysis: Analysis, charts: Charts) -> str:
         f'<div><h3>Time per completion</h3>{_image(charts.speed, "time per completion")}</div></div>'
         f'<p class="muted">“flat groups”: share of prompts whose completions all get the same value '
         f"(see Within-group spread). The total is None on {total.none_count} rows where every "
-        f"component abstained.</p></section>"
+        f"component abstained. {esc(weight_note)}.</p></section>"
     )
 
 

@@ -401,12 +401,47 @@ def all_disagreements(
 
 
 def extremes(rows: list[ScoredRow], k: int = 5) -> tuple[list[ScoredRow], list[ScoredRow]]:
-    """The ``k`` highest and ``k`` lowest rows by weighted total (rows without a total are left out)."""
+    """The ``k`` highest and ``k`` lowest rows by weighted total (rows without a total are left out),
+    each completion text shown once: a degenerate output repeated across prompts would fill the list."""
     ranked = sorted((r for r in rows if r.total is not None), key=lambda r: (-r.total, r.line))
-    top = ranked[:k]
-    in_top = {r.line for r in top}
-    bottom = [r for r in reversed(ranked) if r.line not in in_top][:k]
-    return top, bottom
+    seen: set[str] = set()
+    top = _first_distinct(ranked, k, seen)
+    return top, _first_distinct(reversed(ranked), k, seen)
+
+
+def _first_distinct(rows: Iterable[ScoredRow], k: int, seen: set[str]) -> list[ScoredRow]:
+    chosen = []
+    for row in rows:
+        key = repr(row.completion)
+        if key not in seen and len(chosen) < k:
+            seen.add(key)
+            chosen.append(row)
+    return chosen
+
+
+def infer_weights(rows: list[ScoredRow], aliases: list[str]) -> dict[str, float] | None:
+    """The weights behind the totals (``total = sum of weight * value``, abstentions adding nothing),
+    solved by least squares over the rows; ``None`` when the rows do not determine them exactly."""
+    equations = [([r.rewards.get(a) or 0.0 for a in aliases], r.total) for r in rows if r.total is not None]
+    k = len(aliases)
+    if k == 0 or len(equations) < k:
+        return None
+    normal = [[math.fsum(x[i] * x[j] for x, _ in equations) for j in range(k)]
+              + [math.fsum(x[i] * y for x, y in equations)] for i in range(k)]
+    for col in range(k):  # Gauss-Jordan with partial pivoting
+        pivot = max(range(col, k), key=lambda r: abs(normal[r][col]))
+        if abs(normal[pivot][col]) < 1e-9:
+            return None  # two rewards always move together (or one is always 0): their weights are not determined
+        normal[col], normal[pivot] = normal[pivot], normal[col]
+        for r in range(k):
+            if r != col:
+                factor = normal[r][col] / normal[col][col]
+                normal[r] = [a - factor * b for a, b in zip(normal[r], normal[col], strict=True)]
+    weights = [normal[i][k] / normal[i][i] for i in range(k)]
+    worst = max(abs(math.fsum(w * v for w, v in zip(weights, x, strict=True)) - y) for x, y in equations)
+    if worst > 1e-6 * max(1.0, max(abs(y) for _, y in equations)):
+        return None
+    return {a: round(w, 6) + 0.0 for a, w in zip(aliases, weights, strict=True)}
 
 
 @dataclass
@@ -424,6 +459,7 @@ class Analysis:
     disagreements: list[PairDisagreements]
     top: list[ScoredRow]
     bottom: list[ScoredRow]
+    weights: dict[str, float] | None = None
 
     @property
     def names(self) -> list[str]:
@@ -447,4 +483,5 @@ def analyse(data: ScoredData, *, extremes_count: int = 5, examples_per_pair: int
         disagreements=all_disagreements(rows, data.aliases, matrix, examples_per_pair),
         top=top,
         bottom=bottom,
+        weights=infer_weights(rows, data.aliases),
     )

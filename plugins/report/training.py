@@ -31,8 +31,10 @@ class TrainingCurves:
 def load_trainer_state(state: str | Path | Mapping[str, Any]) -> TrainingCurves:
     """Curves from a ``trainer_state.json`` path (or its parsed content).
 
-    TRL logs ``rewards/<name>/mean``, ``reward`` and ``frac_reward_zero_std`` per logging step;
-    evaluation entries (``eval_`` keys) and non-finite values are left out.
+    TRL logs ``rewards/<name>/mean``, ``reward`` and ``frac_reward_zero_std`` per logging step; a
+    rewardhub composite reward logs each component as ``<alias>/mean`` next to ``<alias>/abstained``
+    (that pair tells it from TRL's own metrics). Evaluation entries (``eval_`` keys) and non-finite
+    values are left out.
     """
     source = None
     if not isinstance(state, Mapping):
@@ -58,6 +60,8 @@ def load_trainer_state(state: str | Path | Mapping[str, Any]) -> TrainingCurves:
                 continue
             if key.startswith("rewards/") and key.endswith("/mean"):
                 curves.rewards.setdefault(key[len("rewards/") : -len("/mean")], []).append((step, float(value)))
+            elif key.endswith("/mean") and f"{key[: -len('/mean')]}/abstained" in entry:
+                curves.rewards.setdefault(key[: -len("/mean")], []).append((step, float(value)))
             elif key == "reward":
                 curves.total.append((step, float(value)))
             elif key == "frac_reward_zero_std":

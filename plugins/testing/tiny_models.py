@@ -148,12 +148,16 @@ def make_seq_classifier(path: str | Path, *, seed: int = 0, **config_overrides: 
     return _save_model("Qwen2ForSequenceClassification", path, seed, {"num_labels": 1, **config_overrides})
 
 
-def tiny_chat_model(seed: int = 0) -> tuple[Any, Any]:
-    """A random tiny ``Qwen2ForCausalLM`` and its tokenizer, loaded back through ``from_pretrained``."""
+def tiny_chat_model(seed: int = 0, path: str | Path | None = None) -> tuple[Any, Any]:
+    """A random tiny ``Qwen2ForCausalLM`` and its tokenizer, loaded back through ``from_pretrained``.
+
+    The folder (``path``, by default a new temporary one) is kept: the model's ``name_or_path`` points
+    there, and trainers reload from it (TRL's ``DPOTrainer`` builds its reference model that way).
+    """
     import tempfile
 
     from transformers import AutoModelForCausalLM
 
-    with tempfile.TemporaryDirectory() as tmp:
-        path = make_causal_lm(Path(tmp) / "lm", seed=seed)
-        return AutoModelForCausalLM.from_pretrained(path), load_tokenizer(path)
+    folder = make_causal_lm(Path(path) if path is not None else Path(tempfile.mkdtemp(prefix="rewardhub-tiny-")) / "lm",
+                            seed=seed)
+    return AutoModelForCausalLM.from_pretrained(folder), load_tokenizer(folder)

@@ -1,0 +1,262 @@
+"""Group assembly: completions of one prompt, collected across one-sample calls, scored as one group.
+
+verl and OpenRLHF send one completion per reward call, so a reward that compares the completions of
+a prompt (``majority_vote``, ``length_penalty`` with ``mode: group``) would see groups of one and,
+say, give a wrong answer full credit as its own majority. A :class:`GroupAssembler` holds each
+arriving completion under its prompt's key until ``group_size`` have arrived, scores the group as
+one batch and answers every waiting call. A group still incomplete at its deadline is scored
+without the group rewards, which abstain with the reason: nothing ever votes on a fragment.
+
+Callers wait on a ``concurrent.futures.Future`` (threads) or ``await`` it (event loops); one
+background thread enforces the deadlines and a small pool scores complete groups. It works across
+the threads of one process; across processes (several Ray workers) the reward server is the meeting
+point: ``rewardhub serve --group-size N``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import threading
+import time
+from collections.abc import Hashable, Iterable, Sequence
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from rewardhub import Batch, BatchResult, ConfigError, RewardSet, Score, SetResult
+from rewardhub._compose import weighted_totals  # the set's own totals rule, for a set minus its group rewards
+from rewardhub.completions import prompt_key
+
+from .abstentions import warn_if_all_abstained
+
+# Below OpenRLHF 0.11.2's 180 s client timeout (openrlhf/utils/agent.py), so a late group is answered
+# with abstentions before the client gives up and retries.
+DEFAULT_GROUP_TIMEOUT = 120.0
+
+Keyed = tuple[Hashable, dict[str, Any]]  # (group key, row with prompt, completion and columns)
+SampleResult = tuple[SetResult, int]  # a scored group and the sample's index in it
+
+
+def needs_groups(reward: Any) -> bool:
+    """Whether ``reward`` (or the reward inside a gate) compares completions of one prompt.
+
+    A reward says so with a true ``needs_groups`` attribute (``majority_vote``, ``length_penalty`` in
+    ``group`` mode); third-party group rewards set it too.
+    """
+    return bool(getattr(getattr(reward, "inner", reward), "needs_groups", False))
+
+
+def group_size_for(rewards: RewardSet, requested: int | None = None) -> int | None:
+    """The group size to assemble for ``rewards``: ``requested`` or the group rewards' own ``group_size``.
+
+    ``None`` when no member needs groups and none was requested. Raises :class:`ConfigError` when a
+    group reward has no size to go by, or when the sizes disagree.
+    """
+    if requested is not None and requested < 1:
+        raise ConfigError(f"group_size must be a positive number of completions per prompt; got {requested}")
+    declared = {m.alias: getattr(getattr(m.reward, "inner", m.reward), "group_size", None)
+                for m in rewards.members if needs_groups(m.reward)}
+    sizes = {size for size in declared.values() if size is not None}
+    if requested is not None:
+        clashing = {alias: size for alias, size in declared.items() if size not in (None, requested)}
+        if clashing:
+            raise ConfigError(f"group_size {requested} disagrees with the config's {_listing(clashing)}")
+        return requested
+    if len(sizes) > 1:
+        raise ConfigError(f"the group rewards disagree on group_size: {_listing(declared)}")
+    if declared and not sizes:
+        raise ConfigError(
+            f"{', '.join(declared)} compare(s) the completions of one prompt, but verl and OpenRLHF send one "
+            f"completion per call: set params.group_size to the completions per prompt (OpenRLHF "
+            f"--rollout.n_samples_per_prompt, verl actor_rollout_ref.rollout.n), or pass --group-size / group_size"
+        )
+    return next(iter(sizes), None)
+
+
+def _listing(sizes: dict[str, int | None]) -> str:
+    return ", ".join(f"{alias}: group_size {size}" for alias, size in sizes.items())
+
+
+def keyed_rows(batch: Batch, keys: Sequence[Hashable] | None = None) -> list[Keyed]:
+    """Each row of ``batch`` with its group key (``keys[i]``, by default the row's prompt)."""
+    keys = keys if keys is not None else [prompt_key(p) for p in batch.prompts]
+    rows = []
+    for i, key in enumerate(keys):
+        row = {name: values[i] for name, values in batch.columns.items()}
+        row.update(prompt=batch.prompts[i], completion=batch.completions[i])
+        rows.append((key, row))
+    return rows
+
+
+def score_group(rewards: RewardSet, rows: list[dict[str, Any]], incomplete: str | None = None) -> SetResult:
+    """Score one prompt's rows together; with ``incomplete`` (the reason) group rewards abstain."""
+    batch = Batch.from_rows(rows)
+    if incomplete is None:
+        return rewards.evaluate_batch(batch)
+    abstained = BatchResult([Score(None, incomplete, outcome="abstain")] * len(batch), 0.0, 0)
+    components = {m.alias: abstained if needs_groups(m.reward) else m.reward.evaluate_batch(batch)
+                  for m in rewards.members}
+    return SetResult(weighted_totals(components, rewards.weights), components)
+
+
+def collect(results: Sequence[SampleResult]) -> SetResult:
+    """One :class:`SetResult` for a call's samples, in call order, from the groups they were scored in."""
+    groups = list({id(scored): scored for scored, _ in results}.values())
+    aliases = list(groups[0].components) if groups else []
+    components = {
+        alias: BatchResult(
+            [scored.components[alias].scores[i] for scored, i in results],
+            max(g.components[alias].seconds for g in groups),
+            sum(g.components[alias].errors for g in groups),
+        )
+        for alias in aliases
+    }
+    return SetResult([scored.totals[i] for scored, i in results], components)
+
+
+@dataclass
+class _Group:
+    deadline: float
+    serial: int
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    waiters: list[Future] = field(default_factory=list)
+
+
+class GroupAssembler:
+    """Hold completions under their prompt's key until ``group_size`` arrive (or ``timeout`` passes), then score.
+
+    Thread-safe; :meth:`score` blocks the calling thread, :meth:`ascore` awaits. A group's deadline
+    starts with its first completion. Arrivals beyond ``group_size`` start the next group of that key.
+    """
+
+    def __init__(self, rewards: RewardSet, group_size: int, timeout: float = DEFAULT_GROUP_TIMEOUT, *,
+                 threads: int = 4):
+        if group_size < 1:
+            raise ConfigError(f"group_size must be a positive number of completions per prompt; got {group_size}")
+        if not timeout > 0:
+            raise ConfigError(f"group_timeout must be a positive number of seconds; got {timeout}")
+        self.rewards = rewards
+        self.group_size = group_size
+        self.timeout = timeout
+        self._pending: dict[Hashable, _Group] = {}
+        self._deadlines: list[tuple[float, int, Hashable]] = []
+        self._serials = itertools.count()
+        self._cond = threading.Condition()
+        self._closed = False
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-groups")
+        self._reaper = threading.Thread(target=self._expire, name="rewardhub-group-deadlines", daemon=True)
+        self._reaper.start()
+
+    @property
+    def pending(self) -> int:
+        """Completions waiting for the rest of their group."""
+        with self._cond:
+            return sum(len(g.rows) for g in self._pending.values())
+
+    def submit(self, key: Hashable, row: dict[str, Any]) -> Future:
+        """Add one completion to its group; the future resolves to ``(scored group, index in it)``."""
+        waiter: Future = Future()
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the group assembler is closed")
+            group = self._pending.get(key)
+            if group is None:
+                group = self._pending[key] = _Group(time.monotonic() + self.timeout, next(self._serials))
+                heapq.heappush(self._deadlines, (group.deadline, group.serial, key))
+                self._cond.notify()
+            group.rows.append(row)
+            group.waiters.append(waiter)
+            if len(group.rows) >= self.group_size:
+                del self._pending[key]
+                self._pool.submit(self._score, group, None)
+        return waiter
+
+    def score(self, rows: Iterable[Keyed]) -> SetResult:
+        """Score keyed rows, blocking until each one's group is scored (or its deadline passed)."""
+        return collect([waiter.result() for waiter in [self.submit(key, row) for key, row in rows]])
+
+    async def ascore(self, rows: Iterable[Keyed]) -> SetResult:
+        """:meth:`score` for an event loop: waits without holding a thread."""
+        waiters = [asyncio.wrap_future(self.submit(key, row)) for key, row in rows]
+        return collect(await asyncio.gather(*waiters))
+
+    def close(self) -> None:
+        """Score what is still pending as incomplete, then stop the deadline thread and the pool."""
+        with self._cond:
+            self._closed = True
+            left, self._pending = list(self._pending.values()), {}
+            self._cond.notify()
+        for group in left:
+            self._score(group, "the reward server shut down before the group was complete")
+        self._reaper.join(timeout=5)
+        self._pool.shutdown(wait=True)
+
+    def _expire(self) -> None:
+        with self._cond:
+            while not self._closed:
+                now = time.monotonic()
+                while self._deadlines and self._deadlines[0][0] <= now:
+                    _, serial, key = heapq.heappop(self._deadlines)
+                    group = self._pending.get(key)
+                    if group is not None and group.serial == serial:
+                        del self._pending[key]
+                        reason = (f"incomplete group: {len(group.rows)} of {self.group_size} completions of this "
+                                  f"prompt arrived within {self.timeout:g} s; group rewards abstain")
+                        self._pool.submit(self._score, group, reason)
+                self._cond.wait(self._deadlines[0][0] - now if self._deadlines else None)
+
+    def _score(self, group: _Group, incomplete: str | None) -> None:
+        try:
+            scored = score_group(self.rewards, group.rows, incomplete)
+        except BaseException as exc:  # every waiter must hear of it, or it would wait forever
+            for waiter in group.waiters:
+                _resolve(waiter, exception=exc)
+            return
+        for index, waiter in enumerate(group.waiters):
+            _resolve(waiter, result=(scored, index))
+
+
+def _resolve(waiter: Future, *, result: Any = None, exception: BaseException | None = None) -> None:
+    """Answer a waiter unless its caller gave up (a cancelled future cannot take a result)."""
+    try:
+        if exception is not None:
+            waiter.set_exception(exception)
+        else:
+            waiter.set_result(result)
+    except InvalidStateError:
+        pass
+
+
+class CallScorer:
+    """Scores one framework call: straight through, or through a :class:`GroupAssembler` when the
+    set needs whole groups (see :func:`group_size_for`); a batch where a reward abstained on every
+    sample is reported once per reward (:func:`~rewardhub.trainers.abstentions.warn_if_all_abstained`)."""
+
+    def __init__(self, rewards: RewardSet, *, group_size: int | None = None,
+                 group_timeout: float = DEFAULT_GROUP_TIMEOUT):
+        self.rewards = rewards
+        size = group_size_for(rewards, group_size)
+        self.assembler = GroupAssembler(rewards, size, group_timeout) if size else None
+
+    def score(self, batch: Batch, keys: Sequence[Hashable] | None = None) -> SetResult:
+        """Score ``batch`` (blocking); ``keys`` group rows when assembling (default: by prompt)."""
+        if self.assembler is None:
+            return _watched(self.rewards.evaluate_batch(batch))
+        return _watched(self.assembler.score(keyed_rows(batch, keys)))
+
+    async def ascore(self, batch: Batch, keys: Sequence[Hashable] | None = None, executor: Any = None) -> SetResult:
+        """:meth:`score` for an event loop (sync rewards in ``executor`` when not assembling)."""
+        if self.assembler is None:
+            return _watched(await self.rewards.aevaluate_batch(batch, executor))
+        return _watched(await self.assembler.ascore(keyed_rows(batch, keys)))
+
+    def close(self) -> None:
+        if self.assembler is not None:
+            self.assembler.close()
+
+
+def _watched(scored: SetResult) -> SetResult:
+    warn_if_all_abstained(scored)
+    return scored
