@@ -1,11 +1,15 @@
-"""`math` vs TRL's `accuracy_reward` on a GRPO-shaped batch: throughput and agreement with known verdicts.
+"""`math` vs TRL's `accuracy_reward` on GRPO-shaped batches: throughput and agreement with known verdicts.
 
-The batch (64 prompts x 8 completions by default) is generated with a fixed seed: realistic model
+Two batches (64 prompts x 8 completions by default), generated with a fixed seed: an integer-heavy one
+(16 answer kinds, most of them plain numbers) and a LaTeX-heavy one (fractions, radicals, multiples of
+pi, polynomial expressions, intervals, plain numbers in equal shares). Completions are realistic model
 output (reasoning with intermediate numbers and LaTeX, then the answer in one of many formats:
-\\boxed, "the final answer is", GSM8K's ####, <answer> tags, plain last line), correct answers in
-equivalent spellings, wrong answers, and repeated completions. Each completion's expected verdict is
-known by construction. Both rewards score the same batch in the same process, after a warm-up on a
-different batch (imports, worker start-up); the cold first call of `math` is printed too.
+\\boxed, "the final answer is", GSM8K's ####, <answer> tags, a last math span, plain last line), correct
+answers in equivalent spellings, wrong answers, and repeated completions; each completion's expected
+verdict is known by construction. Both rewards score the same batches in the same process, after a
+warm-up on a different batch (imports, worker start-up); the cold first call of `math` is printed too.
+Every batch is new (no verdict of `math`'s cache has seen its pairs), but golds recur across batches as
+in training (a dataset has few golds per step; they repeat every epoch).
 
 Run from the repository root: OMP_NUM_THREADS=1 python -m bench.math [--prompts 64] [--generations 8] [--repeat 3]
 """
@@ -29,9 +33,13 @@ class Problem:
     wrong: list[str]
 
 
-def make_problem(rng: random.Random) -> Problem:
-    kind = rng.choice(["integer", "integer", "integer", "big", "fraction", "decimal", "radical", "pi", "interval",
-                       "point", "expression", "percent", "equation", "set", "angle", "money"])  # fmt: skip
+INTEGER_HEAVY = ["integer", "integer", "integer", "big", "fraction", "decimal", "radical", "pi", "interval",
+                 "point", "expression", "percent", "equation", "set", "angle", "money"]  # fmt: skip
+LATEX_HEAVY = ["fraction", "radical", "pi", "expression", "interval", "integer"]
+
+
+def make_problem(rng: random.Random, kinds: list[str]) -> Problem:
+    kind = rng.choice(kinds)
     a, b = rng.randint(2, 9), rng.randint(2, 9)
     n = rng.randint(2, 400)
     if kind == "integer":
@@ -45,8 +53,9 @@ def make_problem(rng: random.Random) -> Problem:
         p, q = sorted(rng.sample([1, 2, 3, 5, 7, 11], 2))
         return Problem(
             rf"\frac{{{p}}}{{{q}}}",
-            [rf"\frac{{{p}}}{{{q}}}", rf"\dfrac{{{p}}}{{{q}}}", f"{p}/{q}", rf"\frac{{{2 * p}}}{{{2 * q}}}"],
-            [rf"\frac{{{q}}}{{{p}}}", rf"\frac{{{p + 1}}}{{{q}}}"],
+            [rf"\frac{{{p}}}{{{q}}}", rf"\dfrac{{{p}}}{{{q}}}", f"{p}/{q}", rf"\frac{{{2 * p}}}{{{2 * q}}}",
+             rf"\frac{p}{q}" if q < 10 else rf"\frac{p}{{{q}}}"],
+            [rf"\frac{{{q}}}{{{p}}}", rf"\frac{{{p + 1}}}{{{q}}}", f"{q}"],
         )
     if kind == "decimal":
         p, q = rng.choice([(1, 2), (3, 4), (1, 4), (2, 5), (7, 8)])
@@ -56,28 +65,31 @@ def make_problem(rng: random.Random) -> Problem:
             [f"{p / q + 0.1:g}", f"{q / p:g}"],
         )
     if kind == "radical":
+        b = rng.choice([2, 3, 5, 6, 7])
         return Problem(
-            rf"{a}\sqrt{{{b}}}" if b not in (4, 9) else f"{a * int(b**0.5)}",
-            [rf"{a}\sqrt{{{b}}}", rf"\sqrt{{{a * a * b}}}"],
-            [rf"\sqrt{{{b}}}", rf"{a}\sqrt{{{b + 1}}}"]
-            if b not in (3, 8)
-            else [rf"\sqrt{{{b}}}", rf"{a + 1}\sqrt{{{b}}}"],
+            rf"{a}\sqrt{{{b}}}",
+            [rf"{a}\sqrt{{{b}}}", rf"\sqrt{{{a * a * b}}}", rf"{a}\sqrt{b}", rf"\frac{{{2 * a}\sqrt{{{b}}}}}{{2}}"],
+            [rf"\sqrt{{{b}}}", rf"{a + 1}\sqrt{{{b}}}", f"{a * b}", rf"{a}\sqrt{{{b + 1 if b != 3 else 2}}}"],
         )
     if kind == "pi":
         return Problem(
-            rf"{a}\pi", [rf"{a}\pi", rf"{a} \pi", rf"\pi \cdot {a}"], [rf"{a + 1}\pi", f"{a * 3.14:g}"]
+            rf"\frac{{{a}\pi}}{{{b}}}" if a % b else f"{a // b}\\pi",
+            [rf"\frac{{{a}\pi}}{{{b}}}", rf"\frac{{{a}}}{{{b}}}\pi", rf"{a}\pi/{b}"],
+            [rf"\frac{{{a + 1}\pi}}{{{b}}}", rf"\frac{{{a}}}{{{b}}}", f"{a * 3.14 / b:.2f}"],
         )
     if kind == "interval":
         return Problem(
-            f"({-a}, {b}]", [f"({-a}, {b}]", rf"\left({-a},{b}\right]"], [f"[{-a}, {b}]", f"({-a}, {b})"]
+            f"({-a}, {b}]",
+            [f"({-a}, {b}]", rf"\left({-a},{b}\right]", rf"\left( -{a}, {b} \right]"],
+            [f"[{-a}, {b}]", f"({-a}, {b})", f"({-a}, \\infty)"],
         )
     if kind == "point":
         return Problem(f"({a}, {-b})", [f"({a}, {-b})", f"({a},{-b})"], [f"({-b}, {a})", f"({a}, {b})"])
     if kind == "expression":
         return Problem(
             f"{a}x+{a * b}",
-            [f"{a}(x+{b})", f"{a}x + {a * b}", f"{a * b} + {a}x"],
-            [f"{a}x+{b}", f"{a}(x-{b})"],
+            [f"{a}(x+{b})", f"{a}x + {a * b}", f"{a * b} + {a}x", f"{a}x+{a * b}"],
+            [f"{a}x+{b}", f"{a}(x-{b})", f"{a}x^2+{a * b}"],
         )
     if kind == "percent":
         return Problem(f"{10 * a}", [rf"{10 * a}\%", f"{10 * a}"], [rf"{10 * a + 5}\%", f"{a}"])
@@ -128,6 +140,7 @@ def present(rng: random.Random, answer: str) -> str:
     )
     styles = [
         f"{body}\n\nTherefore, the final answer is $\\boxed{{{answer}}}$.",
+        f"{body}\nTherefore, ${answer}$ is the value.",
         f"{body}\nSo the answer is \\boxed{{{answer}}}.",
         f"<think>\n{body}\n</think>\n<answer>{answer}</answer>",
         f"<think>\n{body}\n</think>\n<answer>\\boxed{{{answer}}}</answer>",
@@ -140,12 +153,12 @@ def present(rng: random.Random, answer: str) -> str:
 
 
 def make_batch(
-    seed: int, prompts: int, generations: int
+    seed: int, prompts: int, generations: int, kinds: list[str] = INTEGER_HEAVY
 ) -> tuple[list[str], list[str], list[str], list[bool]]:
     rng = random.Random(seed)
     rows_prompt, rows_completion, rows_gold, expected = [], [], [], []
     for p in range(prompts):
-        problem = make_problem(rng)
+        problem = make_problem(rng, kinds)
         skill = rng.random()  # easy prompts: mostly right and often the very same completion
         previous: list[tuple[str, bool]] = []
         for _ in range(generations):
@@ -167,9 +180,7 @@ def agreement(values: list, expected: list[bool]) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--prompts", type=int, default=64)
     parser.add_argument("--generations", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=3)
@@ -180,43 +191,55 @@ def main() -> None:
 
     import rewardhub
 
-    def chat(completions: list[str]) -> list[list[dict]]:
-        return [[{"role": "assistant", "content": c}] for c in completions]
-
-    prompts, completions, golds, _ = make_batch(1000, 8, args.generations)  # warm-up batch
+    prompts, completions, golds, _ = make_batch(1000, 8, args.generations, LATEX_HEAVY)  # warm-up batch
     math_reward = rewardhub.get("math")
     start = time.perf_counter()
-    math_reward(prompts=prompts, completions=chat(completions), solution=golds)
+    math_reward(prompts=prompts, completions=_chat(completions), solution=golds)
     cold = time.perf_counter() - start
-    accuracy_reward(chat(completions), golds)
-
-    trl_times, ours_times, trl_agree, ours_agree, misses = [], [], [], [], []
-    for seed in range(args.repeat):  # a new batch each time: no cache has seen it
-        prompts, completions, golds, expected = make_batch(seed, args.prompts, args.generations)
-        start = time.perf_counter()
-        trl_values = accuracy_reward(chat(completions), golds)
-        trl_times.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        ours_values = math_reward(prompts=prompts, completions=chat(completions), solution=golds)
-        ours_times.append(time.perf_counter() - start)
-        trl_agree.append(agreement(trl_values, expected))
-        ours_agree.append(agreement(ours_values, expected))
-        misses += [(c[-70:], g, v) for c, g, v, e in zip(completions, golds, ours_values, expected, strict=True)
-                   if (v == 1.0) != e]  # fmt: skip
-
-    n = args.prompts * args.generations
-    trl_seconds, ours_seconds = statistics.median(trl_times), statistics.median(ours_times)
-    print(
-        f"batch: {args.prompts} prompts x {args.generations} completions = {n}, {args.repeat} batches (median)"
-    )
-    print(f"{'reward':<24}{'completions/s':>14}{'agreement':>11}")
-    print(f"{'trl accuracy_reward':<24}{n / trl_seconds:>14.0f}{statistics.mean(trl_agree):>11.1%}")
-    print(f"{'rewardhub math':<24}{n / ours_seconds:>14.0f}{statistics.mean(ours_agree):>11.1%}")
-    print(f"throughput ratio (math / accuracy_reward): {trl_seconds / ours_seconds:.1f}x "
-          f"with {math_reward.checker.pool.size} worker(s)")  # fmt: skip
+    accuracy_reward(_chat(completions), golds)
+    print(f"batch: {args.prompts} prompts x {args.generations} completions, {args.repeat} batches each (median); "
+          f"`math` with {math_reward.checker.pool.size} worker(s)")  # fmt: skip
+    print(f"{'batch':<15}{'reward':<34}{'completions/s':>14}{'agreement':>11}{'vs TRL':>8}")
+    for name, kinds in (("integer-heavy", INTEGER_HEAVY), ("LaTeX-heavy", LATEX_HEAVY)):
+        _compare(name, kinds, args, math_reward, accuracy_reward)
     print(f"rewardhub math cold first call (worker start-up, imports): {cold:.2f} s")
-    for completion, gold, value in misses[:5]:
-        print(f"  math disagrees: gold {gold!r}, got {value}, completion ...{completion!r}")
+
+
+def _chat(completions: list[str]) -> list[list[dict]]:
+    return [[{"role": "assistant", "content": c}] for c in completions]
+
+
+def _compare(name: str, kinds: list[str], args: argparse.Namespace, math_reward, accuracy_reward) -> None:
+    """Both rewards on the same fresh batches of one kind, `math` in two set-ups, each on batches of its own
+    (so that neither sees the other's answers): a new `math` reward per batch (its verdict cache empty;
+    the worker processes, their parse caches and the gold cache persist, as between training steps), and
+    one reward kept across the batches (verdicts of earlier batches remembered, as in training)."""
+    import rewardhub
+
+    setups = {"fresh": "rewardhub math, new each batch", "kept": "rewardhub math, kept across"}
+    for offset, (setup, title) in enumerate(setups.items()):
+        trl_times, times, trl_agree, agree, misses = [], [], [], [], []
+        for seed in range(args.repeat):  # a new batch each time
+            batch_seed = 100 * offset + seed
+            prompts, completions, golds, expected = make_batch(batch_seed, args.prompts, args.generations, kinds)
+            start = time.perf_counter()
+            trl_values = accuracy_reward(_chat(completions), golds)
+            trl_times.append(time.perf_counter() - start)
+            reward = rewardhub.get("math") if setup == "fresh" else math_reward
+            start = time.perf_counter()
+            values = reward(prompts=prompts, completions=_chat(completions), solution=golds)
+            times.append(time.perf_counter() - start)
+            trl_agree.append(agreement(trl_values, expected))
+            agree.append(agreement(values, expected))
+            misses += [(c[-70:], g, v) for c, g, v, e in zip(completions, golds, values, expected, strict=True)
+                       if (v == 1.0) != e]  # fmt: skip
+        n = args.prompts * args.generations
+        trl_seconds, seconds = statistics.median(trl_times), statistics.median(times)
+        print(f"{name:<15}{'trl accuracy_reward':<34}{n / trl_seconds:>14.0f}{statistics.mean(trl_agree):>11.1%}")
+        print(f"{name:<15}{title:<34}{n / seconds:>14.0f}{statistics.mean(agree):>11.1%}"
+              f"{trl_seconds / seconds:>7.1f}x")  # fmt: skip
+        for completion, gold, value in misses[:5]:
+            print(f"  math disagrees: gold {gold!r}, got {value}, completion ...{completion!r}")
 
 
 if __name__ == "__main__":

@@ -59,12 +59,19 @@ def main() -> None:
     def trl_kwargs():
         return {"trainer_state": None, "log_extra": lambda k, v: logs.append(k), "log_metric": lambda k, v: None}
 
+    def with_timeout(factory):
+        reward = factory()
+        reward.batch_timeout = 60.0  # a config entry's ``timeout``: the batch runs in a watched thread
+        return reward
+
     cases = {
         "raw function (baseline)": lambda: raw_exact(prompts, completions, solution, **trl_kwargs()),
         "sample_reward, plain": lambda: exact_sample()(prompts, completions, solution=solution, **trl_kwargs()),
         "sample_reward, chat": lambda: exact_sample()(prompts, chat, solution=solution, **trl_kwargs()),
         "batch_reward, plain": lambda: exact_batch()(prompts, completions, solution=solution, **trl_kwargs()),
         "Reward subclass, plain": lambda: ExactClass()(prompts, completions, solution=solution, **trl_kwargs()),
+        "sample_reward + timeout": lambda: with_timeout(exact_sample)(prompts, completions, solution=solution,
+                                                                      **trl_kwargs()),
     }
     assert cases["raw function (baseline)"]() == cases["sample_reward, plain"]() == cases["batch_reward, plain"]()
     print(f"{n} completions, best of {args.repeat} runs (median in brackets)")

@@ -111,6 +111,11 @@ class SetResult:
     totals: list[float | None]
     components: dict[str, BatchResult]
 
+    @classmethod
+    def of(cls, components: dict[str, BatchResult], weights: dict[str, float]) -> SetResult:
+        """The result of these components, totalled with these weights (``None`` where all abstained)."""
+        return cls(weighted_totals(components, weights), components)
+
     def __getitem__(self, alias: str) -> BatchResult:
         return self.components[alias]
 
@@ -230,8 +235,7 @@ class RewardSet:
         return self._result(await _aevaluate_all(self.reward_funcs, batch, executor))
 
     def _result(self, results: list[BatchResult]) -> SetResult:
-        components = {m.alias: r for m, r in zip(self.members, results, strict=True)}
-        return SetResult(weighted_totals(components, self.weights), components)
+        return SetResult.of({m.alias: r for m, r in zip(self.members, results, strict=True)}, self.weights)
 
     def score(self, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         """Score rows (``prompt``, ``completion`` and columns) as one batch; see :meth:`iter_scores`."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,14 +51,34 @@ def message_text(message: Mapping) -> str:
 
 
 def prompt_key(prompt: Any) -> str:
-    """A hashable identity for a prompt (plain or chat), used to group completions of the same prompt."""
+    """A hashable identity for a prompt (plain or chat), used to group completions of the same prompt.
+
+    Never raises: chat content that is not text (images, tool calls) is part of the identity in a
+    canonical JSON form, so two prompts that differ only there are two groups.
+    """
     if isinstance(prompt, str):
         return prompt
     if isinstance(prompt, Sequence) and not isinstance(prompt, (bytes, bytearray)):
-        return "\x1e".join(
-            f"{m.get('role', '')}\x1f{message_text(m)}" if isinstance(m, Mapping) else repr(m) for m in prompt
-        )
-    return repr(prompt)
+        return "\x1e".join(_message_key(m) for m in prompt)
+    return _canonical(prompt)
+
+
+def _message_key(message: Any) -> str:
+    if not isinstance(message, Mapping):
+        return _canonical(message)
+    content = message.get("content", "")
+    return f"{message.get('role', '')}\x1f{content if isinstance(content, str) else _canonical(content)}"
+
+
+def _canonical(value: Any) -> str:
+    """A stable text form of any value: sorted-key JSON, else its repr, else (nested past recursion) its identity."""
+    try:
+        return json.dumps(value, sort_keys=True, default=repr, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        try:
+            return repr(value)
+        except RecursionError:
+            return f"<{type(value).__name__} nested too deeply, at {id(value):#x}>"
 
 
 def is_conversational(value: Any) -> bool:

@@ -1,8 +1,10 @@
 """``exact_match``: 1.0 when the completion's extracted answer equals the reference column, else 0.0.
 
-The answer is found by the extractors of :mod:`rewardhub.rewards.extract` (``\\boxed{}``, ``<answer>``,
-``#### 42``, "the answer is ...", in a configurable order) and both sides are normalised (case,
-whitespace, punctuation, numbers such as ``1,000`` = ``1000.0``, LaTeX wrappers) before comparing.
+The answer is found by the extractors of :mod:`rewardhub.rewards.extract` (``\\boxed{}``, ``<answer>``
+whose content is read like a short text, ``#### 42``, "the answer is ...", in a configurable order) and
+both sides are normalised (case, whitespace, punctuation, numbers such as ``1,000`` = ``8{,}000``-style =
+``1000.0``, LaTeX wrappers) before comparing; when the reference is a number, unit words after the
+answer's number are dropped (``18 dollars`` = ``18``, never ``5 or more`` = ``5``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,15 @@ from typing import Any
 
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
-from .extract import DEFAULT_EXTRACTORS, MAX_ANSWER_CHARS, Normalizer, check_extractors, extract_answer
+from .extract import (
+    DEFAULT_EXTRACTORS,
+    MAX_ANSWER_CHARS,
+    Normalizer,
+    canonical_number,
+    check_extractors,
+    extract_answer,
+    number_before_unit,
+)
 
 
 class ExactMatch(Reward):
@@ -58,6 +68,9 @@ class ExactMatch(Reward):
         if found is None:
             return Score(0.0, f"no answer found (tried {', '.join(self.extractors)})", False)
         got = self.normalize(found.answer)
+        if got not in references and any(canonical_number(reference) for reference in references):
+            number = number_before_unit(found.answer)
+            got = self.normalize(number) if number is not None else got
         if got in references:
             return Score(1.0, f"correct: {_quote(found.answer)} (from {found.how})", True)
         expected = " or ".join(_quote(r) for r in references.values())

@@ -60,8 +60,9 @@ def test_missing_column_abstains_with_reason():
 
 def test_column_and_extractor_params():
     reward = rewardhub.get("exact_match", column="answer", extractors=["answer_tag", "last_number"])
-    completions = [r"<answer>3</answer> \boxed{4}", "I think 17", r"\boxed{4}"]
-    assert reward(None, completions, answer=["3", "17", "4"]) == [1.0, 1.0, 1.0]  # 4 via last_number
+    completions = [r"<answer>3</answer> \boxed{4}", "I think 17", r"\boxed{4}", "It is 4."]
+    # a number inside a LaTeX argument never stands alone: \boxed{4} has no last number
+    assert reward(None, completions, answer=["3", "17", "4", "4"]) == [1.0, 1.0, 0.0, 1.0]
     whole = rewardhub.get("exact_match", extractors=["whole"])
     assert whole(None, ["  Paris. ", "London"], solution=["paris", "paris"]) == [1.0, 0.0]
 
@@ -101,6 +102,37 @@ def test_normalisation_switches(params, completion, solution, value):
     ],
 )
 def test_punctuation_keeps_signs_and_operators(completion, solution, value):
+    assert rewardhub.get("exact_match")(None, [completion], solution=[solution]) == [value]
+
+
+@pytest.mark.parametrize(
+    ("completion", "solution", "value"),
+    [
+        # the answer inside a tag is read like a sentence: a phrase, GSM8K's ####, a box
+        ("<answer>The answer is 18.</answer>", "18", 1.0),
+        ("<answer>#### 8,000</answer>", "8000", 1.0),
+        (r"<answer>so \boxed{18}</answer>", "18", 1.0),
+        (r"\boxed{8{,}000}", "8000", 1.0),
+        (r"\boxed{12,\!000}", "12000", 1.0),
+        # unit words after the number, when the reference is a number
+        ("#### 18 dollars", "18", 1.0),
+        (r"\boxed{18\text{ dollars}}", "18", 1.0),
+        ("So the answer is 18 apples.", "18", 1.0),
+        ("#### 18 dollars", "19", 0.0),
+        ("The answer is 5 or more.", "5", 0.0),  # words that change the value are no unit
+        (r"\boxed{2\text{ million}}", "2", 0.0),
+        ("#### 18 dollars", "18 dollars", 1.0),
+        # primes and brackets carry meaning
+        (r"\boxed{E}", "E'", 0.0),
+        (r"\boxed{f(x)}", "f'(x)", 0.0),
+        (r"\boxed{f'(x)}", "f'(x)", 1.0),
+        ("<answer>don't</answer>", "DON'T", 1.0),  # an apostrophe in a word is no prime
+        ("The final answer is $(0, 1)$.", "[0,1)", 0.0),
+        ("The final answer is $(0, 1)$.", "(0,1)", 1.0),
+        (r"\boxed{\mathcal{B}}", "B", 0.0),
+    ],
+)
+def test_issue_13_cases(completion, solution, value):
     assert rewardhub.get("exact_match")(None, [completion], solution=[solution]) == [value]
 
 

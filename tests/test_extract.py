@@ -1,7 +1,8 @@
 """Answer extraction and normalisation (rewards/extract.py): values, edge cases, and linear time on huge input.
 
 Both policies are tested here: exact_match's (``extract_answer`` with its defaults) and the math
-family's (``math.find_answer``: answer tag first, unbounded, last-number fallback).
+family's (``math.find_answer``: answer tag first, the later of box and "the answer is", then the last
+math span, a bare answer and the last number that stands alone).
 """
 
 import pytest
@@ -16,13 +17,20 @@ from rewardhub.rewards.extract import (
     Normalizer,
     answer_is,
     answer_tag,
+    bare,
+    boxed,
     canonical_number,
     check_extractors,
     extract_answer,
+    final_statement,
     gsm8k,
     last_boxed,
+    last_math,
     last_number,
+    math_spans,
+    number_before_unit,
     open_answer_tag,
+    read_answer,
     strip_latex,
 )
 from rewardhub.rewards.math import find_answer
@@ -75,6 +83,9 @@ def test_last_boxed_rejects_overlong_answer_without_falling_back():
         (answer_tag, "<answer>open", None),
         (answer_tag, "<answer>1</answer> <answer>2", "1"),  # a truncated last tag: the last closed one
         (answer_tag, r"<answer>so \boxed{3}</answer>", "3"),  # a box inside the tag is the answer
+        (answer_tag, "<answer>The answer is 18.</answer>", "18"),  # ... and so is a sentence that says it
+        (answer_tag, "<answer>#### 8,000</answer>", "8,000"),
+        (answer_tag, "<answer>COVID-19</answer>", "COVID-19"),  # otherwise the content as written
         (open_answer_tag, "<answer>12", "12"),  # truncated: to the end of the text
         (open_answer_tag, "<answer>1</answer> <answer>2", "2"),
         (open_answer_tag, "<answer> 7 </answer> tail", "7"),
@@ -98,10 +109,18 @@ def test_last_boxed_rejects_overlong_answer_without_falling_back():
         (answer_is, "the answer is $5. That costs $3.", "$5"),  # a span never crosses the sentence end
         (answer_is, "The answer is : 5", "5"),
         (answer_is, "the answer is\nnext line", None),
-        (answer_is, "answer is $" + "\\$" * 100, "$" + "\\$" * 100),  # unclosed: the raw sentence
+        (answer_is, "answer is $" + "\\$" * 100, None),  # unclosed and no number: no answer
         (answer_is, "answer is $" + "\\$" * 100 + "$ done", "\\$" * 100),
+        (answer_is, "Final Answer: The volume of $ABCD$ is 120. I hope it is correct.", "120"),  # after the last "is"
+        (answer_is, "Final Answer: The integers are $-2$ and $1$.", "-2, 1"),
+        (answer_is, "Answer: -\\frac{\\pi}{6} (without quotes)", "-\\frac{\\pi}{6}"),  # a remark is dropped
+        (answer_is, "$$\\text{Answer: } 6-5i$$", "6-5i"),
+        (answer_is, 'The final answer is "$12$ and $13$".', "12, 13"),
+        (answer_is, "the answer is clear from the figure.", None),  # no answer in that sentence
+        (answer_is, "The answer is 5 or more.", None),  # a hedge: no number of it is the answer
         (last_number, "x = 3, then 4,500.25 units.", "4,500.25"),
-        (last_number, "minus -7", "-7"),
+        (last_number, "is -7", "-7"),
+        (last_number, "minus -7", None),  # "10 minus 3" is not 3
         (last_number, "none", None),
         (last_number, "Prices: 1,250.50 dollars", "1,250.50"),
         (last_number, "ratio 3/4", "3/4"),
@@ -112,6 +131,138 @@ def test_extractors(func, text, expected):
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"\boxed{(2, 2)} \quad \text{and} \quad \boxed{(6, 2)}", "(2, 2), (6, 2)"),  # one answer in two boxes
+        (r"\boxed{-2} and \boxed{1}", "-2, 1"),
+        (r"\boxed{1},\boxed{2},\boxed{3}", "1, 2, 3"),
+        (r"\boxed{1} papers and \boxed{2} bins", "1, 2"),
+        (r"\boxed{1} then \boxed{2}", "2"),  # a word that is no separator
+        (r"\boxed{5} was wrong, the answer is \boxed{7}", "7"),  # too many words
+        (r"\boxed{1} no no no no no \boxed{2}", "2"),
+        (r"\boxed{1} and and and or thus but \boxed{2}", "2"),
+        (r"\boxed{3} and \boxed{3}", "3"),  # a repeated box is one answer
+        (r"\boxed{1}" + " and" * 30 + r" \boxed{2}", "2"),  # a long gap
+    ],
+)
+def test_boxes_separated_only_by_separators_are_one_answer(text, expected):
+    assert boxed(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("So $x = 3$ and then $y$.", ["x = 3", "y"]),
+        (r"\(a\) and \[b\] and $$c$$", ["a", "b", "c"]),
+        ("It costs $5 and $10 more, so $x = 3$.", ["x = 3"]),  # currency: the pairing moves on
+        ("$5 + $3 = $8", []),  # spans ending on an operator are currency too
+        ("she earns $2 \\times (16 - 7) = $2 \\times 9 = \\$18 $.", ["2 \\times 9 = \\$18 "]),
+        ("an escaped \\$ is no delimiter: $1$", ["1"]),
+        ("Answer $ \n 9 \n $", [" \n 9 \n "]),
+        ("two paragraphs $5 \n\n more text$", []),
+        (r"\\[2pt] is a line break, \[z\]", ["z"]),
+        ("$\\text{the} x$", ["\\text{the} x"]),  # wrapped words are not prose
+    ],
+)
+def test_math_spans(text, expected):
+    assert [content for _, _, content in math_spans(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("x^2 + 1", "x^2 + 1"),
+        (r"$\frac{1}{3}$", r"$\frac{1}{3}$"),
+        ("odd", "odd"),
+        ("Evelyn.", "Evelyn."),
+        (r"\text{The midpoints form a regular hexagon}", r"\text{The midpoints form a regular hexagon}"),
+        ("15 miles", "15 miles"),
+        ("28 percent", "28 percent"),
+        ("19, 46, and 82", "19, 46, and 82"),
+        ("sqrt(2)/2", "sqrt(2)/2"),
+        (r"\begin{pmatrix}1&2\\3&4\end{pmatrix}", r"\begin{pmatrix}1&2\\3&4\end{pmatrix}"),
+        ("D. it can't be A or B", None),  # prose
+        ("Soucis : 2,74 $ a..", None),
+        ("40 hours x $10 / hour = $400", None),  # a number then more than units
+        ("计划的比例为13/28", None),  # prose in a script without spaces
+        ("two\nlines", None),
+        ("x" * 300, None),
+    ],
+)
+def test_bare(text, expected):
+    assert bare(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the answer is 42.", "42"),
+        ("It costs $18.", "18"),
+        ("50% of them", "50"),
+        ("so the number is 10 which is 1,000.99m²", "1,000.99"),  # a unit right after the number
+        ("Soucis : 2,74 $ a..", "2,74"),  # a decimal comma
+        ("1,5,7", "7"),
+        ("12,\\!000,\\!023 in all", "12,\\!000,\\!023"),
+        ("计划的比例为13/28", "13/28"),  # no spaces in Chinese: the number still stands alone
+        ("So 16 - 3 - 4 = 9 eggs. She makes 9 * 2 = 18 dollars.", "18"),  # a result after "="
+        ("AZYUK2A", None),
+        ("It is the 10th", None),
+        (r"\frac{1}{2}", None),
+        ("x^2", None),
+        (r"so 5\sqrt{2}", None),
+        (r"so 2\pi", None),
+        ("There are 3 sides and the area is 5\\sqrt{2}", None),  # never an earlier number instead
+        ("5 or more", None),
+        ("2 million", None),
+        ("the answer is 10 minus 3", None),
+        ("She has 16 - 3 - 4", None),
+        ("So the total is 9 * 2", None),
+        ("COVID-19", None),
+        (r"\begin{pmatrix}1&2\\3&5\end{pmatrix}", None),
+    ],
+)
+def test_last_number_stands_alone(text, expected):
+    assert last_number(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("18 dollars", "18"),
+        (r"18\text{ dollars}", "18"),
+        ("$125$ miles", "125"),
+        ("28 percent", "28"),
+        ("5 or more", None),
+        ("2 million", None),
+        ("18 dollars and 50 cents", None),
+        ("apples", None),
+    ],
+)
+def test_number_before_unit(text, expected):
+    assert number_before_unit(text) == expected
+
+
+def test_final_statement_takes_the_later_of_box_and_phrase():
+    assert final_statement(r"\boxed{255} ... Final Answer: The final answer is $10,455$.") == "10,455"
+    assert final_statement(r"The answer is 5. No: \boxed{6}") == "6"
+    assert final_statement(r"The answer is $\boxed{3}$.") == "3"
+    assert final_statement("nothing marked") is None
+
+
+def test_read_answer_reads_a_short_text_known_to_hold_an_answer():
+    assert read_answer("Let's assume ... Final Answer: The final answer is $28 \\%$. I hope it is correct.") == "28 \\%"
+    assert read_answer("$1$ and $2$ and $3$") == "1, 2, 3"
+    assert read_answer("x = 3") == "x = 3"
+    assert read_answer("no answer here") is None
+
+
+def test_last_math_yields_to_a_later_sentence_number_and_to_truncation():
+    assert last_math(r"so $x = \frac{3}{7}$.") == r"x = \frac{3}{7}"
+    assert last_math(r"$$\frac{a}{b} = 2.$$ Therefore it increases by 100%.") is None
+    assert last_math(r"so $x = 3$ and \[ \frac{1}{2} \cdot") is None
+
+
+@pytest.mark.parametrize(
     ("text", "extractors", "expected"),
     [
         (r"<answer>5</answer> \boxed{6}", DEFAULT_EXTRACTORS, Extraction("6", "boxed")),
@@ -119,7 +270,7 @@ def test_extractors(func, text, expected):
         ("#### 8", DEFAULT_EXTRACTORS, Extraction("8", "gsm8k")),
         ("The answer is 9.", DEFAULT_EXTRACTORS, Extraction("9", "answer_is")),
         ("it is 10 or 11", DEFAULT_EXTRACTORS, None),
-        ("it is 10 or 11", ["boxed", "last_number"], Extraction("11", "last_number")),
+        ("it is 10 or 11", ["boxed", "last_number"], None),  # a hedge
         ("  Paris ", ["whole"], Extraction("Paris", "whole")),
         (None, DEFAULT_EXTRACTORS, None),
         (123, DEFAULT_EXTRACTORS, None),
@@ -220,9 +371,22 @@ def test_normalizer(options, a, b, equal):
         "</answer>" * (MB // 9),
         "answer is " + "\\(" * (MB // 2),
         "answer is " + "$" + "\\$" * (MB // 2),
+        "$" * MB,
+        "$5 and " * (MB // 7),
+        "$x$ and " * (MB // 8),
+        "answer is " + "$x$ is " * (MB // 7),
+        "\\(" * (MB // 2),
+        "\\boxed{1} and " * (MB // 14),
+        "a. " * (MB // 3),
+        "1 + " * (MB // 4),
+        "{$" * (MB // 2),
+        " " * MB + "1",
+        "<answer>" + "$" * MB,
     ],
     ids=["open", "close", "open_boxes", "bare_boxes", "deep_unclosed", "long_prefix", "answer_is", "numbers",
-         "hashes", "answer_tags", "closing_tags", "unclosed_parens", "escaped_dollars"],
+         "hashes", "answer_tags", "closing_tags", "unclosed_parens", "escaped_dollars", "dollars", "currency",
+         "spans", "copulas", "parens", "joined_boxes", "sentences", "operands", "brace_dollars", "spaces",
+         "open_tag_dollars"],
 )
 def test_one_megabyte_inputs_finish(text):
     for name in EXTRACTORS:
@@ -271,13 +435,26 @@ def test_nested_braces_balance(depth, unclosed):
         ("<answer> 12 </answer>", ("12", "open_answer_tag")),
         ("<answer>12", ("12", "open_answer_tag")),
         (r"<answer>5</answer> \boxed{6}", ("5", "open_answer_tag")),  # the tag first, unlike exact_match
-        (r"\boxed{7} and then \boxed{8", ("7", "boxed")),
-        (r"Hence the final answer is $\frac{3}{4}$. I hope it is correct.", (r"\frac{3}{4}", "answer_is")),
-        ("The answer is 3\n#### 4", ("3", "answer_is")),  # phrases before ####, unlike exact_match
+        (r"\boxed{7} and then \boxed{8", ("7", "final_statement")),
+        (r"Hence the final answer is $\frac{3}{4}$. I hope it is correct.", (r"\frac{3}{4}", "final_statement")),
+        ("The answer is 3\n#### 4", ("3", "final_statement")),  # phrases before ####, unlike exact_match
+        (r"So \boxed{255} earned. Final Answer: The final answer is $10,455$.", ("10,455", "final_statement")),
+        (r"The answer is 5. Checking again, \boxed{6}", ("6", "final_statement")),  # the later statement
+        ("<answer>She makes $18 every day.</answer>", ("18", "open_answer_tag")),  # prose in the tag is read
         ("She has 3 + 4 = 7 apples.\n#### 7", ("7", "gsm8k")),
+        (r"Therefore $x = \frac{3}{7}$.", (r"x = \frac{3}{7}", "last_math")),
+        (r"So the area is $5\sqrt{2}$.", (r"5\sqrt{2}", "last_math")),
+        ("the roots are $-2$ and $1$.", ("-2, 1", "last_math")),
+        (r"Let $d = \frac{90}{n}$. Therefore, there are 12 sequences.", ("12", "last_number")),  # a later sentence
+        ("she earns $2 \\times (16 - 7) = $2 \\times 9 = \\$18 $.", (r"2 \times 9 = \$18", "last_math")),
+        ("x^2 + 1", ("x^2 + 1", "bare")),
+        (r"\frac13", (r"\frac13", "bare")),
+        ("15 miles", ("15 miles", "bare")),
         ("I get 12 eggs, minus 3 is 9 eggs", ("9", "last_number")),
         ("Prices: 1,250.50 dollars", ("1,250.50", "last_number")),
         ("ratio 3/4", ("3/4", "last_number")),
+        ("AZYUK2A", None),  # a digit inside a word
+        ("The legs are 2 inches: \\[ \\frac{1}{2} \\cdot", None),  # truncated inside a display
         ("nothing to see", None),
         ("{" * MB, None),
     ],
@@ -293,8 +470,8 @@ def test_find_answer_last_number_fallback_can_be_disabled():
 def test_find_answer_is_unbounded_and_linear():
     """Over-long answers come back whole (the math reward reports their length); huge inputs stay fast."""
     deep = r"\boxed{" + "{" * 100_000 + "}" * 100_000 + "}"
-    assert find_answer(deep) == ("{" * 100_000 + "}" * 100_000, "boxed")
-    assert find_answer("x " * 500_000 + "answer is 4") == ("4", "answer_is")
+    assert find_answer(deep) == ("{" * 100_000 + "}" * 100_000, "final_statement")
+    assert find_answer("x " * 500_000 + "answer is 4") == ("4", "final_statement")
     assert find_answer("1" * MB) == ("1" * MB, "last_number")
 
 

@@ -98,6 +98,52 @@ def test_fast_path_agrees_with_full_path(pair):
         assert fast == full_verdict(gold, answer), (gold, answer)
 
 
+radicands = st.sampled_from([1, 2, 3, 4, 5, 8, 12, 18])
+
+
+@st.composite
+def monomial(draw, coefficient: Fraction, radicand: int, pi: bool) -> str:
+    """``coefficient * sqrt(radicand) * pi`` as a model writes it (several equivalent spellings)."""
+    p, q = abs(coefficient.numerator), coefficient.denominator
+    sign = "-" if coefficient < 0 else ""
+    root = f"\\sqrt{{{radicand}}}" if radicand != 1 else ""
+    constant = "\\pi" if pi else ""
+    if draw(st.booleans()) and (root or constant):
+        top = (f"{p}" if p != 1 else "") + root + constant
+        return f"{sign}\\frac{{{top}}}{{{q}}}" if q != 1 else sign + top
+    head = f"\\frac{{{p}}}{{{q}}}" if q != 1 else (f"{p}" if p != 1 or not (root or constant) else "")
+    return sign + head + root + constant
+
+
+@st.composite
+def monomial_pair(draw) -> tuple[str, str]:
+    value = (draw(st.builds(Fraction, st.integers(-9, 9), st.sampled_from([1, 2, 3]))), draw(radicands), draw(st.booleans()))
+    other = value if draw(st.booleans()) else (
+        draw(st.builds(Fraction, st.integers(-9, 9), st.sampled_from([1, 2, 3]))), draw(radicands), draw(st.booleans())
+    )
+    return draw(monomial(*value)), draw(monomial(*other))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(monomial_pair())
+@example((r"2\sqrt{3}", r"\sqrt{12}"))
+@example((r"\frac{\sqrt{2}}{2}", r"\frac{1}{\sqrt{2}}"))
+@example((r"\frac{3\pi}{4}", r"0.75\pi"))
+@example((r"2\pi", "6.283185"))
+@example((r"918\frac{1}{2}", "918.5"))
+@example((r"2\frac{4}{3}", r"\frac{10}{3}"))
+@example((r"\{1, 2\}", r"\{2, 1, 2\}"))
+@example((r"\{1, 2\}", r"\{1, 3\}"))
+@example((r"(2, \infty)", r"(2, \infty)"))
+@example((r"[2, \infty)", r"(2, \infty)"))
+@example((r"(-\infty, 3]", r"(-\infty, 3)"))
+def test_fast_path_agrees_with_full_path_on_radicals_pi_sets_and_intervals(pair):
+    gold, answer = (normalize(text) for text in pair)
+    fast = _fast_verdict(gold, answer)
+    if fast is not None:
+        assert fast == full_verdict(gold, answer), (gold, answer)
+
+
 def test_fast_path_decides_the_common_cases():
     """It must actually take work away from the parser: plain equal and clearly unequal literals."""
     decided = {
@@ -113,6 +159,17 @@ def test_fast_path_decides_the_common_cases():
         ("3", "x = 3"): True,
         ("(4, -9)", "(4,-9)"): True,
         ("(-1, 2]", "[-1, 2]"): False,
+        ("2\\sqrt{3}", "\\sqrt{12}"): True,
+        ("\\frac{\\sqrt{2}}{2}", "\\frac{1}{\\sqrt{2}}"): True,
+        ("\\frac{3\\pi}{4}", "0.75\\pi"): True,
+        ("2\\pi", "3\\pi"): False,
+        ("\\sqrt{2}", "\\sqrt{3}"): False,
+        ("918\\frac{1}{2}", "918.5"): True,
+        ("3128\\frac{1}{2}", "1564"): False,
+        ("\\{1, 2\\}", "\\{2, 1\\}"): True,
+        ("\\{1, 2\\}", "\\{1, 3\\}"): False,
+        ("(2, \\infty)", "(2, \\infty)"): True,
+        ("(2, \\infty)", "[2, \\infty)"): False,
     }
     assert {pair: _fast_verdict(*pair) for pair in decided} == decided
     assert _fast_verdict("\\frac{1}{3}", "0.333333") is None  # within float tolerance: the full path decides
@@ -133,3 +190,8 @@ def test_parse_literal_shapes():
     assert parse_literal("0.1234567890123456") is None  # more digits than the full path's floats hold
     assert parse_literal("9" * 100) is None
     assert parse_literal("x+1") is None
+    assert parse_literal("\\sqrt{12}") == Scalar(Fraction(2), False, False, None, 3, 0)
+    assert parse_literal("\\frac{3\\pi}{4}") == Scalar(Fraction(3, 4), False, False, None, 1, 1)
+    assert parse_literal("2\\frac{1}{3}") == Scalar(Fraction(7, 3), False, False)  # a mixed number
+    assert parse_literal("\\sqrt{x}") is None
+    assert parse_literal("[\\infty, 2)") is None  # infinity only as an open end

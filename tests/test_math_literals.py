@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardhub.rewards.math import gold_answer
-from rewardhub.rewards.math.literals import normalize
+from rewardhub.rewards.math.literals import normalize, unit_of
 
 
 @pytest.mark.parametrize(
@@ -41,7 +41,7 @@ from rewardhub.rewards.math.literals import normalize
         (r"2\text{ million}", "2 million"),
         (r"\text{5 or more}", "5 or more"),
         (r"10 \text{ cm}", "10"),
-        ("2 pi", "2 pi"),
+        ("2 pi", "2 \\pi"),  # sympy's pi
         ("3,5", "3,5"),
         ("12.", "12"),
         # scientific notation is a number, not e = 2.718...
@@ -50,6 +50,41 @@ from rewardhub.rewards.math.literals import normalize
         ("-1.5e+2", "-150"),
         ("1e999", "1e999"),  # far too big to write out: left to the parser
         ("1e-05", "0.00001"),  # Python's str() of a numeric gold column's float
+        # rewritten into LaTeX that the parser reads faithfully
+        (r"\sqrt3", r"\sqrt{3}"),
+        (r"\sqrt 34", r"\sqrt{3}4"),  # TeX takes one token
+        (r"\frac1{72}", r"\frac{1}{72}"),
+        (r"\frac172", r"\frac{1}{7}2"),
+        (r"\frac\pi2", r"\frac{\pi}{2}"),
+        (r"\sqrt[3]8", r"\sqrt[3]{8}"),
+        (r"10\sqrt3 + \sqrt4", r"10\sqrt{3} + \sqrt{4}"),
+        ("3*z**2 + 1", r"3 \cdot z^{2} + 1"),
+        ("x**(n+1)", "x^{(n+1)}"),
+        ("2**-1", "2^{-1}"),
+        ("sqrt(sqrt(2)+1)", r"\sqrt{\sqrt{2}+1}"),
+        ("exp(2*x)", r"e^{2 \cdot x}"),
+        ("Rational(1, 3)", r"\frac{1}{3}"),
+        ("Abs(x-1)", r"\left|x-1\right|"),
+        ("oo", r"\infty"),
+        (r"\begin{align*}x\end{align*}", r"\begin{align*}x\end{align*}"),  # not a product
+        ("0x1f", "31"),
+        ("0x1F + 0b11", "31 + 3"),
+        ("0o17", "15"),
+        ("E'", r"E^{\prime}"),
+        ("f''(x)", r"f^{\prime\prime}(x)"),
+        (r"\text{Bob's}", "Bob's"),  # inside text an apostrophe is no prime
+        ("3128 1/2", r"3128\frac{1}{2}"),
+        ("14 {, }916", "14916"),
+        (r"11,\! 111,\! 100", "11111100"),
+        ("1 000", "1000"),
+        ("0,111", "0.111"),
+        ("28 percent", r"28\%"),
+        (r"x \equiv 3 \pmod{5}", "x = 3"),
+        (r"2 \times 9 =", r"2 \times 9"),
+        ("185\\", "185"),
+        (r"\begin{pmatrix}1 \\ 2\end{pmatrix}", r"\begin{pmatrix}1 \\ 2\end{pmatrix}"),  # a row break stays
+        (r"\color{blue}{355}", "{355}"),
+        (r"\frac{1}{3} \text{meters}", r"\frac{1}{3}"),
     ],
 )
 def test_normalize(raw, expected):
@@ -59,6 +94,16 @@ def test_normalize(raw, expected):
 def test_decimal_comma_only_when_asked():
     assert normalize("3,5", decimal_comma=True) == "3.5"
     assert normalize("1,000", decimal_comma=True) == "1000"
+    assert normalize("26,000", decimal_comma=True) == "26000"  # three digits after the comma: thousands
+
+
+@pytest.mark.parametrize(
+    ("answer", "unit"),
+    [("5 km", "km"), (r"5\text{ cm}", "cm"), ("18 dollars", "dollar"), ("3 hours", "hour"), ("2 hrs", "hour"),
+     ("5 apples", None), ("5", None), (r"15\mbox{ cm}^2", None), ("x km", None)],
+)
+def test_unit_of(answer, unit):
+    assert unit_of(answer) == unit
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,11 @@ def register_commands(subparsers):
     _add_train_rm(subparsers)
 
 
+# Long enough for a sandboxed code batch; short enough that a stuck reward answers well inside
+# OpenRLHF's 180 s request timeout instead of wedging the server.
+DEFAULT_REWARD_TIMEOUT = 60.0
+
+
 def _add_serve(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "serve",
@@ -53,6 +58,9 @@ def _add_serve(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--group-timeout", type=_positive(float), default=None,
                         help="seconds a group may take to fill before its group rewards abstain "
                         "(default: 120, below OpenRLHF's 180 s request timeout)")
+    parser.add_argument("--timeout", type=_positive(float), default=DEFAULT_REWARD_TIMEOUT,
+                        help="seconds a reward may take on one request's batch, for config entries that set no "
+                        f"'timeout' of their own; past it unfinished samples time out (default: {DEFAULT_REWARD_TIMEOUT:g})")
     parser.add_argument("--no-access-log", dest="access_log", action="store_false",
                         help="do not log one line per request to stderr")
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
@@ -97,6 +105,7 @@ def run_serve(args: argparse.Namespace) -> int:
         max_body_bytes=int(args.max_body_mb * 1024 * 1024), threads=args.threads,
         label_column=args.label_column, abstain_value=args.abstain_value, strip_tokens=strip,
         group_size=args.group_size, group_timeout=args.group_timeout or DEFAULT_GROUP_TIMEOUT, access_log=args.access_log,
+        reward_timeout=args.timeout,
     )
     return 0
 

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rewardhub import Batch, BatchResult, ConfigError, RewardSet, Score, SetResult
-from rewardhub._compose import weighted_totals  # the set's own totals rule, for a set minus its group rewards
 from rewardhub.completions import prompt_key
 
 from .abstentions import warn_if_all_abstained
@@ -98,7 +97,7 @@ def score_group(rewards: RewardSet, rows: list[dict[str, Any]], incomplete: str 
     abstained = BatchResult([Score(None, incomplete, outcome="abstain")] * len(batch), 0.0, 0)
     components = {m.alias: abstained if needs_groups(m.reward) else m.reward.evaluate_batch(batch)
                   for m in rewards.members}
-    return SetResult(weighted_totals(components, rewards.weights), components)
+    return SetResult.of(components, rewards.weights)
 
 
 def collect(results: Sequence[SampleResult]) -> SetResult:

@@ -65,14 +65,13 @@ def create_app(
     """
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import JSONResponse
     from starlette.routing import Route
 
     scorer = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout)
     executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-serve")
     probe = Batch.from_rows([probe_row or PROBE_ROW])
 
-    async def openrlhf_endpoint(request: Request) -> JSONResponse:
+    async def openrlhf_endpoint(request: Request) -> Any:
         body = await _json_object(request, token, max_body_bytes)
         if "query" not in body:
             raise BadRequest("missing 'query': a list of prompt+response strings (OpenRLHF protocol)")
@@ -80,9 +79,9 @@ def create_app(
             raise BadRequest("missing 'prompts': group assembly groups queries by their prompt")
         batch = openrlhf.to_batch(body["query"], body.get("prompts"), body.get("labels"), label_column, strip_tokens)
         scored = await scorer.ascore(batch, executor=executor)
-        return _json_with_nan(openrlhf.to_response(scored, rewards.reward_weights, abstain_value))
+        return _json(openrlhf.to_response(scored, rewards.reward_weights, abstain_value))
 
-    async def score_endpoint(request: Request) -> JSONResponse:
+    async def score_endpoint(request: Request) -> Any:
         body = await _json_object(request, token, max_body_bytes)
         batch, keys = _rows_batch(body.get("rows"))
         if scorer.assembler is not None:
@@ -92,14 +91,14 @@ def create_app(
                 raise BadRequest(f"rows[{unkeyed}] has neither 'group' nor 'prompt': group assembly needs one "
                                  f"to know which completions belong together")
         scored = await scorer.ascore(batch, keys, executor=executor)
-        return JSONResponse({
+        return _json({
             "values": scored.totals,
             "components": scored.component_values(),
             "reasons": scored.component_reasons(),
             "outcomes": {alias: [s.outcome for s in r.scores] for alias, r in scored.components.items()},
         })
 
-    async def health_endpoint(request: Request) -> JSONResponse:
+    async def health_endpoint(request: Request) -> Any:
         start = time.perf_counter()
         try:
             scored = await asyncio.wait_for(rewards.aevaluate_batch(probe, executor), health_timeout)
@@ -111,7 +110,7 @@ def create_app(
             alias: {"value": r.scores[0].value, "reason": r.scores[0].reason, "errors": r.errors}
             for alias, r in scored.components.items()
         }
-        return JSONResponse({"status": "ok", "seconds": time.perf_counter() - start, "rewards": outcome})
+        return _json({"status": "ok", "seconds": time.perf_counter() - start, "rewards": outcome})
 
     @asynccontextmanager
     async def lifespan(app):
@@ -154,12 +153,17 @@ class AccessLog:
                                scope["method"], scope["path"], status, 1000 * (time.perf_counter() - start))
 
 
-def _json_with_nan(content: Any):
-    """A JSON response that may carry NaN (abstentions in ``extra_logs``), which Python's ``json``, as
-    used by OpenRLHF's client, reads back; Starlette's ``JSONResponse`` refuses NaN."""
+def _json(content: Any, status: int = 200, headers: dict[str, str] | None = None):
+    """Every answer's JSON: NaN allowed (abstentions in OpenRLHF's ``extra_logs``, which Python's ``json``
+    reads back; Starlette's ``JSONResponse`` refuses it), and a lone surrogate a request carried into a
+    reason sent as its ``\\ud800`` escape instead of failing to encode (a 500)."""
     from starlette.responses import Response
 
-    return Response(json.dumps(content, allow_nan=True, separators=(",", ":")), media_type="application/json")
+    try:
+        body = json.dumps(content, allow_nan=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        body = json.dumps(content, allow_nan=True, separators=(",", ":")).encode("ascii")
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
 def _guarded(endpoint):
@@ -178,10 +182,7 @@ def _guarded(endpoint):
 
 
 def _error(message: str, status: int, auth: bool = False):
-    from starlette.responses import JSONResponse
-
-    headers = {"WWW-Authenticate": "Bearer"} if auth else None
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+    return _json({"error": message}, status, {"WWW-Authenticate": "Bearer"} if auth else None)
 
 
 async def _json_object(request, token: str | None, max_body_bytes: int) -> dict[str, Any]:
@@ -232,15 +233,16 @@ def _rows_batch(rows: Any) -> tuple[Batch, list[str]]:
 
 def serve(
     config: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info", access_log: bool = True,
-    **options: Any,
+    reward_timeout: float | None = None, **options: Any,
 ) -> None:
     """Load ``config`` and serve it with uvicorn until interrupted (``options`` go to :func:`create_app`);
-    the access log goes to stderr unless ``access_log`` is false."""
+    the access log goes to stderr unless ``access_log`` is false. ``reward_timeout`` is the batch
+    deadline of config entries that set no ``timeout``: a stuck reward answers, it never wedges the server."""
     import uvicorn
 
     import rewardhub
 
-    app = create_app(rewardhub.load(config), access_log=access_log, **options)
+    app = create_app(rewardhub.load(config, default_timeout=reward_timeout), access_log=access_log, **options)
     if access_log:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))

@@ -1,6 +1,7 @@
-"""Decide whether two normalised answers are equal: exact literals in the caller, Math-Verify in workers.
+"""Decide whether two normalised answers are equal: exact literals and words in the caller, Math-Verify in workers.
 
-The caller side (:class:`MathChecker`) settles plain literals exactly and sends the rest to
+The caller side (:class:`MathChecker`) settles plain literals exactly, compares worded answers as
+written, remembers earlier verdicts (golds repeat every step and epoch), and sends the rest to
 deadline-killed worker processes (:mod:`rewardhub.workers`); the worker side (``verify_pair``,
 ``warm_up``) parses both texts with Math-Verify and compares them.
 """
@@ -8,6 +9,9 @@ deadline-killed worker processes (:mod:`rewardhub.workers`); the worker side (``
 from __future__ import annotations
 
 import functools
+import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +20,24 @@ from rewardhub import ConfigError
 from rewardhub.workers import WorkerPool, shared_pool
 
 from .literals import literal_verdict, parse_literal
+
+_CACHE_SIZE = 1 << 16  # verdicts remembered across batches (a few MB)
+_SETTLED = frozenset({"equal", "not equal", "answer unparseable", "gold unparseable"})
+# A word of 4+ letters that is not a command, a function or a point name: the answer is text ("hyperbola",
+# "Evelyn"), which the parser would read as a product of letters ("listen" = "silent").
+_WORD = re.compile(r"(?<![\\A-Za-z])(?=[A-Z]?[a-z])[A-Za-z]{4,}(?![A-Za-z])")  # not point names (ABCD)
+_FUNCTIONS = frozenset("sqrt frac sinh cosh tanh arcsin arccos arctan infty prime matrix pmatrix bmatrix vmatrix array cases".split())
+_AS_WRITTEN_NOISE = re.compile(r"\\(?:text\w*|mathrm|mbox|operatorname)|[\s{}\\.,;:!?'\"()\[\]]")
+
+# Reading the left side of an equation: subscripts, call arguments and decorations go; a named quantity
+# is then letters only.
+_SUBSCRIPT = re.compile(r"_(?:\{[^{}]*\}|\\?\w)")
+_CALL_ARGUMENTS = re.compile(r"(?<=[A-Za-z}])\([^()]*\)")
+_NAME_NOISE = re.compile(
+    r"\\(?:text\w*|mathrm|mathbf|operatorname|overline|overrightarrow|vec|hat|bar|angle|triangle|measuredangle"
+    r"|sin|cos|tan|cot|sec|csc|log|ln|frac|left|right|times|cdot|div|pm|alpha|beta|gamma|delta|theta|phi|lambda|mu|sigma|omega|pi)"
+    r"(?![A-Za-z])|\^\{\\prime+\}|[\s{}|+:/\\(),]"
+)
 
 _REQUIRES = ("rewardhub.rewards.math.checker:warm_up",)
 # One answer of each shape, so that the parser's and sympy's first-use costs are paid at worker start.
@@ -43,7 +65,13 @@ class MathChecker:
     Identical pairs are checked once per call; each worker parses a given text once (LRU cache).
     """
 
-    def __init__(self, timeout: float = 5.0, workers: int | None = None, pool: WorkerPool | None = None):
+    def __init__(
+        self,
+        timeout: float = 5.0,
+        workers: int | None = None,
+        pool: WorkerPool | None = None,
+        cache_size: int = _CACHE_SIZE,
+    ):
         if timeout <= 0:
             raise ConfigError(f"timeout must be a positive number of seconds per answer; got {timeout}")
         if workers is not None and workers < 1:
@@ -51,6 +79,9 @@ class MathChecker:
         self.timeout = timeout
         self._workers = workers
         self._pool = pool
+        self._cache: OrderedDict[tuple[str, str], Check] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
 
     @property
     def pool(self) -> WorkerPool:
@@ -61,30 +92,102 @@ class MathChecker:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_pool"] = None  # worker processes belong to this process: a copy finds its own pool
+        state["_lock"] = None
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def compare(self, pairs: Sequence[tuple[str, str]]) -> list[Check]:
         """One :class:`Check` per ``(gold, answer)`` pair of normalised answers."""
         unique = list(dict.fromkeys(pairs))
         checks: dict[tuple[str, str], Check] = {}
         for pair in unique:
-            fast = _fast_verdict(*pair)
-            if fast is not None:
-                checks[pair] = Check("equal" if fast else "not equal", "exact")
+            check = _in_process_check(*pair) or self._remembered(pair)
+            if check is not None:
+                checks[pair] = check
         slow = [pair for pair in unique if pair not in checks]
-        if not slow:  # settled exactly: no worker is started (or even looked up)
+        if not slow:  # settled in the caller: no worker is started (or even looked up)
             return [checks[pair] for pair in pairs]
         for pair, outcome in zip(
             slow, self.pool.map(verify_pair, slow, timeout=self.timeout, requires=_REQUIRES), strict=True
         ):
-            if outcome.status == "ok":
-                checks[pair] = Check(outcome.value)
-            else:
-                checks[pair] = Check(outcome.status, str(outcome.value))
+            checks[pair] = Check(outcome.value) if outcome.status == "ok" else Check(outcome.status, str(outcome.value))
+            self._remember(pair, checks[pair])
         return [checks[pair] for pair in pairs]
 
+    def _remembered(self, pair: tuple[str, str]) -> Check | None:
+        with self._lock:
+            check = self._cache.get(pair)
+            if check is not None:
+                self._cache.move_to_end(pair)
+            return check
 
-@functools.lru_cache(maxsize=4096)
+    def _remember(self, pair: tuple[str, str], check: Check) -> None:
+        if check.status not in _SETTLED or self._cache_size <= 0:
+            return  # a timeout or an error may go otherwise next time
+        with self._lock:
+            self._cache[pair] = check
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+
+
+def _in_process_check(gold: str, answer: str) -> Check | None:
+    """The verdict the caller can give without a parser: exact literals, or answers in words compared as written."""
+    if "".join(gold.split()) == "".join(answer.split()):
+        return Check("equal", "as written")
+    fast = _fast_verdict(gold, answer)
+    if fast is not None:
+        return Check("equal" if fast else "not equal", "exact")
+    left = _unnamed_equation(gold, answer)
+    if left is not None:
+        return Check("not equal", f"an equation for {left}, not a value")
+    if _has_words(gold) or _has_words(answer):
+        same = _as_written(gold) == _as_written(answer)
+        return Check("equal" if same else "not equal", "compared as written")
+    return None
+
+
+def _unnamed_equation(gold: str, answer: str) -> str | None:
+    """The left side of ``answer`` when it is an equation about something that is not a named quantity
+    (``2x = 6``, ``x^2 = 4``, ``x + 2 = 5``) while the gold is a value: its right side is no claim about
+    the asked value (the parser would compare 6 with the gold). Named quantities (``x``, ``f(3)``,
+    ``a + b``, ``AB``, ``\\angle A``) and pure arithmetic (``2 \\times 9 = 18``) pass."""
+    sides = _top_level_split(answer, "=")
+    if len(sides) < 2 or len(_top_level_split(gold, "=")) > 1:
+        return None
+    left = sides[0]
+    if not any(char.isalpha() for char in _NAME_NOISE.sub("", left)):
+        return None  # arithmetic: "2 \\times 9 = 18"
+    name = _NAME_NOISE.sub("", _CALL_ARGUMENTS.sub("", _SUBSCRIPT.sub("", left)))
+    return None if name.isalpha() else left.strip()
+
+
+def _top_level_split(text: str, separator: str) -> list[str]:
+    """``text`` split at each ``separator`` outside braces, brackets and parentheses (``<=``, ``\\neq`` untouched)."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "{[(":
+            depth += 1
+        elif char in "}])":
+            depth -= 1
+        elif char == separator and depth == 0 and text[i - 1 : i] not in ("<", ">", "!", "\\"):
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _has_words(text: str) -> bool:
+    return any(word.group().lower() not in _FUNCTIONS for word in _WORD.finditer(text))
+
+
+def _as_written(text: str) -> str:
+    return _AS_WRITTEN_NOISE.sub("", text).casefold()
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
 def _literal(text: str) -> Any:
     return parse_literal(text)
 
@@ -109,7 +212,8 @@ def verify_pair(pair: tuple[str, str]) -> str:
     answer = _parse(pair[1])
     if not answer:
         return "answer unparseable"
-    return "equal" if verify(gold, answer, timeout_seconds=None) else "not equal"
+    # allow_set_relation_comp: "x \\in [-2, 7]" and "-2 \\le x \\le 7" are one set, whichever side is the gold
+    return "equal" if verify(gold, answer, allow_set_relation_comp=True, timeout_seconds=None) else "not equal"
 
 
 def warm_up() -> None:
@@ -131,10 +235,10 @@ def _parse(text: str) -> list:
         "math_verify.grader",
     ):  # its "timeout disabled" warning: we enforce ours
         logging.getLogger(name).setLevel(logging.ERROR)
-    config = [
-        LatexExtractionConfig(boxed_match_priority=0, normalization_config=NormalizationConfig(units=True)),
-        ExprExtractionConfig(),
-    ]
+    # Math-Verify's own normalisation (malformed operators, nits) but not its unit list, which holds
+    # single letters ("2t" would read as 2): units were removed by ``literals.normalize`` already.
+    normalization = NormalizationConfig(basic_latex=True, units=False, malformed_operators=True, nits=True, boxed="all")
+    config = [LatexExtractionConfig(boxed_match_priority=0, normalization_config=normalization), ExprExtractionConfig()]
     return parse(
         "\\boxed{" + text + "}", extraction_config=config, fallback_mode="no_fallback", parsing_timeout=None
     )

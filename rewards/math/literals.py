@@ -1,62 +1,62 @@
-"""Math answers in the caller: normalise an extracted answer, decide plain literals exactly.
+"""Math answers in the caller: a canonical spelling of an extracted answer, and an exact reading of literals.
 
-Finding the answer is ``rewards/extract.py``'s job; this is what only the math family needs. Everything
-here is linear-time string work (regexes without nested quantifiers) plus exact rational arithmetic
-on short literals, so it is safe to run in the trainer's process. Anything that needs a real parser
-goes to the worker processes (``rewards/mathematics.py``).
+Finding the answer is ``rewards/extract.py``'s job. Here an answer is rewritten into the LaTeX the parser
+reads faithfully (brace-less ``\\frac12`` and ``\\sqrt3`` braced as TeX reads them, Python's ``**``,
+``*`` and ``sqrt()`` as LaTeX, hex literals as numbers, primes kept as ``^{\\prime}`` instead of being
+dropped, mixed numbers and thousands separators made explicit), and plain literals (numbers, fractions,
+radicals and multiples of π, percentages, ``x = n``, tuples, intervals, sets) are read exactly with
+rational arithmetic, so that most verdicts need no parser. Everything is linear-time string work on
+short answers plus exact arithmetic, safe to run in the trainer's process.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
+from ..extract import is_unit_word
+from .latex import to_parseable_latex
+
 # ----- normalisation ----------------------------------------------------------------------------------
+_BOLD = re.compile(r"\*\*([^*]+)\*\*")
+_THOUSANDS_MARK = re.compile(r"(?<=\d)\s*(?:\{\s*,\s*\}|,\s*\\!)\s*(?=\d)")  # 14{,}916 and 12,\!000
 _SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])")
-_DROP = (
-    "\\displaystyle",
-    "\\!",
-    "\\,",
-    "\\;",
-    "\\:",
-    "\\$",
-    "$",
-    "^\\circ",
-    "^{\\circ}",
-    "°",
-)
-_WRAPPER = re.compile(r"\\(?:text|textbf|mathrm|mbox|mathbf)\{([^{}]*)\}")
-_UNIT = re.compile(r"(-?[\d.,/]*\d(?:\\%)?)\s*\\(?:text|mbox|mathrm)\{([^{}]*)\}")
-_FRAC_SHORT = re.compile(r"\\frac(\d)(\d)")
+_INVISIBLE = re.compile(r"\\(?:color\{[^{}]*\}|phantom\{[^{}]*\})")
+# Dropped: spacing commands, dollars, degree signs (never the second half of a "\\" line break).
+_DROP = re.compile(r"(?<!\\)\\(?:displaystyle(?![A-Za-z])|[!,;:$])|\$|\^\s*\{?\\circ\}?|°")
+_SPACE = re.compile(r"(?<!\\)\\(?:quad(?![A-Za-z])|qquad(?![A-Za-z])| )")
+_PERCENT_WORD = re.compile(r"(?<=\d)\s*(?:percentage|percent|pct)\b")
+_WRAPPER = re.compile(r"\\(?:text|textbf|textnormal|textrm|mathrm|mbox|mathbf)\{([^{}]*)\}")
+_UNIT = re.compile(r"(.*?[\d}])\s*\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{([^{}]*)\}(?:\^\{?\d\}?)?")
+_MODULUS = re.compile(r"\s*(?:\\pmod\s*\{[^{}]*\}|\\pmod\s*\w+|\(\s*\\b?mod\s*\w+\s*\)|\\b?mod\s*\w+)\s*$")
+# 2\frac{1}{2} is two and a half, also inside a product (2\frac{1}{2}\pi), where the parser would multiply
+_MIXED_TEX = re.compile(r"(?<![\w.}^_\\])(\d+)\s*\\frac\{(\d+)\}\{(\d+)\}")
+_MIXED_SLASH = re.compile(r"(-?\d+)\s+(\d+)/(\d+)")  # "3128 1/2" is 3128 and a half, as 918\frac{1}{2} is
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+(?:\.\d+)?")
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
 _SCIENTIFIC = re.compile(r"-?\d+(?:\.\d+)?[eE][+-]?\d{1,2}")  # "1e3", "2.5e-05": not Euler's e times 3
 _TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)((?:\s+[A-Za-z]+\.?)+)")  # unambiguous: no backtracking
-_MATH_WORDS = {"pi", "sqrt", "infty", "frac", "cdot", "times", "mod"}
-# Words after a number that change its value or hedge it: "5 or more", "2 million", "1 half" are not units.
-_VALUE_WORDS = {
-    "or", "not", "more", "less", "fewer", "than", "plus", "minus", "over", "divided", "squared", "cubed",
-    "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "billions", "trillion",
-    "dozen", "dozens", "half", "halves", "third", "thirds", "quarter", "quarters", "percent", "exp",
-    "least", "most", "under", "above", "below", "nearly", "almost", "approximately", "roughly", "about",
-    "minimum", "maximum",
-}  # fmt: skip
 
 
 def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     """A canonical spelling of an extracted answer (wrappers, spacing, units, separators removed).
 
-    ``decimal_comma``: read ``3,5`` as 3.5 (only when the reference is a single number; otherwise
-    it is a list of two values).
+    ``decimal_comma``: read ``3,5`` as 3.5 (only when the other side is a single number; otherwise it
+    is a list of two values).
     """
-    s = answer.strip()
-    s = s.replace("{,}", ",").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    s = _BOLD.sub(r"\1", answer).strip().strip("*").strip().replace("\u2212", "-")  # markdown **12**
+    s = _THOUSANDS_MARK.sub("", s).replace("{,}", ",")
+    s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     s = _SIZING.sub("", s)
-    for token in _DROP:
-        s = s.replace(token, "")
-    s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
+    s = _INVISIBLE.sub("", s)
+    s = _DROP.sub("", s)
+    s = _SPACE.sub(" ", s)
+    s = to_parseable_latex(s)
+    s = _PERCENT_WORD.sub("%", s)
     s = s.replace("\\%", "%").replace("%", "\\%")
     s = " ".join(s.split())
     whole = _WRAPPER.fullmatch(s)
@@ -65,68 +65,127 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     unit = _UNIT.fullmatch(s)
     if unit:  # "5\text{ cm}" -> "5"; "5\text{ or more}" -> "5 or more" (the parser would drop it as a unit)
         words = unit.group(2).split()
-        s = unit.group(1) if _is_unit(words) else " ".join([unit.group(1), *words])
+        units = all(is_unit_word(word) or (len(word) == 1 and word.isalpha()) for word in words)  # \text{ m}
+        s = unit.group(1) if units else " ".join([unit.group(1), *words])
     s = s.removeprefix("\\(").removesuffix("\\)").removeprefix("\\[").removesuffix("\\]").strip()
     s = s.rstrip(".").strip()  # a sentence's full stop
-    if _THOUSANDS.fullmatch(s):
+    s = s[:-1].rstrip() if s.endswith("\\") and not s.endswith("\\\\") else s  # a stray backslash
+    s = _MODULUS.sub("", s).replace("\\equiv", "=")
+    s = s.strip().removeprefix("=").removesuffix("=").strip()  # a dangling relation sign
+    mixed = _MIXED_SLASH.fullmatch(s)
+    if mixed:
+        s = f"{mixed.group(1)}\\frac{{{mixed.group(2)}}}{{{mixed.group(3)}}}"
+    if not _MIXED_TEX.fullmatch(s.lstrip("-")):  # alone, the parser reads it as mixed already (and so do we)
+        s = _MIXED_TEX.sub(r"(\1+\\frac{\2}{\3})", s)
+    if s.startswith(("0,", "-0,")) and _DECIMAL_COMMA.fullmatch(s):
+        s = s.replace(",", ".")  # "0,111" cannot be thousands
+    elif _THOUSANDS.fullmatch(s):
         s = s.replace(",", "")
+    elif _SPACED_THOUSANDS.fullmatch(s):
+        s = s.replace(" ", "")
     elif decimal_comma and _DECIMAL_COMMA.fullmatch(s):
         s = s.replace(",", ".")
     elif _SCIENTIFIC.fullmatch(s):
         s = format(Decimal(s), "f")
         s = s.rstrip("0").rstrip(".") if "." in s else s
     number_and_words = _TRAILING_WORDS.fullmatch(s)
-    if number_and_words:
-        if _is_unit(number_and_words.group(2).split()):
-            s = number_and_words.group(1)
+    if number_and_words and all(map(is_unit_word, number_and_words.group(2).split())):
+        s = number_and_words.group(1)
     return s
 
 
-def _is_unit(words: list[str]) -> bool:
-    """Whether the words after a number name its unit ("apples", "cm"), not math or a change of value."""
-    words = [w.rstrip(".").lower() for w in words]
-    return all(len(w) > 1 and w not in _MATH_WORDS and w not in _VALUE_WORDS for w in words)
+# Units by what they measure in: two answers in different units of this table are different answers
+# (5 km is not 5 cm), whatever their numbers; units outside it are simply dropped.
+_UNITS = {
+    unit: name
+    for name, spellings in {
+        "mm": "mm millimeter millimeters millimetre millimetres", "cm": "cm centimeter centimeters centimetre centimetres",
+        "m": "m meter meters metre metres", "km": "km kilometer kilometers kilometre kilometres",
+        "inch": "in inch inches", "foot": "ft foot feet", "yard": "yd yard yards", "mile": "mi mile miles",
+        "mg": "mg milligram milligrams", "g": "g gram grams", "kg": "kg kilogram kilograms",
+        "pound": "lb lbs pound pounds", "ounce": "oz ounce ounces", "second": "s sec secs second seconds",
+        "minute": "min mins minute minutes", "hour": "h hr hrs hour hours", "day": "day days",
+        "week": "week weeks", "month": "month months", "year": "yr yrs year years",
+        "ml": "ml milliliter milliliters millilitre millilitres", "l": "l liter liters litre litres",
+        "dollar": "dollar dollars", "cent": "cent cents", "euro": "euro euros",
+    }.items()
+    for unit in spellings.split()
+}  # fmt: skip
+_NUMBER_WITH_UNIT = re.compile(r"\$?\s*-?[\d.,{}]+\s*(?:\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{\s*)?([A-Za-z]+)\}?\.?")
+
+
+def unit_of(answer: str) -> str | None:
+    """The unit of a number-and-unit answer (``5 km``, ``5\\text{ km}``) when it is in the table, else None."""
+    match = _NUMBER_WITH_UNIT.fullmatch(answer.strip().replace("$", "").strip())
+    return None if match is None else _UNITS.get(match.group(1).lower())
 
 
 # ----- the exact fast path ---------------------------------------------------------------------------
-_SCALAR = re.compile(r"(-?)(?:(\d+)/(\d+)|\\frac\{(-?\d+)\}\{(-?\d+)\}|(\d+\.?\d*|\.\d+))(\\%)?")
 _EQUATION = re.compile(r"([A-Za-z])\s*=\s*([^=]+)")
-_TUPLE = re.compile(r"([(\[])([^()\[\]]*,[^()\[\]]*)([)\]])")
+_BRACKETED = re.compile(r"([(\[])([^()\[\]]*,[^()\[\]]*)([)\]])")
+_SET = re.compile(r"\\\{([^{}]*)\\\}")
+_LATEX_TOKEN = re.compile(r"\s*(\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|\d+\.\d*|\.\d+|\d+|[-+{}/])")
 _MAX_LITERAL = 60  # longer literals go to the full path (and Python's int-from-string limits)
 _MAX_FLOAT_DIGITS = 15  # the full path holds decimals as 15-digit floats: longer ones are its call
+_MAX_RADICAND = 10**9
 
 
 @dataclass(frozen=True)
 class Scalar:
-    """A number literal: its exact value, whether it was written with a decimal point, and ``\\%``."""
+    """A number literal ``value * sqrt(radicand) * pi**pi_power`` (radicand square-free), exactly.
+
+    ``decimal``: written with a decimal point; ``percent``: written with ``\\%`` (then read both ways,
+    as Math-Verify does); ``variable``: stated as an equation (``x = 3``).
+    """
 
     value: Fraction
     decimal: bool
     percent: bool
-    variable: str | None = None  # "x = 3" is the number 3 stated as an equation
+    variable: str | None = None
+    radicand: int = 1
+    pi_power: int = 0
 
-    def readings(self) -> tuple[Fraction, ...]:
+    @property
+    def rational(self) -> bool:
+        return self.radicand == 1 and self.pi_power == 0
+
+    def readings(self) -> tuple[float | Fraction, ...]:
         """Values the full path accepts for it: ``50\\%`` counts as 50 and as 0.5."""
-        return (self.value, self.value / 100) if self.percent else (self.value,)
+        value = self.value if self.rational else float(self.value) * math.sqrt(self.radicand) * math.pi**self.pi_power
+        return (value, value / 100) if self.percent else (value,)
+
+    def key(self) -> tuple[Fraction, int, int]:
+        return (self.value, self.radicand if self.value else 1, self.pi_power if self.value else 0)
 
 
 @dataclass(frozen=True)
 class Bracketed:
-    """A bracketed list of number literals: a tuple, point or interval such as ``(1, 2]``."""
+    """A bracketed list of number literals: a tuple, point or interval such as ``(1, 2]`` or ``(2, \\infty)``."""
 
     opening: str
-    items: tuple[Scalar, ...]
+    items: tuple[Scalar | float, ...]  # float: an infinite endpoint
     closing: str
 
     def is_interval(self) -> bool:
-        return len(self.items) == 2 and self.items[0].value < self.items[1].value
+        return len(self.items) == 2 and _position(self.items[0]) < _position(self.items[1])
 
 
-Literal = Scalar | Bracketed
+@dataclass(frozen=True)
+class NumberSet:
+    """``\\{a, b, ...\\}``: a set of number literals (order and repetition do not matter)."""
+
+    items: tuple[Scalar, ...]
+
+
+Literal = Scalar | Bracketed | NumberSet
+
+
+def _position(item: Scalar | float) -> float:
+    return item if isinstance(item, float) else float(item.readings()[0])
 
 
 def parse_literal(text: str) -> Literal | None:
-    """``text`` as a plain number or bracketed list of numbers, or ``None`` for anything else."""
+    """``text`` as a plain number, a bracketed list or a set of numbers, or ``None`` for anything else."""
     if len(text) > _MAX_LITERAL:
         return None
     scalar = _scalar(text)
@@ -137,39 +196,187 @@ def parse_literal(text: str) -> Literal | None:
         scalar = _scalar(equation.group(2).strip())
         if scalar is None or scalar.percent:
             return None
-        return Scalar(scalar.value, scalar.decimal, False, equation.group(1))
-    match = _TUPLE.fullmatch(text)
+        return Scalar(scalar.value, scalar.decimal, False, equation.group(1), scalar.radicand, scalar.pi_power)
+    number_set = _SET.fullmatch(text)
+    if number_set:
+        items = [_scalar(part.strip()) for part in number_set.group(1).split(",")]
+        if any(item is None or item.percent for item in items):
+            return None
+        return NumberSet(tuple(items))  # type: ignore[arg-type]
+    return _bracketed(text)
+
+
+def _bracketed(text: str) -> Bracketed | None:
+    match = _BRACKETED.fullmatch(text)
     if not match:
         return None
-    items = [_scalar(part.strip()) for part in match.group(2).split(",")]
-    if any(item is None or item.percent for item in items):
-        return None
-    brackets = match.group(1) + match.group(3)
-    if len(items) == 2 and items[0].value == items[1].value:  # type: ignore[union-attr]
-        return None  # an empty interval: the full path's business
-    if brackets != "()" and not (len(items) == 2 and items[0].value < items[1].value):  # type: ignore[union-attr]
+    parts = [part.strip() for part in match.group(2).split(",")]
+    items: list[Scalar | float] = []
+    for i, part in enumerate(parts):
+        if part in ("\\infty", "+\\infty", "-\\infty"):  # only as the open end of an interval
+            if len(parts) != 2 or (i == 0) != part.startswith("-") or (match.group(1), match.group(3))[i] in "[]":
+                return None
+            items.append(-math.inf if i == 0 else math.inf)
+            continue
+        item = _scalar(part)
+        if item is None or item.percent:
+            return None
+        items.append(item)
+    bracketed = Bracketed(match.group(1), tuple(items), match.group(3))
+    if len(items) == 2 and _position(items[0]) == _position(items[1]):
+        return None  # an empty interval (or a point with equal coordinates): the full path's business
+    if match.group(1) + match.group(3) != "()" and not bracketed.is_interval():
         return None  # only tuples and proper intervals
-    return Bracketed(match.group(1), tuple(items), match.group(3))  # type: ignore[arg-type]
+    return bracketed
 
 
 def _scalar(text: str) -> Scalar | None:
-    match = _SCALAR.fullmatch(text)
-    if not match:
+    """A number literal: integer, decimal, ``a/b``, ``\\frac``, mixed number, ``\\sqrt`` of an integer, π."""
+    percent = text.endswith("\\%")
+    body = text.removesuffix("\\%").strip()
+    tokens = _tokens(body)
+    if tokens is None:
         return None
-    sign, num, den, frac_num, frac_den, plain, percent = match.groups()
-    if plain is not None:
-        digits = plain.replace(".", "").lstrip("0")
-        if "." in plain and len(digits) > _MAX_FLOAT_DIGITS:
+    parser = _Parser(tokens)
+    number = parser.value()
+    if number is None or not parser.done():
+        return None
+    value, radicand, pi_power, decimal = number
+    if percent and not (len(tokens) == 1 and tokens[0].isdigit()):
+        return None  # the full path reads these its own way (is 1/2% half a percent or 1/(2%)?): let it decide
+    return Scalar(value, decimal, percent, None, radicand, pi_power)
+
+
+def _tokens(text: str) -> list[str] | None:
+    tokens, position, end = [], 0, len(text.rstrip())
+    while position < end:
+        match = _LATEX_TOKEN.match(text, position)
+        if match is None:
             return None
-        value = Fraction(plain)
-    else:
-        numerator, denominator = (num, den) if num is not None else (frac_num, frac_den)
-        if int(denominator) == 0:
+        tokens.append(match.group(1))
+        position = match.end()
+    return tokens or None
+
+
+class _Parser:
+    """Recursive descent over the tokens of a number literal; ``None`` for anything outside the grammar.
+
+    value := ['-'] product ['/' product] ; product := factor+ (optionally joined by \\cdot or \\times) ;
+    factor := number | \\pi | \\sqrt{integer} | \\frac{value}{value} | {value}, where an integer right
+    before ``\\frac{integer}{integer}`` makes a mixed number (``918\\frac{1}{2}`` is 918.5, as Math-Verify reads it).
+    """
+
+    def __init__(self, tokens: list[str]):
+        self.tokens = tokens
+        self.i = 0
+
+    def done(self) -> bool:
+        return self.i == len(self.tokens)
+
+    def peek(self) -> str | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None  # past the end after a deferral
+
+    def take(self, expected: str | None = None) -> str | None:
+        token = self.peek()
+        if token is None or (expected is not None and token != expected):
             return None
-        value = Fraction(int(numerator), int(denominator))
-    if percent and (sign or plain is None or "." in plain):  # the full path reads these its own way
-        return None  # (-3%, 12.5%, 1/2%: is the last half a percent or 1/(2%)?): let it decide
-    return Scalar(-value if sign else value, plain is not None and "." in plain, percent is not None)
+        self.i += 1
+        return token
+
+    def value(self) -> tuple[Fraction, int, int, bool] | None:
+        negative = self.take("-") is not None
+        top = self.product()
+        if top is None:
+            return None
+        if self.take("/") is not None:
+            bottom = self.product()
+            top = None if bottom is None else _divide(top, bottom)
+        if top is None:
+            return None
+        return (-top[0] if negative else top[0], *top[1:])
+
+    def product(self) -> tuple[Fraction, int, int, bool] | None:
+        result = None
+        while self.peek() not in (None, "/", "}", "-", "+"):
+            if result is not None and self.peek() in ("\\cdot", "\\times"):
+                self.take()
+            factor = self.mixed_number() if result is None else None
+            factor = factor or self.factor()
+            if factor is None:
+                return None
+            result = factor if result is None else _multiply(result, factor)
+        return result
+
+    def mixed_number(self) -> tuple[Fraction, int, int, bool] | None:
+        """``918\\frac{1}{2}`` alone is 918.5; followed by more (``2\\frac{1}{2}\\pi``) Math-Verify reads a product."""
+        window = self.tokens[self.i : self.i + 8]
+        shape = [token if not token.isdigit() else "n" for token in window]
+        if shape != ["n", "\\frac", "{", "n", "}", "{", "n", "}"] or int(window[6]) == 0:
+            return None
+        if self.i + 8 < len(self.tokens) and self.tokens[self.i + 8] != "}":
+            self.i = len(self.tokens) + 1  # neither reading is certain: the literal is left to the full path
+            return None
+        self.i += 8
+        return (int(window[0]) + Fraction(int(window[3]), int(window[6])), 1, 0, False)
+
+    def factor(self) -> tuple[Fraction, int, int, bool] | None:
+        token = self.take()
+        if token is None:
+            return None
+        if token[0].isdigit() or token[0] == ".":
+            digits = token.replace(".", "").lstrip("0")
+            if "." in token and len(digits) > _MAX_FLOAT_DIGITS:
+                return None
+            return (Fraction(token), 1, 0, "." in token)
+        if token == "\\pi":
+            return (Fraction(1), 1, 1, False)
+        if token == "\\sqrt":
+            if self.take("{") is None:
+                return None
+            radicand = self.take()
+            if radicand is None or not radicand.isdigit() or int(radicand) > _MAX_RADICAND or self.take("}") is None:
+                return None
+            return _root(int(radicand))
+        if token == "\\frac":
+            top = self.group()
+            bottom = self.group() if top is not None else None
+            return None if bottom is None else _divide(top, bottom)  # type: ignore[arg-type]
+        if token == "{":
+            inner = self.value()
+            return inner if inner is not None and self.take("}") is not None else None
+        return None
+
+    def group(self) -> tuple[Fraction, int, int, bool] | None:
+        if self.take("{") is None:
+            return None
+        inner = self.value()
+        return inner if inner is not None and self.take("}") is not None else None
+
+
+def _root(n: int) -> tuple[Fraction, int, int, bool]:
+    """``sqrt(n)`` as ``outside * sqrt(square-free inside)``."""
+    outside, inside, k = 1, n, 2
+    while k * k <= inside:
+        while inside % (k * k) == 0:
+            inside //= k * k
+            outside *= k
+        k += 1
+    return (Fraction(outside), inside if n else 1, 0, False)
+
+
+def _multiply(a: tuple[Fraction, int, int, bool], b: tuple[Fraction, int, int, bool]) -> tuple[Fraction, int, int, bool]:
+    coefficient, radicand, _, _ = _root(a[1] * b[1])
+    return (a[0] * b[0] * coefficient, radicand, a[2] + b[2], a[3] or b[3])
+
+
+def _divide(
+    top: tuple[Fraction, int, int, bool], bottom: tuple[Fraction, int, int, bool]
+) -> tuple[Fraction, int, int, bool] | None:
+    if bottom[0] == 0:
+        return None
+    # 1 / (c sqrt(d) pi^k) = sqrt(d) / (c d) * pi^-k
+    inverse = (1 / (bottom[0] * bottom[1]), bottom[1], -bottom[2], bottom[3])
+    return _multiply(top, inverse)
 
 
 def literal_verdict(gold: Literal, answer: Literal) -> bool | None:
@@ -185,15 +392,38 @@ def literal_verdict(gold: Literal, answer: Literal) -> bool | None:
     if isinstance(gold, Bracketed) and isinstance(answer, Bracketed) and len(gold.items) == len(answer.items):
         if (gold.opening, gold.closing) != (answer.opening, answer.closing):
             return False if gold.is_interval() and answer.is_interval() else None
-        verdicts = [_scalar_verdict(g, a) for g, a in zip(gold.items, answer.items, strict=True)]
+        verdicts = [_item_verdict(g, a) for g, a in zip(gold.items, answer.items, strict=True)]
         return None if None in verdicts else all(verdicts)
+    if isinstance(gold, NumberSet) and isinstance(answer, NumberSet):
+        return _set_verdict(gold.items, answer.items)
     return None
 
 
-def _scalar_verdict(gold: Scalar, answer: Scalar) -> bool | None:
-    pairs = [(g, a) for g in gold.readings() for a in answer.readings()]
-    if any(g == a for g, a in pairs):
+def _item_verdict(gold: Scalar | float, answer: Scalar | float) -> bool | None:
+    if isinstance(gold, float) or isinstance(answer, float):
+        return gold == answer
+    return _scalar_verdict(gold, answer)
+
+
+def _set_verdict(gold: tuple[Scalar, ...], answer: tuple[Scalar, ...]) -> bool | None:
+    """Equal sets when every item of each has an equal item in the other; unequal when one has an item
+    far from every item of the other; else deferred."""
+    matches = {}
+    for side, other in ((gold, answer), (answer, gold)):
+        for item in side:
+            verdicts = [_scalar_verdict(item, candidate) for candidate in other]
+            matches[id(item)] = True if True in verdicts else (None if None in verdicts else False)
+    if all(v is True for v in matches.values()):
         return True
-    if any(abs(g - a) <= Fraction(1, 10**5) * max(1, abs(g), abs(a)) for g, a in pairs):
+    return False if False in matches.values() else None
+
+
+def _scalar_verdict(gold: Scalar, answer: Scalar) -> bool | None:
+    if not (gold.rational and answer.rational) and not (gold.percent or answer.percent) and gold.key() == answer.key():
+        return True
+    pairs = [(g, a) for g in gold.readings() for a in answer.readings()]
+    if gold.rational and answer.rational and any(g == a for g, a in pairs):
+        return True
+    if any(abs(g - a) <= 1e-5 * max(1, abs(g), abs(a)) for g, a in pairs):
         return None
     return False

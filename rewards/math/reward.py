@@ -1,38 +1,58 @@
 """The ``math`` reward: is the completion's final answer equal to the gold answer?
 
-Extraction (``rewardhub.rewards.extract``, in the math family's order) and plain literals
-(``literals``) are decided in the caller; everything that needs a parser (LaTeX, expressions, sets,
-intervals, matrices, equations) is parsed and verified with Math-Verify in worker processes with a
-hard deadline per answer (``checker``), so no completion can hang training.
+Extraction (``rewardhub.rewards.extract``, in the math family's order), normalisation and plain
+literals (``literals``) are done in the caller; everything that needs a parser (LaTeX, expressions,
+sets, intervals, matrices, equations) is parsed and verified with Math-Verify in worker processes with
+a hard deadline per answer (``checker``), so no completion can hang training.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from rewardhub import Batch, Reward, Score, hookimpl
 
-from ..extract import Extraction, extract_answer, gsm8k, last_boxed
+from ..extract import Extraction, bare, extract_answer, gsm8k, read_answer
 from .checker import Check, MathChecker
-from .literals import Scalar, normalize, parse_literal
+from .literals import Scalar, normalize, parse_literal, unit_of
 
-# The answer tag first (even truncated: R1-style prompts ask for it), then boxes, phrases, GSM8K's ####.
-MATH_EXTRACTORS = ("open_answer_tag", "boxed", "answer_is", "gsm8k")
+# The answer tag first (even truncated: R1-style prompts ask for it), then the later of the last box and
+# the last "the answer is", then GSM8K's ####.
+MATH_EXTRACTORS = ("open_answer_tag", "final_statement", "gsm8k")
+# Unmarked answers, in the order a careful reader falls back on them.
+UNMARKED_EXTRACTORS = ("last_math", "bare", "last_number")
 
 
 def find_answer(text: str, *, last_number: bool = True) -> Extraction | None:
-    """The completion's final answer by the math family's policy (``MATH_EXTRACTORS``, then optionally the
-    last number), whatever its length: callers reject over-long answers with a reason that says so."""
-    extractors = (*MATH_EXTRACTORS, "last_number") if last_number else MATH_EXTRACTORS
-    return extract_answer(text, extractors, max_chars=None)
+    """The completion's final answer by the math family's policy, whatever its length (callers reject
+    over-long answers with a reason that says so): ``MATH_EXTRACTORS``, then, unless ``last_number`` is
+    False, the last math span, a bare answer and the last number that stands alone."""
+    extractors = (*MATH_EXTRACTORS, *UNMARKED_EXTRACTORS) if last_number else MATH_EXTRACTORS
+    found = extract_answer(text, extractors, max_chars=None)
+    if found is not None and found.how == "open_answer_tag" and last_number and bare(found.answer, None) is None:
+        inner = extract_answer(found.answer, UNMARKED_EXTRACTORS, max_chars=None)  # prose in the tag: read it
+        return found if inner is None else Extraction(inner.answer, found.how)
+    return found
 
 
 def gold_answer(gold: Any) -> str | None:
-    """The answer inside a gold column value: its last ``\\boxed{}``, GSM8K's ``#### x``, or the value itself."""
+    """The answer inside a gold column value: its last ``\\boxed{}``, GSM8K's ``#### x``, the value itself
+    when it is a bare answer, else what a reader finds in it (a full solution's "the answer is", math span)."""
     if gold is None or isinstance(gold, bool):
         return None
     text = str(gold).strip()
-    return last_boxed(text, None) or gsm8k(text, None) or text or None
+    if not text:
+        return None
+    return gsm8k(text, None) or read_answer(text, None) or text
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _gold(value: str, max_chars: int) -> str | None:
+    """The normalised gold answer of a gold column value (golds repeat every step and epoch: cached);
+    an answer longer than ``max_chars`` comes back as written, for the caller to report."""
+    answer = gold_answer(value)
+    return answer if answer is None or len(answer) > max_chars else normalize(answer)
 
 
 class MathReward(Reward):
@@ -78,27 +98,34 @@ class MathReward(Reward):
         """A final score for rows decided without a parser, else the normalised (gold, answer) pair."""
         if text is None:
             return Score(None, "no text")
-        raw_gold = gold_answer(gold_value)
-        if raw_gold is None:
+        if gold_value is None or isinstance(gold_value, bool) or not str(gold_value).strip():
             return Score(None, f"no gold answer in column {self.column!r}")
-        if len(raw_gold) > self.max_answer_chars:
-            return Score(None, f"gold unparseable: {len(raw_gold)} chars and no \\boxed answer")
+        gold_text = str(gold_value).strip()
+        gold = _gold(gold_text, self.max_answer_chars) if len(gold_text) <= 20 * self.max_answer_chars else None
+        if not gold or len(gold) > self.max_answer_chars:
+            return Score(None, f"gold unparseable: no answer of at most {self.max_answer_chars} chars found in it")
         found = find_answer(text, last_number=self.last_number)
         if found is None:
             return Score(0.0, "no answer found", False)
         if len(found.answer) > self.max_answer_chars:
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False)
-        gold = normalize(raw_gold)
-        answer = normalize(found.answer, decimal_comma=isinstance(parse_literal(gold), Scalar))
+        units = unit_of(gold_answer(gold_text) or ""), unit_of(found.answer)
+        if None not in units and units[0] != units[1]:
+            return Score(0.0, f"not equal: {_short(found.answer)} is in {units[1]}, the gold in {units[0]}", False)
+        gold_is_number = isinstance(parse_literal(gold), Scalar)
+        answer = normalize(found.answer, decimal_comma=gold_is_number)
         if not answer:
             return Score(0.0, "no answer found", False)
+        if not gold_is_number and isinstance(parse_literal(answer), Scalar):  # "1,22" gold, "1.22" answer
+            gold = normalize(gold_answer(gold_text) or gold_text, decimal_comma=True)
         return gold, answer
 
     def _score(self, check: Check, gold: str, answer: str) -> Score:
+        how = f" ({check.detail})" if check.detail == "compared as written" else ""
         if check.status == "equal":
-            return Score(1.0, f"correct: {_short(answer)}", True)
+            return Score(1.0, f"correct: {_short(answer)}{how}", True)
         if check.status == "not equal":
-            return Score(0.0, f"not equal: {_short(answer)} vs {_short(gold)}", False)
+            return Score(0.0, f"not equal: {_short(answer)} vs {_short(gold)}{how}", False)
         if check.status == "answer unparseable":
             return Score(0.0, f"answer unparseable: {_short(answer)}", False)
         if check.status == "gold unparseable":
