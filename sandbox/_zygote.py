@@ -186,7 +186,12 @@ def run(cfg: dict, req_fd: int, resp_fd: int, build: int | None, length: int, ti
     try:
         lifetime = str(math.ceil(timeout + compile_budget) + REAPER_GRACE)  # only coreutils' sleep reads it
         pid1 = os.posix_spawn(cfg["pid1"], [os.path.basename(cfg["pid1"]), lifetime], {})
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # no fork: end the namespace, and this zygote (the slot restarts)
+            os.kill(pid1, signal.SIGKILL)
+            os.waitpid(pid1, 0)
+            raise
         if pid == 0:
             try:
                 for fd in (out_r, err_r, status_r, resp_fd):
