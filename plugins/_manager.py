@@ -36,7 +36,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.length",
     "rewardhub.rewards.math.reward",
     "rewardhub.rewards.majority_vote",
-    "rewardhub.rewards.code",
+    "rewardhub.rewards.code.reward",
     "rewardhub.rewards.judge.reward",
     "rewardhub.rewards.reward_model.reward",
     # code execution

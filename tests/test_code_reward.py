@@ -12,8 +12,7 @@ import rewardhub
 from rewardhub import sandbox
 from rewardhub._manager import pm
 from rewardhub.hookspecs import hookimpl
-from rewardhub.rewards.code import extract_program, outputs_match
-from rewardhub.rewards.code_tests import CallCase, UnusableTestsError, parse_tests
+from rewardhub.rewards.code import CallCase, UnusableTestsError, extract_program, outputs_match, parse_tests
 from rewardhub.sandbox import SandboxResult
 from rewardhub.sandbox.local import isolation_problem
 
@@ -287,11 +286,12 @@ def test_a_failing_backend_abstains_never_zero():
     plugin = BrokenBackendPlugin()
     pm.register(plugin, name="down-backend-test")
     try:
-        result = rewardhub.get("code", backend="down").evaluate(["p"], [fenced("print(3)")], tests=[SUM_CASES])
+        result = rewardhub.get("code", backend="down", on_error="zero").evaluate(
+            ["p"], [fenced("print(3)")], tests=[SUM_CASES])
     finally:
         pm.unregister(plugin)
         sandbox.close_backends()
-    assert result.values == [None]
+    assert result.values == [None] and result.outcomes == ["error"]  # infrastructure: no policy makes it 0
     assert result.scores[0].reason == "sandbox failed: service unreachable"
 
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -142,8 +143,14 @@ def test_loading_every_builtin_plugin_stays_light():
 
 def test_the_wheel_maps_the_top_level_folders_into_one_package(tmp_path):
     """DESIGN's layout (plugins/, rewards/, sandbox/, trainers/ -> rewardhub.*) must hold in a wheel too."""
+    # Built from the tracked files alone, in a copy: a stale build/ folder in the tree must not hide a missing file.
+    source = tmp_path / "source"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
+    for name in filter(None, (t.decode() for t in tracked)):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-                    str(tmp_path / "dist"), str(ROOT)], check=True, capture_output=True)
+                    str(tmp_path / "dist"), str(source)], check=True, capture_output=True)
     wheel = next((tmp_path / "dist").glob("rewardhub-*.whl"))
     pip_install_target(wheel, tmp_path / "site")
     # Every package folder of the source tree must be in the wheel (setuptools lists them by hand).

@@ -31,7 +31,7 @@ from typing import Any
 
 from rewardhub import RewardhubError
 
-from .code_harness import same_value
+from .harness import same_value
 
 _CHECK_CALL = re.compile(r"^check\s*\(", re.M)
 COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,

@@ -1,7 +1,7 @@
 """``code``: run the completion's program in the sandbox against the row's tests; score = cases passed.
 
 The program is the last fenced block of the requested language (else the last unlabelled block,
-else the whole text). Tests (column ``tests``, see ``code_tests.py`` for every form) are checked so
+else the whole text). Tests (column ``tests``, see ``suites.py`` for every form) are checked so
 that the verdict does not depend on anything the solution can reach:
 
 - stdin/stdout cases: each case is its own run; its output is compared here, line for line
@@ -32,8 +32,8 @@ from typing import Any
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
-from .code_harness import ASSERTS, VALUES, Outcome, read_values
-from .code_tests import Suite, UnusableTestsError, parse_tests
+from .harness import ASSERTS, VALUES, Outcome, read_values
+from .suites import Suite, UnusableTestsError, parse_tests
 
 FENCE_LANGUAGES = {
     "python": ("python", "py", "python3"),
@@ -167,7 +167,7 @@ class CodeReward(Reward):
                 i, part = parts.pop(index)
                 self._record(rows[i], part, result)  # the result (its output) is dropped right after
         except sandbox.SandboxUnavailableError as exc:
-            return [s if s is not None else Score(None, f"sandbox unavailable: {exc}", outcome="abstain") for s in scores]
+            return [s if s is not None else Score(None, f"sandbox unavailable: {exc}", outcome="error") for s in scores]
         for i, row in rows.items():
             if scores[i] is None:
                 scores[i] = self._score(row)
@@ -186,7 +186,7 @@ class CodeReward(Reward):
             try:
                 suite = parse_tests(tests[i], entry_points[i])
             except UnusableTestsError as exc:
-                scores[i] = Score(None, f"unusable tests: {exc}", outcome="abstain")
+                scores[i] = Score(None, f"unusable tests: {exc}", outcome="error")
                 continue
             code = extract_program(text, self.language)
             if self.prepend_prompt and isinstance(batch.prompts[i], str) and code.strip():
@@ -213,7 +213,7 @@ class CodeReward(Reward):
         for index, build in sandbox.run_each(programs, backend=self.backend, **self.backend_options):
             i = order[index]
             if build.error is not None:
-                scores[i] = Score(None, f"sandbox failed: {build.error}", outcome="abstain")
+                scores[i] = Score(None, f"sandbox failed: {build.error}", outcome="error")
             elif build.executable is None:
                 scores[i] = Score(0.0, build.reason or "compile error", False, outcome="ok")
             else:
@@ -274,7 +274,7 @@ class CodeReward(Reward):
 
     def _score(self, row: Row) -> Score:
         if row.broken is not None:
-            return Score(None, f"sandbox failed: {row.broken}", outcome="abstain")
+            return Score(None, f"sandbox failed: {row.broken}", outcome="error")
         note = f" ({IN_INTERPRETER})" if row.suite.kind == "asserts" else ""
         if row.early:
             return Score(0.0, row.early + note, False, outcome="ok")
