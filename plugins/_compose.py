@@ -100,6 +100,7 @@ class WeightedReward(Reward):
                 log_metric(f"{alias}/abstained", 1 - len(present) / max(len(component.values), 1))
             if log_extra is not None:
                 log_extra(f"{alias}/reason", component.reasons)
+                log_extra(f"{alias}/outcome", component.outcomes)
         return result.totals
 
 

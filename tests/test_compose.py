@@ -163,6 +163,7 @@ def test_weighted_callable_logs_components_and_pickles(core_registry):
     assert values == [2.0 + 1.0, 0.0 + 1.0]
     assert metrics["t_contains/mean"] == 0.5 and metrics["t_async_len/mean"] == 2.0
     assert extra["t_contains/reason"] == ["found", "'42' not found"]
+    assert extra["t_contains/outcome"] == ["ok", "ok"]
     clone = pickle.loads(pickle.dumps(weighted))
     assert clone(prompts=["q"], completions=["42"], solution=["42"]) == [3.0]
     assert weighted.__name__ == "rewardhub"
