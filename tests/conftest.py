@@ -49,3 +49,15 @@ def core_registry_module():
     """Module-scoped ``core_registry`` for hypothesis tests (function fixtures are not reset per example)."""
     with restored_registry(with_core_rewards=True) as registry:
         yield registry
+
+
+@pytest.fixture(scope="module")
+def pool():
+    """A warm local sandbox of two slots for one test module (its zygotes started by a first run)."""
+    from rewardhub.sandbox import Program
+    from rewardhub.sandbox.local import LocalBackend
+
+    backend = LocalBackend(workers=2)
+    backend.run(Program("pass"))
+    yield backend
+    backend.close()

@@ -21,14 +21,6 @@ pytestmark = pytest.mark.skipif(isolation_problem() is not None, reason=f"no loc
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
 
-@pytest.fixture(scope="module")
-def pool():
-    backend = LocalBackend(workers=2)
-    backend.run(Program("pass"))
-    yield backend
-    backend.close()
-
-
 @pytest.fixture
 def fresh_slot():
     """A pool of one slot of its own, with a memory cgroup (skipped where none can be made)."""

@@ -43,14 +43,6 @@ def assert_contained(backend: LocalBackend, zygotes: list[int]) -> None:
     assert (after.stdout, after.exit_code) == ("42\n", 0)
 
 
-@pytest.fixture(scope="module")
-def pool():
-    backend = LocalBackend(workers=2)
-    backend.run(Program("pass"))
-    yield backend
-    backend.close()
-
-
 @pytest.fixture
 def sandbox(pool):
     zygotes = list(pool.pids)
