@@ -188,8 +188,7 @@ class FunctionReward(Reward):
 class AsyncFunctionReward(AsyncReward, FunctionReward):
     """The async twin of :class:`FunctionReward`, for ``async def`` scoring functions."""
 
-    def _per_sample(self) -> bool:
-        return not self.factory.batched
+    _per_sample = FunctionReward._per_sample  # AsyncReward's comes first in the MRO; the factory knows
 
     async def score_sample_async(self, text: str, row: Row) -> Any:
         args, kwargs = self._sample_args(row)
