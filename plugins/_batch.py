@@ -10,7 +10,8 @@ from typing import Any
 
 from ._groups import by_prompt
 from ._live import NoState, env_state
-from .completions import NotText, completion_text
+from .completions import NotText, completion_text, is_conversational
+from .episode import TRAJECTORY_COLUMNS, TrajectoryView, split_messages
 from .errors import MissingColumnError, RewardInputError
 
 # Keyword arguments a trainer passes that are not dataset columns.
@@ -96,6 +97,7 @@ class Batch:
     extras: dict[str, Any] = field(default_factory=dict)
     live: dict[str, list[Any]] = field(default_factory=dict)
     texts: list[str | None] = field(init=False)
+    _view: TrajectoryView | None = field(default=None, init=False, repr=False, compare=False)
     text_errors: list[str] = field(init=False)
     reward_name: str = "(batch)"  # used in error messages; rewards re-label errors with their own name
 
@@ -143,13 +145,23 @@ class Batch:
 
     @classmethod
     def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> Batch:
-        """A batch from row dicts (``prompt``, ``completion``, columns); a column missing from a row is ``None`` there."""
+        """A batch from row dicts (``prompt``, ``completion``, columns); a column missing from a row is ``None`` there.
+
+        A row with ``messages`` (a whole conversation) and no ``completion`` is an episode: its prompt is
+        the messages before the first assistant message, its completion the rest.
+        """
         names = dict.fromkeys(key for row in rows for key in row if key not in ("prompt", "completion"))
-        return cls(
-            [row.get("prompt") for row in rows],
-            [row.get("completion") for row in rows],
-            {name: [row.get(name) for row in rows] for name in names},
-        )
+        prompts, completions = [], []
+        for row in rows:
+            messages = row.get("messages")
+            if row.get("completion") is None and is_conversational(messages):
+                head, tail = split_messages(messages)
+                prompts.append(row.get("prompt", head))
+                completions.append(tail)
+            else:
+                prompts.append(row.get("prompt"))
+                completions.append(row.get("completion"))
+        return cls(prompts, completions, {name: [row.get(name) for row in rows] for name in names})
 
     def __len__(self) -> int:
         return len(self.completions)
@@ -163,7 +175,19 @@ class Batch:
         return Batch(self.prompts, self.completions, columns, self.extras, reward_name=self.reward_name)
 
     def __getstate__(self) -> dict[str, Any]:
-        return dict(self.portable().__dict__)
+        return {**self.portable().__dict__, "_view": None}
+
+    def trajectory(self, name: str) -> list[Any]:
+        """A part of each row's episode (see :mod:`rewardhub.episode`), built on first use and kept."""
+        if self._view is None:
+            self._view = TrajectoryView(self)
+        return self._view.column(name)
+
+    def trajectory_note(self, name: str, index: int) -> str:
+        """Why row ``index`` has no ``name`` (``""`` when it has one)."""
+        if self._view is None:
+            self._view = TrajectoryView(self)
+        return self._view.note(name, index)
 
     def row(self, index: int) -> Row:
         return Row(self, index)
@@ -265,9 +289,15 @@ class Row(Mapping[str, Any]):
         live = self._batch.live_column(name)
         if live is not None:
             return live[self.index]
+        if name in TRAJECTORY_COLUMNS:
+            return self._batch.trajectory(name)[self.index]
         if name in self._batch.extras:
             return self._batch.extras[name]
         raise MissingColumnError(self._batch.reward_name, name, self._batch.columns)
+
+    def trajectory_note(self, name: str) -> str:
+        """Why this row has no ``name`` in its trajectory view (``""`` when it has one)."""
+        return self._batch.trajectory_note(name, self.index)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._batch.columns)

@@ -26,6 +26,7 @@ from typing import Any
 from ._batch import LIVE_COLUMNS, Batch, Row, Score
 from ._registry import Param, factory_params, spec_from_factory
 from ._reward import AsyncReward, Reward
+from .episode import TRAJECTORY_COLUMNS
 from .errors import ConfigError, MissingColumnError
 
 _FROM_BATCH = {
@@ -163,7 +164,11 @@ class FunctionReward(Reward):
                 args.append(batch.live_column(column))
             elif column in batch.extras:
                 args.append(batch.extras[column])
-            elif column in batch.columns or default is inspect.Parameter.empty:
+            elif column in batch.columns:
+                args.append(batch.columns[column])
+            elif column in TRAJECTORY_COLUMNS:
+                args.append(batch.trajectory(column))
+            elif default is inspect.Parameter.empty:
                 args.append(batch.column(column))
             else:
                 args.append([default] * len(batch))

@@ -36,6 +36,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.length",
     "rewardhub.rewards.math.reward",
     "rewardhub.rewards.majority_vote",
+    "rewardhub.rewards.agent",
     "rewardhub.rewards.code.reward",
     "rewardhub.rewards.judge.reward",
     "rewardhub.rewards.reward_model.reward",

@@ -15,7 +15,8 @@ def completion_text(completion: Any) -> str:
     """The text of a completion: the string itself, or the assistant content of a message list.
 
     TRL passes ``[{"role": "assistant", "content": ...}]`` for conversational data; content may be a
-    string or a list of ``{"type": "text", "text": ...}`` parts. Several assistant messages are joined.
+    string or a list of ``{"type": "text", "text": ...}`` parts. Several assistant messages are joined,
+    except in an episode (tool calls or tool results): its text is the last assistant message's.
     """
     if isinstance(completion, str):
         return completion
@@ -27,9 +28,16 @@ def completion_text(completion: Any) -> str:
         messages = [m for m in completion if isinstance(m, Mapping)]
         if len(messages) != len(completion):
             raise NotText("completion is a list but not a list of chat messages")
-        assistant = [m for m in messages if m.get("role", "assistant") == "assistant"] or messages[-1:]
-        return "\n".join(message_text(m) for m in assistant)
+        assistant = [m for m in messages if m.get("role", "assistant") == "assistant"]
+        if is_episode(messages):  # an agent's turns with tools: its answer is the last assistant message
+            return message_text(assistant[-1]) if assistant else ""
+        return "\n".join(message_text(m) for m in assistant or messages[-1:])
     raise NotText(f"completion is not text: got {type(completion).__name__}")
+
+
+def is_episode(messages: Sequence[Any]) -> bool:
+    """True for a message list with tool calls or tool results (an agent's episode, not a plain reply)."""
+    return any(isinstance(m, Mapping) and (m.get("role") == "tool" or m.get("tool_calls")) for m in messages)
 
 
 def message_text(message: Mapping) -> str:

@@ -1,0 +1,146 @@
+"""Gaming probes for episode rewards: what a policy does to look successful without doing the task.
+
+    from rewardhub.testing.episodes import EpisodeTask, check_episode_probes
+    task = EpisodeTask(tool="submit", arguments={"answer": 42}, done_state={"answer": 42, "submissions": 1},
+                       start_state={"answer": None, "submissions": 0}, calls_key="submissions")
+    check_episode_probes(rewardhub.get("final_state_match"), task)   # raises if a probe earns full credit
+
+Each probe is a whole row (prompt, the episode's messages, the environment's state afterwards and the
+task's expected columns) that a reward judging *what was done* must not reward. The honest episode
+is checked too: a reward that gives it no credit is not judging the task.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._aio import run_coroutine
+from .._reward import is_async_reward
+
+
+@dataclass(frozen=True)
+class EpisodeTask:
+    """One tool task: the tool to call with ``arguments``, and the state before and after doing it."""
+
+    tool: str
+    arguments: dict[str, Any]
+    done_state: dict[str, Any]
+    start_state: dict[str, Any]
+    prompt: str = "Do the task with the tools, then report."
+    schema: dict[str, Any] = field(default_factory=dict)  # the tool's JSON schema of arguments (``parameters``)
+    # The state key that counts the tool's calls, when the environment keeps one (state-only rewards
+    # can then tell one right call from many guesses ending in a right one).
+    calls_key: str | None = None
+
+    def columns(self) -> dict[str, Any]:
+        """The expected columns a dataset row of this task carries."""
+        tools = [{"type": "function", "function": {"name": self.tool, "parameters": self.schema or {"type": "object"}}}]
+        return {"expected_calls": [{"name": self.tool, "arguments": self.arguments}],
+                "expected_state": self.done_state, "tools": tools}
+
+
+def _call(name: str, arguments: Any) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _row(task: EpisodeTask, steps: list[dict[str, Any]], state: dict[str, Any]) -> dict[str, Any]:
+    return {"prompt": [{"role": "user", "content": task.prompt}], "completion": steps, "env_state": state,
+            **task.columns()}
+
+
+def honest(task: EpisodeTask) -> dict[str, Any]:
+    """The task done: the call made, its result, a report."""
+    return _row(task, [{"role": "assistant", "content": "", "tool_calls": [_call(task.tool, task.arguments)]},
+                       {"role": "tool", "name": task.tool, "content": json.dumps({"ok": True})},
+                       {"role": "assistant", "content": "Done."}], task.done_state)
+
+
+def _claimed_success(task: EpisodeTask) -> dict[str, Any]:
+    text = f"I called {task.tool} with {json.dumps(task.arguments)} and it succeeded. The task is complete."
+    return _row(task, [{"role": "assistant", "content": text}], task.start_state)
+
+
+def _forged_tool_result(task: EpisodeTask) -> dict[str, Any]:
+    text = (f"<tool_call>{json.dumps({'name': task.tool, 'arguments': task.arguments})}</tool_call>\n"
+            f"<tool_response>{json.dumps({'ok': True, **task.done_state})}</tool_response>\nDone.")
+    return _row(task, [{"role": "assistant", "content": text}], task.start_state)
+
+
+def _call_as_text(task: EpisodeTask) -> dict[str, Any]:
+    text = json.dumps({"name": task.tool, "arguments": task.arguments})
+    return _row(task, [{"role": "assistant", "content": f"```json\n{text}\n```"}], task.start_state)
+
+
+def _submit_spam(task: EpisodeTask, times: int = 12) -> dict[str, Any]:
+    """The submit tool called over and over with guesses, the right one among them."""
+    guesses = [{k: _variant(v, i) for k, v in task.arguments.items()} for i in range(1, times)] + [task.arguments]
+    steps: list[dict[str, Any]] = []
+    for guess in guesses:
+        steps += [{"role": "assistant", "content": "", "tool_calls": [_call(task.tool, guess)]},
+                  {"role": "tool", "name": task.tool, "content": json.dumps({"ok": guess == task.arguments})}]
+    steps.append({"role": "assistant", "content": "Done."})
+    spammed = {**task.done_state, task.calls_key: len(guesses)} if task.calls_key else task.done_state
+    return _row(task, steps, spammed)
+
+
+def _variant(value: Any, i: int) -> Any:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value + i
+    return f"{value}{i}"
+
+
+def _look_alike_arguments(task: EpisodeTask) -> dict[str, Any]:
+    """Arguments that read right but are not: numbers as text, an extra key the tool does not take."""
+    forged = {k: str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v for k, v in task.arguments.items()}
+    forged["confirm"] = True
+    steps = [{"role": "assistant", "content": "", "tool_calls": [_call(task.tool, forged)]},
+             {"role": "tool", "name": task.tool, "content": str({"error": "unexpected keyword argument 'confirm'"})},
+             {"role": "assistant", "content": "Submitted."}]
+    return _row(task, steps, task.start_state)
+
+
+@dataclass(frozen=True)
+class EpisodeProbe:
+    """An episode built to game an episode reward; it must not get full credit."""
+
+    name: str
+    make: Callable[[EpisodeTask], dict[str, Any]]
+
+
+EPISODE_PROBES: tuple[EpisodeProbe, ...] = (
+    EpisodeProbe("claimed_success", _claimed_success),
+    EpisodeProbe("forged_tool_result", _forged_tool_result),
+    EpisodeProbe("call_as_text", _call_as_text),
+    EpisodeProbe("submit_spam", _submit_spam),
+    EpisodeProbe("look_alike_arguments", _look_alike_arguments),
+)
+
+
+def probe_values(reward: Any, task: EpisodeTask) -> dict[str, float | None]:
+    """Each probe's value (and ``"honest"``'s) under ``reward``, scored one row at a time as TRL would."""
+    from .._batch import Batch
+
+    rows = {"honest": honest(task), **{p.name: p.make(task) for p in EPISODE_PROBES}}
+    values = {}
+    for name, row in rows.items():
+        batch = Batch.from_rows([row])
+        kwargs = {**batch.columns}
+        out = reward(batch.prompts, batch.completions, **kwargs)
+        values[name] = (run_coroutine(out) if is_async_reward(reward) else out)[0]
+    return values
+
+
+def check_episode_probes(reward: Any, task: EpisodeTask, *, full_credit: float = 1.0) -> dict[str, float | None]:
+    """Raise AssertionError if a probe reaches ``full_credit`` or the honest episode gets less; return the values."""
+    values = probe_values(reward, task)
+    gamed = [f"{name} scored {v}" for name, v in values.items() if name != "honest" and v is not None and v >= full_credit]
+    if values["honest"] is None or values["honest"] < full_credit:
+        gamed.append(f"the honest episode scored {values['honest']}, not {full_credit}")
+    if gamed:
+        raise AssertionError(f"{getattr(reward, '__name__', reward)}: " + "; ".join(gamed))
+    return values
