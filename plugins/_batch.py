@@ -11,17 +11,16 @@ from typing import Any
 from ._groups import by_prompt
 from ._live import NoState, env_state
 from .completions import NotText, completion_text, is_conversational
-from .episode import TRAJECTORY_COLUMNS, TrajectoryView, split_messages
+from .episode import LIVE_COLUMNS, TRAJECTORY_COLUMNS, TrajectoryView, split_messages
 from .errors import MissingColumnError, RewardInputError
 
 # Keyword arguments a trainer passes that are not dataset columns.
 TRAINER_HOOKS = ("log_extra", "log_metric")
 # Keyword arguments passed through per batch, not per row.
 BATCH_LEVEL = ("trainer_state",)
-# Per-row live objects (TRL's ``environments``: one environment per rollout, aligned with the
-# completions). They stay in this process: kept apart from the columns, so that they are subset with
-# their rows but never pickled, sent, logged or put into a memo key.
-LIVE_COLUMNS = ("environments", "env")
+# LIVE_COLUMNS: per-row live objects (TRL's ``environments``: one environment per rollout, aligned
+# with the completions). They stay in this process: kept apart from the columns, so that they are
+# subset with their rows but never pickled, sent, logged or put into a memo key.
 
 
 # What happened to a sample, said by the code that knows (never read back from the reason's text):

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ._compose import load
-from ._io import read_rows, write_rows_atomically
+from ._io import InputRow, read_rows, write_rows_atomically
+from .completions import is_conversational
 from .errors import InputFileError
 
 _REASON_EXAMPLES = 3
@@ -124,7 +125,11 @@ def _counted(scored_rows: Iterator[dict[str, Any]], summary: ScoreSummary, input
 
 def _valid_rows(input_path: str | Path, summary: ScoreSummary, progress: bool) -> Iterator[dict[str, Any]]:
     """Rows fit to score; each bad one is reported on stderr with its line number and skipped."""
-    for record in read_rows(input_path, required=("completion",), progress=progress):
+    for record in read_rows(input_path, progress=progress):
+        row = record.row
+        if row is not None and row.get("completion") is None and not is_conversational(row.get("messages")):
+            fields = ", ".join(sorted(row)) or "none"  # an episode row gives 'messages' instead
+            record = InputRow(record.line, None, f"no 'completion' (fields: {fields})", record.unit)
         if record.error is not None:
             summary.bad_rows.append((record.line, record.error))
             print(f"rewardhub: {record.where}: {record.error}; row skipped", file=sys.stderr)

@@ -35,9 +35,11 @@ from .completions import NotText, is_episode, message_text
 if TYPE_CHECKING:
     from ._batch import Batch
 
+# Per-row live objects (TRL's ``environments``, our ``env``): they never leave the process.
+LIVE_COLUMNS = ("environments", "env")
 TRAJECTORY_COLUMNS = ("messages", "final_text", "tool_calls", "num_turns", "turn_scores", "env_reward",
                       "env_state", "env", "finish_reason", "truncated")
-__all__ = ["TRAJECTORY_COLUMNS", "TrajectoryView", "env_reward", "env_state", "final_text", "is_episode",
+__all__ = ["LIVE_COLUMNS", "TRAJECTORY_COLUMNS", "TrajectoryView", "env_reward", "env_state", "final_text", "is_episode",
            "num_turns", "parse_arguments", "split_messages", "tool_calls", "whole_conversation"]
 # Tool results longer than this are not decoded to look for an error report (they are kept as text).
 MAX_DECODED_RESULT = 20_000

@@ -14,6 +14,7 @@ result or a state.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -52,6 +53,16 @@ def same_value(actual: Any, expected: Any, tolerance: float = 0.0) -> bool:
 
 def _get(mapping: Mapping, key: Any) -> Any:
     return mapping[key] if key in mapping else mapping.get(str(key))
+
+
+def _from_json_text(value: Any, column: str) -> Any:
+    """A column value stored as JSON text (Parquet files keep varying objects that way), parsed."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        raise ValueError(f"column {column!r} holds text that is not JSON: {value[:40]!r}") from None
 
 
 def _check_tolerance(tolerance: float) -> None:
@@ -144,7 +155,9 @@ class ToolCallFormat(Reward):
 
 # ----- tool_call_match ---------------------------------------------------------------------------
 def expected_calls(value: Any, column: str) -> list[tuple[str, dict[str, Any]]]:
-    """A column's expected calls as (name, arguments); raises ValueError naming what is wrong."""
+    """A column's expected calls as (name, arguments), from a list or its JSON text; raises ValueError
+    naming what is wrong."""
+    value = _from_json_text(value, column)
     if isinstance(value, Mapping):
         value = [value]
     if not isinstance(value, Sequence) or isinstance(value, str):
@@ -354,6 +367,7 @@ class FinalStateMatch(Reward):
         expected = row[self.column]
         if expected is None:
             return Score(None, f"no expected state in column {self.column!r}")
+        expected = _from_json_text(expected, self.column)
         state, note = _trajectory(row, "env_state")
         if state is None:
             return Score(None, note or "the environment exposes no state")

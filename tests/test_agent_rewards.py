@@ -80,7 +80,7 @@ def test_match_does_not_count_a_call_whose_tool_failed():
 
 def test_match_without_expected_calls_abstains_and_bad_expected_is_an_error_outcome():
     result = rewardhub.get("tool_call_match").evaluate([PROMPT] * 2, [episode()] * 2,
-                                                       expected_calls=[None, "set_value(3)"])
+                                                       expected_calls=[None, 42])
     assert result.scores[0].value is None and result.scores[0].outcome == "abstain"
     assert result.scores[1].outcome == "error" and "must hold a list of calls" in result.scores[1].reason
 

@@ -4,7 +4,8 @@ Endpoints (JSON in and out; errors are ``{"error": message}`` with a 4xx/5xx sta
 
 - ``POST /`` and ``POST /get_reward`` — OpenRLHF: ``{"query", "prompts", "labels"}`` parallel
   lists -> ``{"rewards", "scores", "extra_logs"}`` (see :mod:`rewardhub.trainers.openrlhf`).
-- ``POST /score`` — native: ``{"rows": [{"prompt", "completion", "group"?, <columns>...}]}`` ->
+- ``POST /score`` — native: ``{"rows": [{"prompt", "completion", "group"?, <columns>...}]}`` (or an
+  episode: ``"messages"``, the whole conversation, instead of prompt and completion) ->
   ``{"values", "components": {alias: [...]}, "reasons": {alias: [...]}, "outcomes": {alias: [...]}}``
   (``null`` = no score; the outcome says why: abstain, error or timeout).
 - ``GET /health`` — scores a probe row through the whole set; 200 with each reward's outcome, 503
@@ -30,7 +31,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from rewardhub import Batch, RewardhubError, RewardSet
-from rewardhub.completions import prompt_key
+from rewardhub.completions import is_conversational, prompt_key
+from rewardhub.episode import LIVE_COLUMNS
 
 from . import openrlhf
 from .errors import BadRequest
@@ -86,7 +88,7 @@ def create_app(
         batch, keys = _rows_batch(body.get("rows"))
         if scorer.assembler is not None:
             unkeyed = next((i for i, row in enumerate(body["rows"]) if GROUP_FIELD not in row and
-                            row.get("prompt") is None), None)
+                            batch.prompts[i] is None), None)
             if unkeyed is not None:
                 raise BadRequest(f"rows[{unkeyed}] has neither 'group' nor 'prompt': group assembly needs one "
                                  f"to know which completions belong together")
@@ -225,10 +227,15 @@ def _rows_batch(rows: Any) -> tuple[Batch, list[str]]:
     for i, row in enumerate(rows):
         if not isinstance(row, dict):
             raise BadRequest(f"rows[{i}] must be an object, got {type(row).__name__}")
-        if "completion" not in row:
-            raise BadRequest(f"rows[{i}] has no 'completion'")
-    keys = [str(row[GROUP_FIELD]) if GROUP_FIELD in row else prompt_key(row.get("prompt")) for row in rows]
-    return Batch.from_rows([{k: v for k, v in row.items() if k != GROUP_FIELD} for row in rows]), keys
+        if "completion" not in row and not is_conversational(row.get("messages")):
+            raise BadRequest(f"rows[{i}] has no 'completion' (nor 'messages', a whole conversation)")
+        live = next((name for name in LIVE_COLUMNS if name in row), None)
+        if live is not None:
+            raise BadRequest(f"rows[{i}] has {live!r}: an environment is a live object of the trainer's process and "
+                             f"is never sent; send its state as 'env_state'")
+    batch = Batch.from_rows([{k: v for k, v in row.items() if k != GROUP_FIELD} for row in rows])
+    keys = [str(row[GROUP_FIELD]) if GROUP_FIELD in row else prompt_key(batch.prompts[i]) for i, row in enumerate(rows)]
+    return batch, keys
 
 
 def serve(
