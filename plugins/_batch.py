@@ -37,14 +37,22 @@ class Score:
     ``verdict`` is the reward's own pass/fail judgement (e.g. "the answer is correct"), which other
     rewards can reuse instead of verifying again. ``outcome`` (one of ``OUTCOMES``) defaults to
     ``ok`` for a value and ``abstain`` for ``None``; failures and timeouts set it explicitly.
+    ``turns``: an episode's score by assistant turn (``value`` stays the episode total, what TRL
+    gets); verl places them at each turn's last token.
     """
 
     value: float | None
     reason: str = ""
     verdict: bool | None = None
     outcome: str = ""
+    turns: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
+        if self.turns is not None:
+            turns = tuple(float(t) for t in self.turns)
+            if not all(math.isfinite(t) for t in turns):
+                raise ValueError(f"a score's turns must be finite numbers; got {list(self.turns)}")
+            object.__setattr__(self, "turns", turns)
         if not self.outcome:
             object.__setattr__(self, "outcome", "ok" if self.value is not None else "abstain")
         elif self.outcome not in OUTCOMES:

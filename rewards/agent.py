@@ -279,7 +279,20 @@ class ToolErrorPenalty(Reward):
         why = first.get("error") or first.get("parse_error") or "no result"
         value = max(self.max_penalty, self.per_error * count)
         return Score(value, f"{count}/{len(calls)} calls failed; first, turn {first['turn']} "
-                            f"{first.get('name') or 'call'}: {why}"[:300], False)
+                            f"{first.get('name') or 'call'}: {why}"[:300], False,
+                     turns=self._by_turn(row, [*failed, *malformed, *unanswered], value))
+
+    def _by_turn(self, row: Row, bad: list[Mapping[str, Any]], total: float) -> tuple[float, ...] | None:
+        """The penalty at the turns whose calls failed, in call order until ``max_penalty`` is used up."""
+        turns = row["num_turns"]
+        if not isinstance(turns, int) or turns < 1:
+            return None
+        parts, left = [0.0] * turns, total
+        for call in sorted(bad, key=lambda c: c["turn"]):
+            step = max(self.per_error, left)
+            parts[min(max(call["turn"], 1), turns) - 1] += step
+            left -= step
+        return tuple(parts)
 
 
 # ----- turn_budget -------------------------------------------------------------------------------

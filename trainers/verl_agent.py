@@ -1,0 +1,205 @@
+"""verl's multi-turn episodes (agent loop, tools) scored by rewardhub, with per-turn scores at turn ends.
+
+Checked against verl 0.9.1. Its ``ToolAgentLoop`` leaves one response per rollout: the model's tokens
+(``response_mask`` 1) interleaved with tool results rendered by the chat template (mask 0), and
+``tool_extra_fields`` (``turn_scores``, ``tool_rewards``, tool session data) plus ``__num_turns__``.
+A custom ``compute_score`` only gets the decoded text, where a tool result the model *typed* looks
+like one a tool returned; a reward manager sees the mask. :class:`AgentRewardManager` (mixed into
+verl's ``RewardManagerBase`` by ``examples/verl_agent_reward.py``) rebuilds the episode from it: each
+mask-1 run is an assistant turn (tool calls parsed in verl's ``hermes`` format), each mask-0 run
+the tool results of the turn before. The trajectory view then has ``messages``, ``tool_calls``,
+``final_text``, ``num_turns`` (assistant turns; verl's own count is ``verl_num_turns``),
+``turn_scores`` and ``tool_rewards`` from verl; the dataset's ``extra_info`` keys are columns::
+
+    reward.reward_manager.source=importlib
+    reward.reward_manager.module.path=/path/to/examples/verl_agent_reward.py
+    reward.reward_manager.name=RewardhubAgentManager
+    +reward.custom_reward_function.reward_kwargs.rewardhub_config=/path/to/rewards.yaml
+
+``run_single`` returns the weighted total as ``reward_score`` (a :class:`TurnTotal`: a float that
+also carries the total's parts by turn) and each alias in ``reward_extra_info``.
+``assemble_rm_scores`` places each turn's part at that turn's last model token where the reward loop
+assembles scores (``RewardLoopManager.compute_rm_score``); where verl places the score itself (the
+agent loop's in-line reward) the total lands on the last token, as for any reward.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rewardhub import Batch, SetResult
+
+from .shims import as_list, call_scorer
+from .verl import LABEL_COLUMN, to_results
+
+TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
+TOOL_RESPONSE = re.compile(r"<tool_response>(.*?)</tool_response>", re.DOTALL)
+CALL_NAME = re.compile(r'"name"\s*:\s*"([^"\\]+)"')
+# extra_info keys verl writes; renamed where their meaning differs from the trajectory view's
+RENAMED = {"num_turns": "verl_num_turns"}
+
+
+class TurnTotal(float):
+    """An episode's total reward (the float) and its parts by assistant turn (``turns``)."""
+
+    turns: tuple[float, ...]
+
+    def __new__(cls, total: float, turns: Sequence[float] = ()) -> TurnTotal:
+        value = super().__new__(cls, total)
+        value.turns = tuple(float(t) for t in turns)
+        return value
+
+    def __reduce__(self) -> tuple:
+        return (TurnTotal, (float(self), self.turns))
+
+
+def turn_runs(mask: Sequence[int]) -> list[tuple[int, int, int]]:
+    """``(start, end, mask value)`` of each run of equal mask values (``end`` exclusive)."""
+    runs: list[tuple[int, int, int]] = []
+    for i, bit in enumerate(mask):
+        bit = int(bit)
+        if runs and runs[-1][2] == bit:
+            runs[-1] = (runs[-1][0], i + 1, bit)
+        else:
+            runs.append((i, i + 1, bit))
+    return runs
+
+
+def episode_from_response(tokenizer: Any, response_ids: Sequence[int], response_mask: Sequence[int]) -> list[dict]:
+    """The completion's messages, rebuilt from verl's response tokens and mask (hermes tool format)."""
+    ids = [int(t) for t in response_ids]
+    messages: list[dict[str, Any]] = []
+    for start, end, bit in turn_runs(response_mask[: len(ids)]):
+        text = tokenizer.decode(ids[start:end], skip_special_tokens=True)
+        if bit:
+            messages.append(_assistant(text))
+        else:
+            messages.extend(_context(text, messages))
+    return messages
+
+
+def _assistant(text: str) -> dict[str, Any]:
+    calls = [_call(block) for block in TOOL_CALL.findall(text)]
+    message: dict[str, Any] = {"role": "assistant", "content": TOOL_CALL.sub("", text).strip()}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _call(block: str) -> dict[str, Any]:
+    """One ``<tool_call>`` block: ``{"name", "arguments"}`` JSON; kept with its raw text when it does not parse."""
+    try:
+        parsed = json.loads(block)
+    except ValueError:
+        name = CALL_NAME.search(block)
+        return {"type": "function", "function": {"name": name.group(1) if name else None, "arguments": block.strip()}}
+    if not isinstance(parsed, Mapping):
+        return {"type": "function", "function": {"name": None, "arguments": block.strip()}}
+    return {"type": "function", "function": {"name": parsed.get("name"), "arguments": parsed.get("arguments", {})}}
+
+
+def _context(text: str, before: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the loop added between turns: tool results (named after the calls they answer), else a user turn."""
+    results = TOOL_RESPONSE.findall(text)
+    if not results:
+        stripped = re.sub(r"^\s*(user|assistant)\s*$", "", text, flags=re.MULTILINE).strip()
+        return [{"role": "user", "content": stripped}] if stripped else []
+    calls = before[-1].get("tool_calls", []) if before and before[-1]["role"] == "assistant" else []
+    names = [c["function"]["name"] for c in calls]
+    return [{"role": "tool", "name": names[i] if i < len(names) else None, "content": result.strip()}
+            for i, result in enumerate(results)]
+
+
+def turn_parts(scored: SetResult, weights: Mapping[str, float], index: int, turns: int) -> list[float]:
+    """Row ``index``'s weighted total split by assistant turn: a reward's ``turns`` where it gave them,
+    else its whole value on the last turn."""
+    parts = [0.0] * max(turns, 1)
+    for alias, result in scored.components.items():
+        score = result.scores[index]
+        if score.value is None:
+            continue
+        if score.turns is not None and len(score.turns) == len(parts):
+            for t, part in enumerate(score.turns):
+                parts[t] += weights[alias] * part
+        else:
+            parts[-1] += weights[alias] * score.value
+    return parts
+
+
+def to_batch(tokenizer: Any, response_ids: Sequence[int], response_mask: Sequence[int], data_source: Any,
+             ground_truth: Any, extra_info: Mapping[str, Any] | None, tool_extra_fields: Mapping[str, Any] | None,
+             num_turns: Any = None, label_column: str = LABEL_COLUMN) -> Batch:
+    """The one-row rewardhub batch of a verl agent-loop response."""
+    columns: dict[str, Any] = {}
+    for source in (extra_info or {}), (tool_extra_fields or {}):
+        columns.update({RENAMED.get(k, k): as_list(v) for k, v in dict(source).items()})
+    prompt = columns.pop("raw_prompt", None) or columns.pop("prompt", None)
+    columns.pop("prompt", None)
+    columns["verl_num_turns"] = int(num_turns) if num_turns is not None else columns.get("verl_num_turns")
+    columns["data_source"] = data_source
+    columns[label_column] = ground_truth
+    completion = episode_from_response(tokenizer, response_ids, response_mask)
+    return Batch([as_list(prompt)], [completion], {k: [v] for k, v in columns.items()})
+
+
+class AgentRewardManager:
+    """verl reward manager behaviour for agent-loop episodes; mix it in front of ``RewardManagerBase``.
+
+    The rewardhub config comes from ``reward.custom_reward_function.reward_kwargs.rewardhub_config``
+    (the key the single-turn shim reads too), else ``$REWARDHUB_CONFIG``.
+    """
+
+    def __init__(self, config: Any, tokenizer: Any, compute_score: Any = None, **kwargs: Any):
+        super().__init__(config, tokenizer, compute_score)  # type: ignore[call-arg]
+        reward_kwargs = _select(config, "reward.custom_reward_function.reward_kwargs") or {}
+        self.rewardhub_config = reward_kwargs.get("rewardhub_config")
+        self.label_column = reward_kwargs.get("label_column", LABEL_COLUMN)
+        self.abstain_value = float(reward_kwargs.get("abstain_value", 0.0))
+        self.scorer = call_scorer(self.rewardhub_config)
+
+    async def run_single(self, data: Any) -> dict[str, Any]:
+        item = data[-1:][0]
+        responses = item.batch["responses"]
+        length = responses.shape[-1]
+        valid = int(item.batch["attention_mask"][-length:].sum())
+        mask = item.batch["response_mask"][:valid].tolist() if "response_mask" in item.batch else [1] * valid
+        extra = item.non_tensor_batch
+        batch = to_batch(self.tokenizer, responses[:valid].tolist(), mask, extra.get("data_source"),
+                         (extra.get("reward_model") or {}).get("ground_truth"), extra.get("extra_info"),
+                         extra.get("tool_extra_fields"), extra.get("__num_turns__"), self.label_column)
+        scored = await self.scorer.ascore(batch)
+        result = to_results(scored, self.abstain_value)[0]
+        turns = batch.trajectory("num_turns")[0]
+        parts = turn_parts(scored, self.scorer.rewards.weights, 0, turns) if scored.totals[0] is not None else []
+        return {"reward_score": TurnTotal(result["score"], parts), "reward_extra_info": result}
+
+    @classmethod
+    def assemble_rm_scores(cls, data: Any, scores: list[float]) -> Any:
+        """verl's placement (each score at the last response token), then each :class:`TurnTotal`'s parts
+        moved to the last model token of their turns."""
+        rm_scores = super().assemble_rm_scores(data, scores)  # type: ignore[misc]
+        if "response_mask" not in data.batch:
+            return rm_scores
+        prompt_length = data.batch["prompts"].size(1)
+        valid = data.batch["attention_mask"][:, prompt_length:].sum(dim=1)
+        for row, score in enumerate(scores):
+            parts = getattr(score, "turns", ())
+            mask = data.batch["response_mask"][row, : int(valid[row])].tolist()
+            ends = [end - 1 for _, end, bit in turn_runs(mask) if bit]
+            if not parts or len(parts) != len(ends):
+                continue
+            rm_scores[row].zero_()
+            for end, part in zip(ends, parts, strict=True):
+                rm_scores[row, end] += part
+        return rm_scores
+
+
+def _select(config: Any, dotted: str) -> Any:
+    for key in dotted.split("."):
+        if config is None:
+            return None
+        config = config.get(key) if hasattr(config, "get") else getattr(config, key, None)
+    return config
