@@ -268,19 +268,19 @@ class ToolErrorPenalty(Reward):
         calls, note = _trajectory(row, "tool_calls")
         if calls is None:
             return Score(None, note or "no tool calls in the view")
-        failed = [c for c in calls if c.get("error")]
-        malformed = [c for c in calls if c.get("parse_error")] if self.count_malformed else []
-        unanswered = ([c for c in calls if c.get("result") is None and not c.get("error") and not c.get("parse_error")]
-                      if self.count_unanswered else [])
-        count = len(failed) + len(malformed) + len(unanswered)
-        if not count:
+        bad = [c for c in calls if self._failed(c)]  # each call counts once, however many ways it went wrong
+        if not bad:
             return Score(0.0, f"{len(calls)} calls, none failed", True)
-        first = (failed or malformed or unanswered)[0]
+        first = bad[0]
         why = first.get("error") or first.get("parse_error") or "no result"
-        value = max(self.max_penalty, self.per_error * count)
-        return Score(value, f"{count}/{len(calls)} calls failed; first, turn {first['turn']} "
-                            f"{first.get('name') or 'call'}: {why}"[:300], False,
-                     turns=self._by_turn(row, [*failed, *malformed, *unanswered], value))
+        value = max(self.max_penalty, self.per_error * len(bad))
+        return Score(value, f"{len(bad)}/{len(calls)} calls failed; first, turn {first['turn']} "
+                            f"{first.get('name') or 'call'}: {why}"[:300], False, turns=self._by_turn(row, bad, value))
+
+    def _failed(self, call: Mapping[str, Any]) -> bool:
+        if call.get("error") or (self.count_malformed and call.get("parse_error")):
+            return True
+        return self.count_unanswered and call.get("result") is None and not call.get("parse_error")
 
     def _by_turn(self, row: Row, bad: list[Mapping[str, Any]], total: float) -> tuple[float, ...] | None:
         """The penalty at the turns whose calls failed, in call order until ``max_penalty`` is used up."""

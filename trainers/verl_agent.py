@@ -25,19 +25,15 @@ agent loop's in-line reward) the total lands on the last token, as for any rewar
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rewardhub import Batch, SetResult
 
+from .hermes import assistant_turn, context_turns
 from .shims import as_list, call_scorer
 from .verl import LABEL_COLUMN, to_results
 
-TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
-TOOL_RESPONSE = re.compile(r"<tool_response>(.*?)</tool_response>", re.DOTALL)
-CALL_NAME = re.compile(r'"name"\s*:\s*"([^"\\]+)"')
 # extra_info keys verl writes; renamed where their meaning differs from the trajectory view's
 RENAMED = {"num_turns": "verl_num_turns"}
 
@@ -75,42 +71,10 @@ def episode_from_response(tokenizer: Any, response_ids: Sequence[int], response_
     for start, end, bit in turn_runs(response_mask[: len(ids)]):
         text = tokenizer.decode(ids[start:end], skip_special_tokens=True)
         if bit:
-            messages.append(_assistant(text))
+            messages.append(assistant_turn(text))
         else:
-            messages.extend(_context(text, messages))
+            messages.extend(context_turns(text, messages))
     return messages
-
-
-def _assistant(text: str) -> dict[str, Any]:
-    calls = [_call(block) for block in TOOL_CALL.findall(text)]
-    message: dict[str, Any] = {"role": "assistant", "content": TOOL_CALL.sub("", text).strip()}
-    if calls:
-        message["tool_calls"] = calls
-    return message
-
-
-def _call(block: str) -> dict[str, Any]:
-    """One ``<tool_call>`` block: ``{"name", "arguments"}`` JSON; kept with its raw text when it does not parse."""
-    try:
-        parsed = json.loads(block)
-    except ValueError:
-        name = CALL_NAME.search(block)
-        return {"type": "function", "function": {"name": name.group(1) if name else None, "arguments": block.strip()}}
-    if not isinstance(parsed, Mapping):
-        return {"type": "function", "function": {"name": None, "arguments": block.strip()}}
-    return {"type": "function", "function": {"name": parsed.get("name"), "arguments": parsed.get("arguments", {})}}
-
-
-def _context(text: str, before: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What the loop added between turns: tool results (named after the calls they answer), else a user turn."""
-    results = TOOL_RESPONSE.findall(text)
-    if not results:
-        stripped = re.sub(r"^\s*(user|assistant)\s*$", "", text, flags=re.MULTILINE).strip()
-        return [{"role": "user", "content": stripped}] if stripped else []
-    calls = before[-1].get("tool_calls", []) if before and before[-1]["role"] == "assistant" else []
-    names = [c["function"]["name"] for c in calls]
-    return [{"role": "tool", "name": names[i] if i < len(names) else None, "content": result.strip()}
-            for i, result in enumerate(results)]
 
 
 def turn_parts(scored: SetResult, weights: Mapping[str, float], index: int, turns: int) -> list[float]:
