@@ -29,10 +29,10 @@ LABEL = {"expected_state": {"value": 3}, "expected_calls": [{"name": "add", "arg
 class TurnEngine:
     """Stands in for vLLM: rollout ``i`` of the prompt answers its turn ``k`` with ``scripts[i][k]``."""
 
-    def __init__(self, tokenizer, scripts: list[list[str]]):
-        self.tokenizer, self.scripts, self.turns = tokenizer, scripts, {}
+    def __init__(self, tok, scripts: list[list[str]]):
+        self.tokenizer, self.scripts = tok, scripts
 
-    async def generate(self, prompt_token_ids, sampling_params, multi_modal_data=None):
+    async def generate(self, prompt_token_ids, sampling_params, multi_modal_data=None):  # noqa: ARG002
         text = self.tokenizer.decode(prompt_token_ids, skip_special_tokens=False)
         rollout = int(text.split("rollout ")[1].split(":")[0]) if "rollout " in text else 0
         turn = text.count("<tool_response>")
