@@ -1,7 +1,9 @@
 """Judge templates: built-in rubrics, inline strings or files, rendered with a row's fields.
 
 A template is text with ``{prompt}``, ``{completion}``, ``{reference}`` (the reference column) and
-any other column as ``{name}``; literal braces are written ``{{`` and ``}}``.
+any other column as ``{name}``; literal braces are written ``{{`` and ``}}``. For an agent's episode,
+``{episode}`` shows every message with its tool calls and results, and ``{env_state}`` the
+environment's final state (the built-in ``trajectory`` template uses both).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from rewardhub import Row
 from rewardhub.completions import is_conversational, message_text
 
+from .episode_text import episode_text, state_text
 from .errors import JudgeConfigError, JudgeInputError
 
 
@@ -30,7 +33,10 @@ class Rubric:
 BUILTIN = {
     "pointwise": Rubric("pointwise.txt", "number", 0.0, 10.0),
     "binary": Rubric("binary.txt", "yes_no", 0.0, 1.0),
+    "trajectory": Rubric("trajectory.txt", "number", 0.0, 10.0),
 }
+# Fields that show the judge what the model did: a template needs one of them.
+SHOWS_COMPLETION = ("completion", "episode")
 CUSTOM = Rubric("", "auto", 0.0, 10.0)
 
 
@@ -78,8 +84,9 @@ class JudgeTemplate:
                     f"write literal braces as {{{{ }}}}"
                 )
             fields.append(name)
-        if "completion" not in fields:
-            raise JudgeConfigError(f"{origin} never shows the judge the completion: add {{completion}}")
+        if not any(name in fields for name in SHOWS_COMPLETION):
+            raise JudgeConfigError(f"{origin} never shows the judge the completion: add {{completion}} "
+                                   f"(or {{episode}} for an agent's whole episode)")
         return cls(text, origin, tuple(dict.fromkeys(fields)), rubric)
 
     def render(self, row: Row, reference_column: str) -> str:
@@ -90,11 +97,22 @@ class JudgeTemplate:
     def _value(self, row: Row, name: str, reference_column: str) -> str:
         if name == "completion":
             return row.text or ""
+        if name == "episode":
+            return episode_text(row["messages"][_prompt_length(row.prompt):])
+        if name == "env_state":
+            return state_text(row["env_state"])
         if name == "prompt":
             if row.prompt is None:
                 raise JudgeInputError("the judge template shows {prompt} but the row has no prompt")
             return prompt_text(row.prompt)
         return _text(row[reference_column if name == "reference" else name])
+
+
+def _prompt_length(prompt: Any) -> int:
+    """How many of ``messages`` are the prompt's (shown as ``{prompt}``, not again in ``{episode}``)."""
+    if is_conversational(prompt):
+        return len(prompt)
+    return 1 if isinstance(prompt, str) else 0
 
 
 def prompt_text(prompt: Any) -> str:
