@@ -28,8 +28,16 @@ def completion_text(completion: Any) -> str:
         messages = [m for m in completion if isinstance(m, Mapping)]
         if len(messages) != len(completion):
             raise NotText("completion is a list but not a list of chat messages")
-        assistant = [m for m in messages if m.get("role", "assistant") == "assistant"]
-        if is_episode(messages):  # an agent's turns with tools: its answer is the last assistant message
+        assistant = []
+        episode = False  # an agent's turns with tools: its answer is the last assistant message
+        for message in messages:  # one pass: this runs for every row of every batch
+            role = message.get("role", "assistant")
+            if role == "assistant":
+                assistant.append(message)
+                episode = episode or bool(message.get("tool_calls"))
+            elif role == "tool":
+                episode = True
+        if episode:
             return message_text(assistant[-1]) if assistant else ""
         return "\n".join(message_text(m) for m in assistant or messages[-1:])
     raise NotText(f"completion is not text: got {type(completion).__name__}")

@@ -8,12 +8,16 @@
 
 from .cases import load_case_file, run_case, run_cases
 from .contract import ContractReport, ContractViolation, Probe, check_contract
+from .episodes import EPISODE_PROBES, EpisodeTask, check_episode_probes
 
 __all__ = [
+    "EPISODE_PROBES",
     "ContractReport",
     "ContractViolation",
     "Probe",
+    "EpisodeTask",
     "check_contract",
+    "check_episode_probes",
     "load_case_file",
     "run_case",
     "run_cases",
