@@ -160,7 +160,9 @@ class Slot:
             self.config["precompile"] = list(PRECOMPILED)
             self.start()
         answered = False
-        payload = marshal.dumps(program.request())  # the zygote runs this same interpreter
+        request = program.request()
+        stdin = _memfd(request.pop("stdin").encode())  # never read into the zygote's or the program's heap
+        payload = marshal.dumps(request)  # the zygote runs this same interpreter
         compile_budget = program.compile_budget
         deadline = time.monotonic() + program.timeout + compile_budget + GRACE
         stdout = BuildWriter() if program.compile_only else bytearray()
@@ -169,7 +171,10 @@ class Slot:
             header = REQUEST.pack(len(payload), program.timeout, compile_budget, program.output_limit,
                                   program.memory_budget_mb * 1024 * 1024)
             build = [program.executable.fileno()] if program.executable is not None else []
-            socket.send_fds(self.requests, [header], build)
+            try:
+                socket.send_fds(self.requests, [header], [stdin, *build])
+            finally:
+                os.close(stdin)
             self.requests.sendall(payload)
             while True:
                 kind, body = self._frame(deadline)
@@ -372,6 +377,16 @@ class LocalBackend:
     def _remove_cgroups(self) -> None:
         cgroups.remove(self.cgroups + self.cpu_cgroups)
         self._cgroups = {"memory": [], "cpu": []}
+
+
+def _memfd(data: bytes) -> int:
+    """A memory file holding ``data``, at offset 0 (what a run reads as its stdin)."""
+    fd = os.memfd_create("stdin", os.MFD_CLOEXEC)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _result(program: Program, facts: dict, stdout: bytes | bytearray, stderr: bytes | bytearray) -> SandboxResult:
