@@ -183,6 +183,7 @@ def run(cfg: dict, req_fd: int, resp_fd: int, stdin: int | None, build: int | No
         cgroup = cgroups.new_run(slot, budget) if slot else None
     except OSError:  # the program reports it once it has consumed the request (the slot then restarts)
         cgroup = None
+    oom_before = _oom_kills(cfg)
     start = time.monotonic()
     iso.unshare(iso.CLONE_NEWPID)  # for the children made next
     try:
@@ -207,7 +208,10 @@ def run(cfg: dict, req_fd: int, resp_fd: int, stdin: int | None, build: int | No
         if fd is not None:
             os.close(fd)
     facts = supervise(pid, pid1, Output(resp_fd, out_r, err_r, limit), status_r, start, timeout, compile_budget)
-    facts["memory_killed"] = bool(cgroup) and cgroups.end_run(slot, cgroup) > 0
+    kills, reached = cgroups.end_run(slot, cgroup) if cgroup else (0, False)
+    facts["memory_killed"] = kills > 0 and reached
+    unexplained = facts.pop("unexplained_kill")  # pid 2 died of SIGKILL that no limit of the run explains
+    facts["killed_externally"] = not reached and (kills > 0 or unexplained and _oom_kills(cfg) > oom_before)
     facts["cgroup_failed"] = facts["cgroup_failed"] or (bool(slot) and cgroup is None)
     facts["leftover"] = not sweep_unix_sockets(cfg["unix_sockets"])
     for fd in (out_r, err_r, status_r):
@@ -303,7 +307,7 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
                     poller.unregister(fd)
     os.close(ended)
     os.kill(pid1, signal.SIGKILL)  # its end kills every process of the namespace
-    status_of_program = os.waitpid(pid, 0)[1]  # first: pid 1's end waits until the zygote has reaped it
+    _, status_of_program, usage = os.wait4(pid, 0)  # first: pid 1's end waits until the zygote has reaped it
     os.waitpid(pid1, 0)  # returns once every process of the run's pid namespace is gone
     exit_status = status_of_program if exited and not output.over_limit else None
     duration = time.monotonic() - start
@@ -311,12 +315,28 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
     while len(status) < 64 and (chunk := os.read(status_r, 64)):
         status += chunk
     markers = {bytes([byte]) for byte in status}
+    killed = exit_status is not None and os.WIFSIGNALED(exit_status) and os.WTERMSIG(exit_status) == signal.SIGKILL
+    cpu_limit = math.ceil(timeout) + 1 if RUNNING in markers or compile_budget == 0 else math.ceil(compile_budget) + 1
+    cpu_used = usage.ru_utime + usage.ru_stime
     return {
+        "cpu_killed": killed and cpu_used >= cpu_limit - 0.05,
+        "unexplained_kill": killed and cpu_used < cpu_limit - 0.05,
         "exit_code": None if exit_status is None else os.waitstatus_to_exitcode(exit_status),
         "timed_out": timed_out, "over_limit": output.over_limit, "duration": duration,
         "compile_failed": COMPILE_FAILED in markers, "consumed": CONSUMED in markers,
         "cgroup_failed": CGROUP_FAILED in markers,
     }
+
+
+def _oom_kills(cfg: dict) -> int:
+    """The host's count of OOM kills so far (``/proc/vmstat``; 0 where it cannot be read)."""
+    if cfg.get("vmstat") is None:
+        return 0
+    for line in os.pread(cfg["vmstat"], 1 << 16, 0).split(b"\n"):
+        if line.startswith(b"oom_kill "):
+            value = line[9:].strip()
+            return int(value) if value.isascii() and value.isdigit() else 0
+    return 0
 
 
 def forward(fd: int, resp_fd: int, kind: int, budget: int) -> int:
@@ -518,6 +538,10 @@ def main() -> None:
             cgroups.join(cfg["cpu"]["path"], cfg["cpu"]["version"])
         cfg["memory_slot"] = cgroups.open_slot(**cfg["memory"]) if cfg["memory"] else None  # /sys is hidden next
         statm = os.open("/proc/self/statm", os.O_RDONLY)  # there is no /proc in the new root
+        try:
+            cfg["vmstat"] = os.open("/proc/vmstat", os.O_RDONLY)
+        except OSError:
+            cfg["vmstat"] = None
         cfg["layout"] = iso.memory_layout()
         cfg["pid_namespace"] = os.open("/proc/self/ns/pid", os.O_RDONLY)
         build_root(cfg)

@@ -191,12 +191,9 @@ class _Solution:
     def stop(self, why):
         if not self.gone:
             self.gone = why
-            try:
-                _os.kill(self.pid, _signal.SIGKILL)
-            except OSError:
-                pass
-            try:
-                self.status = _os.waitpid(self.pid, 0)[1]
+            try:  # stopped, not killed: no run may send SIGKILL (the sandbox reads one as a kill from outside)
+                _os.kill(self.pid, _signal.SIGSTOP)
+                self.status = _os.waitpid(self.pid, _os.WUNTRACED)[1]
             except OSError:
                 pass
         self.spoil("fail", "gone")
