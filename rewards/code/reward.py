@@ -47,6 +47,7 @@ FENCE_LANGUAGES = {
 }
 MODES = ("fraction", "all")
 BUILD_LIMIT = 64 * 1024 * 1024  # bytes a compile_only run may return (its build)
+BUILD_CHUNK = 16  # compiled rows built, run and dropped together (their builds are held meanwhile)
 IN_TEST_PROCESS = "asserts run in the sandbox's test process"
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.S | re.M)
 _DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)  # no "1_000", "inf", "١٠"
@@ -173,14 +174,28 @@ class CodeReward(Reward):
         from rewardhub import sandbox
 
         scores, rows, entry_points = self._plan(batch)
+        for i, settled in enumerate(scores):
+            if settled is not None:
+                batch.settle(i, settled)
         try:
-            if self.language != "python":
-                self._build(rows, scores)
-            parts: dict[int, tuple[int, int]] = {}
-            runs = self._runs(rows, entry_points, parts)
-            for index, result in sandbox.run_each(runs, backend=self.backend, **self.backend_options):
-                i, part = parts.pop(index)
-                self._record(rows[i], part, result)  # the result (its output) is dropped right after
+            order = list(rows)
+            # compiled rows go in chunks (build, run, drop): no batch's builds are all held at once
+            step = max(1, len(order)) if self.language == "python" else BUILD_CHUNK
+            for start in range(0, len(order), step):
+                chunk = {i: rows[i] for i in order[start:start + step]}
+                if self.language != "python":
+                    self._build(chunk, scores, batch)
+                parts: dict[int, tuple[int, int]] = {}
+                left = {i: _run_count(row) for i, row in chunk.items()}
+                runs = self._runs(chunk, entry_points, parts)
+                for index, result in sandbox.run_each(runs, backend=self.backend, **self.backend_options):
+                    i, part = parts.pop(index)
+                    self._record(chunk[i], part, result)  # the result (its output) is dropped right after
+                    left[i] -= 1
+                    if not left[i]:
+                        scores[i] = self._score(chunk[i])
+                        chunk[i].build = None
+                        batch.settle(i, scores[i])
         except sandbox.SandboxUnavailableError as exc:
             return [s if s is not None else Score(None, f"sandbox unavailable: {exc}", outcome="error") for s in scores]
         for i, row in rows.items():
@@ -219,7 +234,7 @@ class CodeReward(Reward):
                 rows[i] = Row(code, suite, prompt=(prompt[0], list(prompt[2])))
         return scores, rows, entry_points
 
-    def _build(self, rows: dict[int, Row], scores: list[Score | None]) -> None:
+    def _build(self, rows: dict[int, Row], scores: list[Score | None], batch: Batch) -> None:
         """Compile each row's program once (its cases then run the build); failures are scored here."""
         from rewardhub import sandbox
 
@@ -236,6 +251,7 @@ class CodeReward(Reward):
                 rows[i].build = build.executable
         for i in order:
             if scores[i] is not None:
+                batch.settle(i, scores[i])
                 del rows[i]
 
     def _runs(self, rows: dict[int, Row], entry_points: list[Any], parts: dict[int, tuple[int, int]]) -> Iterator[Any]:
@@ -339,6 +355,11 @@ class CodeReward(Reward):
         if not outputs_match(result.stdout, expected, self.float_tolerance):
             return "wrong output"
         return None
+
+
+def _run_count(row: Row) -> int:
+    """How many sandbox runs the row's tests take (a case each for io and call tests, else one)."""
+    return len(row.suite) if row.suite.kind in ("io", "call") else 1
 
 
 def _not_loaded(report: Report, result: Any) -> str:
