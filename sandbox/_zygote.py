@@ -183,7 +183,6 @@ def run(cfg: dict, req_fd: int, resp_fd: int, stdin: int | None, build: int | No
         cgroup = cgroups.new_run(slot, budget) if slot else None
     except OSError:  # the program reports it once it has consumed the request (the slot then restarts)
         cgroup = None
-    oom_before = _oom_kills(cfg)
     start = time.monotonic()
     iso.unshare(iso.CLONE_NEWPID)  # for the children made next
     try:
@@ -211,7 +210,8 @@ def run(cfg: dict, req_fd: int, resp_fd: int, stdin: int | None, build: int | No
     kills, reached = cgroups.end_run(slot, cgroup) if cgroup else (0, False)
     facts["memory_killed"] = kills > 0 and reached
     unexplained = facts.pop("unexplained_kill")  # pid 2 died of SIGKILL that no limit of the run explains
-    facts["killed_externally"] = not reached and (kills > 0 or unexplained and _oom_kills(cfg) > oom_before)
+    # runs cannot send SIGKILL where the seccomp filter works: an unexplained one came from outside
+    facts["killed_externally"] = not reached and (kills > 0 or unexplained and SECCOMP is not None)
     facts["cgroup_failed"] = facts["cgroup_failed"] or (bool(slot) and cgroup is None)
     facts["leftover"] = not sweep_unix_sockets(cfg["unix_sockets"])
     for fd in (out_r, err_r, status_r):
@@ -326,17 +326,6 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
         "compile_failed": COMPILE_FAILED in markers, "consumed": CONSUMED in markers,
         "cgroup_failed": CGROUP_FAILED in markers,
     }
-
-
-def _oom_kills(cfg: dict) -> int:
-    """The host's count of OOM kills so far (``/proc/vmstat``; 0 where it cannot be read)."""
-    if cfg.get("vmstat") is None:
-        return 0
-    for line in os.pread(cfg["vmstat"], 1 << 16, 0).split(b"\n"):
-        if line.startswith(b"oom_kill "):
-            value = line[9:].strip()
-            return int(value) if value.isascii() and value.isdigit() else 0
-    return 0
 
 
 def forward(fd: int, resp_fd: int, kind: int, budget: int) -> int:
@@ -538,10 +527,6 @@ def main() -> None:
             cgroups.join(cfg["cpu"]["path"], cfg["cpu"]["version"])
         cfg["memory_slot"] = cgroups.open_slot(**cfg["memory"]) if cfg["memory"] else None  # /sys is hidden next
         statm = os.open("/proc/self/statm", os.O_RDONLY)  # there is no /proc in the new root
-        try:
-            cfg["vmstat"] = os.open("/proc/vmstat", os.O_RDONLY)
-        except OSError:
-            cfg["vmstat"] = None
         cfg["layout"] = iso.memory_layout()
         cfg["pid_namespace"] = os.open("/proc/self/ns/pid", os.O_RDONLY)
         build_root(cfg)
