@@ -32,6 +32,17 @@ def _trajectory(row: Row, name: str) -> tuple[Any, str]:
     return value, note
 
 
+def _expected_and_actual(row: Row, column: str, what: str, part: str, none: str) -> tuple[Any, Any] | Score:
+    """The expected value of ``column`` and the trajectory ``part``, or the abstention saying which is missing."""
+    expected = row[column]
+    if expected is None:
+        return Score(None, f"no {what} in column {column!r}")
+    actual, note = _trajectory(row, part)
+    if actual is None:
+        return Score(None, note or none)
+    return expected, actual
+
+
 # ----- comparing JSON values ---------------------------------------------------------------------
 def same_value(actual: Any, expected: Any, tolerance: float = 0.0) -> bool:
     """JSON values equal by value and type: ``True`` is not ``1``, ``"42"`` is not ``42``; numbers
@@ -193,13 +204,11 @@ class ToolCallMatch(Reward):
         self.arguments, self.tolerance, self.count_failed = arguments, tolerance, count_failed
 
     def score_sample(self, text: str, row: Row) -> Score:
-        raw = row[self.column]
-        if raw is None:
-            return Score(None, f"no expected calls in column {self.column!r}")
+        found = _expected_and_actual(row, self.column, "expected calls", "tool_calls", "no tool calls in the view")
+        if isinstance(found, Score):
+            return found
+        raw, calls = found
         expected = expected_calls(raw, self.column)
-        calls, note = _trajectory(row, "tool_calls")
-        if calls is None:
-            return Score(None, note or "no tool calls in the view")
         made = [c for c in calls if not c.get("parse_error") and (self.count_failed or not c.get("error"))]
         matched = self._lcs(made, expected) if self.ordered else self._matching(made, expected)
         exact = matched == len(expected) == len(made) and len(made) == len(calls)
@@ -377,13 +386,10 @@ class FinalStateMatch(Reward):
         self.column, self.keys, self.tolerance, self.partial_credit = column, keys, tolerance, partial_credit
 
     def score_sample(self, text: str, row: Row) -> Score:
-        expected = row[self.column]
-        if expected is None:
-            return Score(None, f"no expected state in column {self.column!r}")
-        expected = _from_json_text(expected, self.column)
-        state, note = _trajectory(row, "env_state")
-        if state is None:
-            return Score(None, note or "the environment exposes no state")
+        found = _expected_and_actual(row, self.column, "expected state", "env_state", "the environment exposes no state")
+        if isinstance(found, Score):
+            return found
+        expected, state = _from_json_text(found[0], self.column), found[1]
         if self.keys is None and not isinstance(expected, Mapping):
             raise ValueError(f"column {self.column!r} must hold an object of expected state values, got "
                              f"{type(expected).__name__}")
