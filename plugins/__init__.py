@@ -9,9 +9,12 @@
 from importlib import metadata as _metadata
 
 from . import _moved
+from ._aio import background_loop
 from ._batch import Batch, Row, Score
 from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
+from ._config import RewardEntry, read_config
 from ._decorators import batch_reward, sample_reward
+from ._manager import plugin_manager
 from ._registry import get, list_rewards, registry
 from ._reward import AsyncReward, BatchResult, Reward
 from .completions import completion_text
@@ -52,6 +55,7 @@ __all__ = [
     "PluginLoadError",
     "Reward",
     "RewardContractError",
+    "RewardEntry",
     "RewardInputError",
     "RewardSet",
     "RewardhubError",
@@ -61,12 +65,15 @@ __all__ = [
     "UnknownRewardError",
     "WeightedReward",
     "WorkerStartupError",
+    "background_loop",
     "batch_reward",
     "completion_text",
     "get",
     "hookimpl",
     "list_rewards",
     "load",
+    "plugin_manager",
+    "read_config",
     "registry",
     "sample_reward",
 ]

@@ -57,6 +57,14 @@ def test_list_human_readable(env):
     assert "params: ignore_case=False, on_error='none'" in result.stdout
 
 
+def test_version_is_the_installed_distribution_version(env):
+    import importlib.metadata
+
+    result = rh(env, "--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"rewardhub {importlib.metadata.version('rewardhub')}"
+
+
 def test_score_writes_rows_and_a_summary(env, config, tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", [
         {"prompt": "q", "completion": "42", "solution": "42", "id": "a"},
