@@ -17,6 +17,7 @@ from ._decorators import batch_reward, sample_reward
 from ._manager import plugin_manager
 from ._registry import get, list_rewards, registry
 from ._reward import AsyncReward, BatchResult, Reward
+from ._script import register
 from .completions import completion_text
 from .errors import (
     ConfigError,
@@ -74,6 +75,7 @@ __all__ = [
     "load",
     "plugin_manager",
     "read_config",
+    "register",
     "registry",
     "sample_reward",
 ]
