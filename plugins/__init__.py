@@ -29,7 +29,9 @@ from .errors import (
     PluginLoadError,
     RewardContractError,
     RewardhubError,
+    RewardhubWarning,
     RewardInputError,
+    RewardNotScoringWarning,
     UnknownRewardError,
     WorkerStartupError,
 )
@@ -60,6 +62,8 @@ __all__ = [
     "RewardInputError",
     "RewardSet",
     "RewardhubError",
+    "RewardhubWarning",
+    "RewardNotScoringWarning",
     "Row",
     "Score",
     "SetResult",

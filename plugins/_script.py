@@ -24,6 +24,9 @@ from ._registry import Param, registry
 from ._reward import AsyncReward, Reward
 from .errors import DuplicateRewardError
 
+# What TRL passes besides the dataset columns (``completion_ids`` only from trainers, not from files).
+TRL_ARGUMENTS = ("prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric")
+
 
 def register(reward: Any = None, *, name: str | None = None) -> Any:
     """Register ``reward`` for configs (usable as ``@register`` or ``@register(name=...)``).
@@ -103,6 +106,12 @@ class TRLFunctionReward(Reward):
         parameters = inspect.signature(factory.func).parameters.values()
         self._takes_all = any(p.kind is p.VAR_KEYWORD for p in parameters)
         self._accepted = {p.name for p in parameters}
+        self._required = tuple(p.name for p in parameters if p.default is p.empty and p.name not in TRL_ARGUMENTS
+                               and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+    def required_columns(self) -> tuple[str, ...]:
+        """The function's named parameters without a default (beyond TRL's own arguments)."""
+        return self._required
 
     def _kwargs(self, batch: Batch) -> dict[str, Any]:
         given = {"prompts": batch.prompts, "completions": batch.completions, **batch.columns, **batch.extras}

@@ -154,6 +154,9 @@ class CodeReward(Reward):
         for harness in (VALUES, ASSERTS):  # compiled once per zygote, not once per run
             sandbox.precompile(harness)
 
+    def required_columns(self) -> tuple[str, ...]:
+        return (self.tests_column,)
+
     def score_batch(self, batch: Batch) -> list[Score]:
         from rewardhub import sandbox
 
