@@ -129,10 +129,17 @@ class Reward:
         return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
 
     def _missing_column(self, batch: Batch) -> list[Score] | None:
-        """Every sample's failure when the batch lacks a column of ``required_columns``, else ``None``."""
-        for column in self.required_columns():
-            if column not in batch.columns and column not in batch.extras and column not in ("prompt", "completion"):
-                return [self._failure(MissingColumnError(self.__name__, column, batch.columns))] * len(batch)
+        """Every sample's failure when the batch lacks a column of ``required_columns``, else ``None``
+        (a column is looked up as a row looks it up: dataset columns, live objects, batch-level values)."""
+        columns = [c for c in self.required_columns() if c != "completion"]
+        if not columns or not len(batch):
+            return None
+        row = batch.row(0)
+        for column in columns:
+            try:
+                row[column]
+            except MissingColumnError as exc:
+                return [self._failure(exc)] * len(batch)
         return None
 
     def _per_sample(self) -> bool:
