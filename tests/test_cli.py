@@ -367,7 +367,11 @@ def test_an_interrupted_run_leaves_the_previous_output_intact(env, tmp_path):
     )
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env={**env, "PYTHONPATH": str(tmp_path)},
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(3)  # well into the run
+    for _ in range(1200):  # until the run is writing its output (the partial file is there), however slow the start
+        if any("partial" in p.name for p in tmp_path.iterdir()) or proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert proc.poll() is None, proc.stderr.read()
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)
     assert proc.returncode != 0
