@@ -205,3 +205,20 @@ def test_async_batch_rescoring_reads_each_rows_environment():
                              environments=[Counter(1), Counter(2), Counter(3)]))
     assert out == [1.0, None, 1.0]
     assert isinstance(reward.evaluate(["p"], ["1"], environments=[Counter(1)]).scores[0], Score)
+
+
+def test_a_memo_key_too_deep_to_compare_is_a_miss_not_a_crash():
+    """A hostile column nested 900 deep freezes into a key Python cannot compare within its recursion
+    limit: the shared reward scores the batch again instead of failing the request."""
+    import json
+    import sys
+
+    deep = json.loads("[" * 300 + "]" * 300)  # frozen in 300 frames, compared in about 600 levels
+    reward = env_sample_equals().share()
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(600)  # what a server thread has left under its framework's frames
+    try:
+        values = [reward.evaluate(["p"], ["1"], environments=[Counter(1)], extra=[deep]).values for _ in range(2)]
+    finally:
+        sys.setrecursionlimit(limit)
+    assert values == [[1.0], [1.0]]
