@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from rewardhub import RewardSet, load
-from rewardhub._config import RewardEntry, read_config
+from rewardhub._config import SetConfig, read_config
 
 from .errors import TrainerIntegrationError
 
@@ -30,14 +30,14 @@ class CompositeReward:
     """
 
     def __init__(self, config: Any, name: str = "rewardhub"):
-        self.entries: list[RewardEntry] = read_config(config)
+        self.config: SetConfig = read_config(config)
         self.__name__ = name
         self._set: RewardSet | None = None
 
     @property
     def reward_set(self) -> RewardSet:
         if self._set is None:
-            self._set = RewardSet(self.entries)
+            self._set = RewardSet(self.config)
         return self._set
 
     def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
@@ -46,15 +46,15 @@ class CompositeReward:
         return weighted(prompts, completions, **kwargs)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"entries": self.entries, "__name__": self.__name__}
+        return {"config": self.config, "__name__": self.__name__}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.entries = state["entries"]
+        self.config = state["config"]
         self.__name__ = state["__name__"]
         self._set = None
 
     def __repr__(self) -> str:
-        return f"<CompositeReward {self.__name__!r}: {', '.join(e.alias for e in self.entries)}>"
+        return f"<CompositeReward {self.__name__!r}: {', '.join(e.alias for e in self.config.entries)}>"
 
 
 def trainer_rewards(config: Any, args: Any = None, *, composite: bool = False) -> dict[str, Any]:
@@ -66,7 +66,7 @@ def trainer_rewards(config: Any, args: Any = None, *, composite: bool = False) -
     """
     if composite:
         if isinstance(config, RewardSet):
-            config = [_entry_dict(e) for e in config.entries]
+            config = config.config
         funcs: list[Any] = [CompositeReward(config)]
         weights = [1.0]
     else:
@@ -86,10 +86,3 @@ def _set_weights(args: Any, weights: list[float]) -> None:
         )
     args.reward_weights = list(weights)
 
-
-def _entry_dict(entry: RewardEntry) -> dict[str, Any]:
-    data: dict[str, Any] = {"name": entry.name, "alias": entry.alias, "weight": entry.weight, "params": entry.params}
-    if entry.gate is not None:
-        data["gate"] = {"reward": entry.gate.reward, "threshold": entry.gate.threshold,
-                        "otherwise": entry.gate.otherwise}
-    return data
