@@ -11,9 +11,9 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
+from . import _aggregate
 from ._aio import submit
 from ._batch import Batch, Score
-from . import _aggregate
 from ._config import TOTAL, Gate, RewardEntry, SetConfig, read_config
 from ._registry import registry
 from ._reward import AsyncReward, BatchResult, Reward, aevaluate_any
