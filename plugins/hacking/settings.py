@@ -2,6 +2,7 @@
 
     monitor:
       window: 8                 # steps each trend is read over (default 8)
+      warmup: 10                # first steps left out: early training moves every reward at once
       disable: [dominance]      # signals to leave out (names: see SIGNALS)
 
 An entry's ``role`` (``correctness``, ``format``, ``audit``, ``shaping``) tells the monitor what a reward
@@ -16,16 +17,18 @@ from ..errors import ConfigError, key_hint, unknown_keys_message
 
 SIGNALS = ("audit", "length", "format", "templated", "abstentions", "dominance", "signatures")
 ROLES = ("correctness", "format", "audit", "shaping")
-MONITOR_KEYS = ("window", "disable")
+MONITOR_KEYS = ("window", "warmup", "disable")
 DEFAULT_WINDOW = 8
+DEFAULT_WARMUP = 10
 MIN_WINDOW = 4
 
 
 @dataclass(frozen=True)
 class MonitorSettings:
-    """Window length in steps and the signals left out."""
+    """Window length in steps, the warm-up steps left out, and the signals left out."""
 
     window: int = DEFAULT_WINDOW
+    warmup: int = DEFAULT_WARMUP
     disable: tuple[str, ...] = ()
 
     def watches(self, signal: str) -> bool:
@@ -44,6 +47,9 @@ def parse_monitor(raw: object) -> MonitorSettings:
     window = raw.get("window", DEFAULT_WINDOW)
     if isinstance(window, bool) or not isinstance(window, int) or window < MIN_WINDOW:
         raise ConfigError(f"monitor: 'window' must be a whole number of steps >= {MIN_WINDOW}, got {window!r}")
+    warmup = raw.get("warmup", DEFAULT_WARMUP)
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ConfigError(f"monitor: 'warmup' must be a whole number of steps >= 0, got {warmup!r}")
     disable = raw.get("disable") or []
     if isinstance(disable, str):
         disable = [disable]
@@ -53,7 +59,7 @@ def parse_monitor(raw: object) -> MonitorSettings:
         if name not in SIGNALS:
             raise ConfigError(f"monitor: 'disable' names unknown signal {name!r}{key_hint(name, SIGNALS)}; "
                               f"signals: {', '.join(SIGNALS)}")
-    return MonitorSettings(window, tuple(disable))
+    return MonitorSettings(window, warmup, tuple(disable))
 
 
 def parse_role(where: str, raw: object) -> str | None:
