@@ -30,6 +30,17 @@ def normalized_in_groups(values: Sequence[float | None], groups: Sequence[Sequen
     return out
 
 
+def group_means(values: Sequence[float | None], groups: Sequence[Sequence[int]]) -> list[float | None]:
+    """Each row's group mean of the present ``values`` (``None`` for a group where none is present)."""
+    out: list[float | None] = [None] * len(values)
+    for group in groups:
+        present = [values[i] for i in group if values[i] is not None]
+        mean = math.fsum(present) / len(present) if present else None
+        for i in group:
+            out[i] = mean
+    return out
+
+
 def mean_std(values: Sequence[float]) -> tuple[float, float]:
     """Mean and sample standard deviation (0.0 for fewer than two values)."""
     if not values:

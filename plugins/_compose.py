@@ -178,12 +178,15 @@ def trainer_step(batch: Batch) -> int | None:
 class SetResult:
     """A batch scored by a whole set: per-sample totals (``None`` where every reward abstained), each
     member's result by alias (``result["math"]``), and the weights and trainer step the totals used
-    (``weights`` is ``None`` when rows of the batch were scored at different steps)."""
+    (``weights`` is ``None`` when rows of the batch were scored at different steps). When the rows'
+    prompt groups were given, ``group_means[alias][i]`` is the mean of that reward over row i's group
+    (``None`` where it abstained on the whole group): what verl's GDPO mode fills abstentions with."""
 
     totals: list[float | None]
     components: dict[str, BatchResult]
     weights: dict[str, float] | None = None
     step: float | None = None
+    group_means: dict[str, list[float | None]] | None = None
 
     def __getitem__(self, alias: str) -> BatchResult:
         return self.components[alias]
@@ -342,13 +345,14 @@ class RewardSet:
             if row_step not in per_step:
                 per_step[row_step] = self.weights_at(row_step)
             weights.append(per_step[row_step])
+        values = {alias: r.values for alias, r in components.items()}
+        means = None if groups is None else {alias: _aggregate.group_means(v, groups) for alias, v in values.items()}
         if self.aggregate == "normalize_then_sum" and groups is None:
             groups = batch.groups()
-        values = {alias: r.values for alias, r in components.items()}
         totals = _aggregate.combine(values, weights, self.aggregate, groups)
         single = len(per_step) == 1
         return SetResult(totals, components, next(iter(per_step.values())) if single else None,
-                         next(iter(per_step)) if single else None)
+                         next(iter(per_step)) if single else None, means)
 
     def watch(self, watcher: Any) -> None:
         """Report what trainers score to ``watcher.observe(step, batch, results, log_metric, keys)`` (the

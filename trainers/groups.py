@@ -122,7 +122,10 @@ def collect(results: Sequence[SampleResult]) -> SetResult:
         )
         for alias in aliases
     }
-    return SetResult([scored.totals[i] for scored, i in results], components)
+    means = None
+    if all(g.group_means is not None for g in groups):
+        means = {alias: [scored.group_means[alias][i] for scored, i in results] for alias in aliases}
+    return SetResult([scored.totals[i] for scored, i in results], components, group_means=means)
 
 
 @dataclass

@@ -77,7 +77,7 @@ class ScriptedRun:
     def batches(self) -> Iterator[tuple[int, Batch, dict[str, BatchResult]]]:
         for step in range(self.steps):
             prompts, completions, samples, tasks = [], [], [], []
-            for p in range(self.prompts):
+            for _ in range(self.prompts):
                 prompt_id = self.rng.randrange(len(self.difficulty))
                 for _ in range(self.group):
                     sample = self._sample(step, prompt_id)
