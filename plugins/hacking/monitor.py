@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .._routing import Route, innermost
 from ..completions import prompt_key
 from .settings import SIGNALS, MonitorSettings
-from .signals import PERSIST, SIGNAL_FUNCTIONS, Context, Finding
+from .signals import PERSIST, PERSIST_OF, SIGNAL_FUNCTIONS, Context, Finding
 from .signatures import SIGNATURES, signatures_of
 from .steps import Row, StepRows, StepSummary, Weighting
 from .text import shape
@@ -50,7 +50,8 @@ class RewardHackingWarning(UserWarning):
 
 @dataclass(frozen=True)
 class Alarm:
-    """A signal that held (for ``PERSIST`` steps, or at once for a spike): when, what, and the numbers."""
+    """A signal that held (at ``PERSIST`` of the last ``PERSIST_OF`` steps, or at once for a spike): when,
+    what, and the numbers."""
 
     signal: str
     subject: str
@@ -101,7 +102,7 @@ class HackingMonitor:
         self.on_alarm: list[Callable[[Alarm], None]] = []
         self._open: StepRows | None = None
         self._pending: dict[tuple, tuple[Batch, dict[str, BatchResult], Any]] = {}
-        self._streaks: dict[str, int] = {}
+        self._recent: list[set[str]] = []  # the finding keys of the last PERSIST_OF evaluations
         self._raised: set[str] = set()
         self._batches = 0
         self._samples = 0
@@ -196,6 +197,7 @@ class HackingMonitor:
                 "alarms": [{"signal": a.signal, "subject": a.subject, "step": a.step, "message": a.message,
                             "figures": a.figures} for a in self.alarms],
                 "metrics": self.metrics(),
+                "open_step": None if self._open is None else {"step": self._open.step, "rows": len(self._open.rows)},
                 "late_rows": self.late_rows,
             }
 
@@ -267,10 +269,10 @@ class HackingMonitor:
         self.active = {}
         for finding in found:
             self.active.setdefault(finding.signal, []).append(finding)
-        holding = {f.key for f in found}
-        self._streaks = {key: self._streaks.get(key, 0) + 1 for key in holding}
+        self._recent = [*self._recent[-(PERSIST_OF - 1):], {f.key for f in found}]
         for finding in found:
-            if finding.key in self._raised or not (finding.immediate or self._streaks[finding.key] >= PERSIST):
+            held = sum(finding.key in keys for keys in self._recent)
+            if finding.key in self._raised or not (finding.immediate or held >= PERSIST):
                 continue
             self._raised.add(finding.key)
             alarm = Alarm(finding.signal, finding.subject, window[-1].step, finding.message, finding.figures)

@@ -2,8 +2,8 @@
 
 Each signal function takes the window of :class:`~rewardhub.hacking.steps.StepSummary` (oldest
 first) and the :class:`Context` (roles, weights) and returns the :class:`Finding` s that hold at the
-latest step. A finding becomes an alarm in :mod:`rewardhub.hacking.monitor` once it has held for
-``PERSIST`` consecutive steps (a spike of abstentions at once).
+latest step. A finding becomes an alarm in :mod:`rewardhub.hacking.monitor` once it has held at ``PERSIST`` of
+the last ``PERSIST_OF`` steps (a spike of abstentions at once).
 
 The thresholds are relative (trend t-statistics against the series' own noise, effects in units of
 the reward's spread, rates against their earlier level), so they do not depend on a reward's scale.
@@ -20,7 +20,8 @@ from .steps import StepSummary
 from .trends import Trend, trend
 
 MIN_STEPS = 5  # steps seen before any trend is read
-PERSIST = 2  # consecutive steps a trend finding must hold before it raises an alarm
+PERSIST = 2  # a trend finding raises an alarm once it holds at this many of the last PERSIST_OF steps
+PERSIST_OF = 3
 RISE_T = 3.0  # a trend's t-statistic for "rises" (about p < 0.01 over 8 steps)
 FALL_T = -2.0  # for "falls", once the other side has risen
 FLAT_T = 1.0  # below this, a series "stays flat" (when its effect is small too)
@@ -119,10 +120,13 @@ def audit(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
         falls = check.t <= FALL_T and effect < 0
         collapses = check.t <= -RISE_T and effect <= -2 * RISE_EFFECT and total.change >= 0
         lags = rises and check.t < FLAT_T and effect <= 0.2 * rise
-        if not (rises and falls or collapses or lags):
+        paired = _trend(window, f"gap/{alias}")  # paid minus audit on the same completions
+        parts = paired is not None and paired[0].t >= RISE_T and _effect(*paired) >= RISE_EFFECT \
+            and effect <= 0.1 and total.change >= 0
+        if not (rises and falls or collapses or lags or parts):
             continue
-        how = "falls" if falls or collapses else "does not follow"
-        paid_how = "rises" if rises else "holds"
+        how = "falls" if effect < 0 else "does not follow"
+        paid_how = "rises" if total.change > 0 else "holds"
         found.append(Finding("audit", alias, (
             f"the paid reward {paid_how} ({total.before:.3g} -> {total.now:.3g} over {_steps(window)}, t={total.t:.1f}) "
             f"while the audit reward {alias!r} {how} ({check.before:.3g} -> {check.now:.3g}, t={check.t:.1f})"),

@@ -86,6 +86,9 @@ class StepRows:
         _mean_into(out, "reward", paid, groups)
         for alias in aliases:
             _mean_into(out, f"value/{alias}", values[alias], groups)
+            if alias in weighting.audits:  # paired on the rows the audit scored: what the policy is paid beyond it
+                gap = [None if p is None or v is None else p - v for p, v in zip(paid, values[alias], strict=True)]
+                _mean_into(out, f"gap/{alias}", gap, groups)
             routed = [[i for i in g if alias in rows[i].routed] for g in groups]
             for name, kinds in (("abstained", ("abstain",)), ("failed", FAILED)):
                 hits = [sum(1 for i in g if rows[i].outcomes.get(alias) in kinds) for g in routed]
