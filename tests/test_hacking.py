@@ -136,7 +136,7 @@ def test_trl_calls_each_reward_on_its_own_and_the_monitor_joins_them(core_regist
     rewards.reward_funcs[1](prompts, completions, **kwargs)
     assert [s.step for s in monitor.history] == [3.0]
     assert monitor.history[0].means["abstained/t_flaky"] == 0.25
-    assert logged[f"{PREFIX}/alarms"] == [0.0] and f"{PREFIX}/length" in logged
+    assert logged[f"{PREFIX}/alarms"] == [0.0] and f"{PREFIX}/completion_length" in logged
     rewards.reward_funcs[0](prompts, completions, **kwargs)  # an evaluation batch at the same step: not counted
     rewards.reward_funcs[1](prompts, completions, **kwargs)
     assert monitor.late_rows == 4 and len(monitor.history) == 1

@@ -41,7 +41,9 @@ BUILTIN_ROLES = {
     "math": "correctness", "code": "correctness", "exact_match": "correctness", "format_regex": "format",
     "length_penalty": "shaping", "repetition_penalty": "shaping", "heuristic": "shaping",
 }
-FIGURES = ("reward", "length", "repeat", "dup_group", "dup_across", "template_share")
+# Step figures logged under rewardhub/hacking/<metric name> (the signals' flags take the signals' own names).
+FIGURES = {"reward": "paid_reward", "length": "completion_length", "repeat": "repeat", "dup_group": "dup_group",
+           "dup_across": "dup_across", "template_share": "template_share"}
 
 
 class RewardHackingWarning(UserWarning):
@@ -164,9 +166,9 @@ class HackingMonitor:
             if not self.history:
                 return out
             latest = self.history[-1]
-            for name in FIGURES:
+            for name, metric in FIGURES.items():
                 if name in latest.means:
-                    out[f"{PREFIX}/{name}"] = latest.means[name]
+                    out[f"{PREFIX}/{metric}"] = latest.means[name]
             if "reward" in latest.length_correlation:
                 out[f"{PREFIX}/length_correlation"] = latest.length_correlation["reward"]
             for name in SIGNATURES:
@@ -182,7 +184,7 @@ class HackingMonitor:
     @property
     def metric_names(self) -> list[str]:
         """Every name :meth:`metrics` may return (for loggers that need a fixed set of keys)."""
-        names = [f"{PREFIX}/alarms", *(f"{PREFIX}/{s}" for s in SIGNALS), *(f"{PREFIX}/{f}" for f in FIGURES),
+        names = [f"{PREFIX}/alarms", *(f"{PREFIX}/{s}" for s in SIGNALS), *(f"{PREFIX}/{f}" for f in FIGURES.values()),
                  f"{PREFIX}/length_correlation", *(f"{PREFIX}/signature/{n}" for n in SIGNATURES)]
         for alias in self.aliases:
             names += [f"{PREFIX}/abstained/{alias}", f"{PREFIX}/failed/{alias}", f"{PREFIX}/share/{alias}"]
