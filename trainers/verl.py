@@ -111,8 +111,9 @@ def gdpo_overrides(config: Any) -> list[str]:
     paid = [e for e in rewards.entries if e.schedule is not None or e.weight != 0]
     keys = ",".join(e.alias for e in paid)
     weights = ",".join(f"{e.weight:g}" for e in paid)
-    return ["algorithm.adv_estimator=gdpo", f"algorithm.gdpo_reward_keys=[{keys}]",
-            f"algorithm.gdpo_reward_weights=[{weights}]", "+reward.custom_reward_function.reward_kwargs.gdpo=true"]
+    # verl 0.9.1's ppo_trainer.yaml has no gdpo_* keys (only its AlgoConfig dataclass does): hence the '+'
+    return ["algorithm.adv_estimator=gdpo", f"+algorithm.gdpo_reward_keys=[{keys}]",
+            f"+algorithm.gdpo_reward_weights=[{weights}]", "+reward.custom_reward_function.reward_kwargs.gdpo=true"]
 
 
 def to_batch(
