@@ -243,7 +243,7 @@ def _step_field(body: dict[str, Any]) -> float | None:
     if step is None:
         return None
     if isinstance(step, bool) or not isinstance(step, int | float) or not step == step or step < 0:
-        raise BadRequest(f"'step' must be the trainer's step, a number >= 0; got {step!r}")
+        raise BadRequest(f"'step' must be the trainer's step, a number >= 0; got {step!r}", 400)
     return step
 
 
