@@ -12,7 +12,7 @@ the reward's spread, rates against their earlier level), so they do not depend o
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .signatures import SIGNATURES
@@ -97,6 +97,22 @@ def _effect(t: Trend, spread: float) -> float:
     return t.change / spread if spread > 0 else math.copysign(math.inf, t.change)
 
 
+def _by_role(window: Sequence[StepSummary], ctx: Context, role: str) -> Iterator[tuple[str, Trend, float]]:
+    """Each reward of ``role`` with the trend of its mean and that trend's effect (in units of its spread)."""
+    for alias in ctx.having(role):
+        seen = _trend(window, f"value/{alias}")
+        if seen is not None:
+            yield alias, seen[0], _effect(*seen)
+
+
+def _figures(**trends: Trend) -> dict[str, float]:
+    """An alarm's numbers: each named trend's earlier level, latest value and t-statistic."""
+    out: dict[str, float] = {}
+    for name, t in trends.items():
+        out.update({f"{name}_before": t.before, f"{name}_now": t.now, f"{name}_t": t.t})
+    return out
+
+
 def _steps(window: Sequence[StepSummary]) -> str:
     return f"steps {window[0].step:g}-{window[-1].step:g}"
 
@@ -111,12 +127,7 @@ def audit(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
     rise = _effect(total, total_spread)
     rises = total.t >= RISE_T and rise >= RISE_EFFECT
     found = []
-    for alias in ctx.having("audit"):
-        seen = _trend(window, f"value/{alias}")
-        if seen is None:
-            continue
-        check, spread = seen
-        effect = _effect(check, spread)
+    for alias, check, effect in _by_role(window, ctx, "audit"):
         falls = check.t <= FALL_T and effect < 0
         collapses = check.t <= -RISE_T and effect <= -2 * RISE_EFFECT and total.change >= 0
         lags = rises and check.t < FLAT_T and effect <= 0.2 * rise
@@ -130,8 +141,7 @@ def audit(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
         found.append(Finding("audit", alias, (
             f"the paid reward {paid_how} ({total.before:.3g} -> {total.now:.3g} over {_steps(window)}, t={total.t:.1f}) "
             f"while the audit reward {alias!r} {how} ({check.before:.3g} -> {check.now:.3g}, t={check.t:.1f})"),
-            {"reward_before": total.before, "reward_now": total.now, "reward_t": total.t,
-             "audit_before": check.before, "audit_now": check.now, "audit_t": check.t}))
+            _figures(reward=total, audit=check)))
     return found
 
 
@@ -160,32 +170,22 @@ def length(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
         f"completions grow longer ({grows.before:.0f} -> {grows.now:.0f} characters over {_steps(window)}) and "
         f"{what} grows with them ({paid_trend.before:.3g} -> {paid_trend.now:.3g}); within a prompt, length and "
         f"{what} correlate at {corr:.2f}: length is being paid for"),
-        {"length_before": grows.before, "length_now": grows.now, "length_t": grows.t,
-         "paid_before": paid_trend.before, "paid_now": paid_trend.now, "correlation": corr})]
+        {**_figures(length=grows, paid=paid_trend), "correlation": corr})]
 
 
 def format_only(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
     """A format reward rises while the correctness reward stays flat (or falls)."""
     found = []
-    for fmt in ctx.having("format"):
-        seen = _trend(window, f"value/{fmt}")
-        if seen is None:
+    for fmt, rises, effect in _by_role(window, ctx, "format"):
+        if not (rises.t >= RISE_T and effect >= 2 * RISE_EFFECT):
             continue
-        rises, spread = seen
-        if not (rises.t >= RISE_T and _effect(rises, spread) >= 2 * RISE_EFFECT):
-            continue
-        for correct in ctx.having("correctness"):
-            other = _trend(window, f"value/{correct}")
-            if other is None:
-                continue
-            flat, flat_spread = other
-            if flat.t < FLAT_T and _effect(flat, flat_spread) <= 0.1:
+        for correct, flat, flat_effect in _by_role(window, ctx, "correctness"):
+            if flat.t < FLAT_T and flat_effect <= 0.1:
                 found.append(Finding("format", f"{fmt}/{correct}", (
                     f"the format reward {fmt!r} rises ({rises.before:.3g} -> {rises.now:.3g} over {_steps(window)}, "
                     f"t={rises.t:.1f}) while the correctness reward {correct!r} stays flat ({flat.before:.3g} -> "
                     f"{flat.now:.3g}, t={flat.t:.1f})"),
-                    {"format_before": rises.before, "format_now": rises.now, "format_t": rises.t,
-                     "correctness_before": flat.before, "correctness_now": flat.now, "correctness_t": flat.t}))
+                    _figures(format=rises, correctness=flat)))
     return found
 
 
