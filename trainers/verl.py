@@ -18,6 +18,11 @@ out of their means) and ``abstained`` (1.0/0.0). ``ground_truth`` becomes the ``
 (``label_column``), ``data_source`` a column of its own, and the keys of ``extra_info`` further
 columns (``extra_info["prompt"]`` the prompt).
 
+With ``gdpo: true`` in ``reward_kwargs`` every alias is a finite number plus ``<alias>/abstained``, for
+verl's GDPO estimator (``algorithm.adv_estimator=gdpo``; :func:`gdpo_overrides` gives the overrides and
+docs/composition.md explains the fill). ``samples_per_step`` counts the trainer's step for scheduled
+weights; the hacking monitor watches in this process unless ``monitor: false``.
+
 Group rewards need the completions of a prompt together. verl spreads a batch's responses over
 ``reward.num_workers`` processes at random, so pass ``rewardhub_url`` (a ``rewardhub serve`` every
 worker reaches) to meet there; in one process (``reward.num_workers=1``) the async function assembles
