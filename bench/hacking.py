@@ -57,24 +57,27 @@ def evaluate(seeds: int, window: int | None = None) -> dict:
     return rows
 
 
-def cost(rows: int = 2048) -> tuple[float, float]:
-    """Seconds per row: the monitor's ``observe`` and a ``format_regex`` reward on the same rows."""
+def cost(repeats: int = 5) -> tuple[float, float]:
+    """Seconds per row (the best of ``repeats``): the monitor's ``observe`` and a ``format_regex`` reward on the
+    same rows (a fresh monitor each time, so every step is summarised and read)."""
     import rewardhub
 
     run = scripted_run("clean", 0)
-    batches = list(run.batches())[:4]
-    monitor = HackingMonitor(run.roles, lambda step: run.weights, warn=False)
+    batches = list(run.batches())[:16]
     reward = rewardhub.get("format_regex", pattern=r"^<think>.*?</think>\s*<answer>.*?</answer>$")
     n = sum(len(b) for _, b, _ in batches)
-    start = time.perf_counter()
-    for step, batch, results in batches:
-        monitor.observe(step, batch, results)
-    watched = (time.perf_counter() - start) / n
-    start = time.perf_counter()
-    for _, batch, _ in batches:
-        reward.evaluate_batch(batch)
-    scored = (time.perf_counter() - start) / n
-    return watched, scored
+    watched, scored = [], []
+    for _ in range(repeats):
+        monitor = HackingMonitor(run.roles, lambda step: run.weights, warn=False)
+        start = time.perf_counter()
+        for step, batch, results in batches:
+            monitor.observe(step, batch, results)
+        watched.append((time.perf_counter() - start) / n)
+        start = time.perf_counter()
+        for _, batch, _ in batches:
+            reward.evaluate_batch(batch)
+        scored.append((time.perf_counter() - start) / n)
+    return min(watched), min(scored)
 
 
 def main() -> None:

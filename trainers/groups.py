@@ -273,8 +273,11 @@ class CallScorer:
         """:meth:`score` for an event loop (sync rewards in ``executor`` when not assembling)."""
         step = self._step(step, len(batch))
         if self.assembler is None:
-            return self._watched(batch, keys, step, await self.rewards.aevaluate_batch(batch, executor, step=step))
-        return self._watched(batch, keys, step, await self.assembler.ascore(keyed_rows(batch, keys), step))
+            scored = await self.rewards.aevaluate_batch(batch, executor, step=step)
+        else:
+            scored = await self.assembler.ascore(keyed_rows(batch, keys), step)
+        # the watchers (the hacking monitor) read texts: off the event loop, which keeps serving meanwhile
+        return await asyncio.get_running_loop().run_in_executor(executor, self._watched, batch, keys, step, scored)
 
     def _step(self, step: float | None, samples: int) -> float | None:
         if step is None and self.clock is not None:

@@ -14,13 +14,14 @@ NGRAM = 4  # word n-grams: long enough that chance overlaps between unrelated te
 # Completions shorter than this many words are left out of the duplicate and template figures: a short
 # answer ("42") repeated by a converged policy is not a template.
 MIN_WORDS = 8
+MAX_CHARS = 20_000  # the start of a longer completion is its shape (a runaway completion must not stall a step)
 _WORD = re.compile(r"\w+|[^\w\s]+")
 
 
 @dataclass(frozen=True)
 class TextShape:
     """One completion's length (characters), words, distinct n-grams and the fraction of its n-grams
-    that repeat an earlier one of the same text."""
+    that repeat an earlier one of the same text (words and n-grams of its first ``MAX_CHARS`` characters)."""
 
     length: int
     words: int
@@ -30,10 +31,10 @@ class TextShape:
 
 
 def shape(text: str) -> TextShape:
-    words = _WORD.findall(text.lower())
-    grams = [hash(tuple(words[i:i + NGRAM])) for i in range(len(words) - NGRAM + 1)]
-    distinct = frozenset(grams)
-    repeated = 1.0 - len(distinct) / len(grams) if grams else 0.0
+    words = _WORD.findall(text[:MAX_CHARS].lower())
+    distinct = frozenset(map(hash, zip(*(words[i:] for i in range(NGRAM)))))
+    count = len(words) - NGRAM + 1
+    repeated = 1.0 - len(distinct) / count if count > 0 else 0.0
     fingerprint = hash(" ".join(words)) if len(words) >= MIN_WORDS else None
     return TextShape(len(text), len(words), distinct, repeated, fingerprint)
 
