@@ -18,10 +18,9 @@ reward looks up the weight the trainer gives it and logs a warning when it diffe
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 from typing import Any
-
-from rewardhub._reward import is_async_reward
 
 from .grpo import CompositeReward
 from .shims import resolve_config, reward_set
@@ -53,7 +52,7 @@ def _weight_checked(reward: Any, alias: str, weight: float) -> Any:
             checked.append(True)
             _warn_if_weight_differs(getattr(kwargs.get("log_metric"), "__self__", None), function, alias, weight)
 
-    if is_async_reward(reward):
+    if inspect.iscoroutinefunction(reward.__call__):
         async def function(prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
             check(kwargs)
             return await reward(prompts, completions, **kwargs)

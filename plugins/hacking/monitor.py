@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._routing import Route, innermost
 from ..completions import prompt_key
+from ..errors import RewardhubWarning
 from .settings import SIGNALS, MonitorSettings
 from .signals import PERSIST, PERSIST_OF, SIGNAL_FUNCTIONS, Context, Finding
 from .signatures import SIGNATURES, signatures_of
@@ -46,7 +47,7 @@ FIGURES = {"reward": "paid_reward", "length": "completion_length", "repeat": "re
            "dup_across": "dup_across", "template_share": "template_share"}
 
 
-class RewardHackingWarning(UserWarning):
+class RewardHackingWarning(RewardhubWarning):
     """The monitor suspects reward hacking; the message names the signal and the figures behind it."""
 
 

@@ -32,7 +32,7 @@ class TextShape:
 
 def shape(text: str) -> TextShape:
     words = _WORD.findall(text[:MAX_CHARS].lower())
-    distinct = frozenset(map(hash, zip(*(words[i:] for i in range(NGRAM)))))
+    distinct = frozenset(map(hash, zip(*(words[i:] for i in range(NGRAM)), strict=False)))  # shifted copies
     count = len(words) - NGRAM + 1
     repeated = 1.0 - len(distinct) / count if count > 0 else 0.0
     fingerprint = hash(" ".join(words)) if len(words) >= MIN_WORDS else None
