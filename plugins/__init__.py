@@ -12,7 +12,7 @@ from . import _moved
 from ._aio import background_loop
 from ._batch import Batch, Row, Score
 from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
-from ._config import RewardEntry, read_config
+from ._config import RewardEntry, SetConfig, read_config
 from ._decorators import batch_reward, sample_reward
 from ._manager import plugin_manager
 from ._registry import get, list_rewards, registry
@@ -66,6 +66,7 @@ __all__ = [
     "RewardNotScoringWarning",
     "Row",
     "Score",
+    "SetConfig",
     "SetResult",
     "UnknownRewardError",
     "WeightedReward",
