@@ -137,7 +137,7 @@ class AgentRewardManager:
         scored = await self.scorer.ascore(batch)
         result = to_results(scored, self.abstain_value)[0]
         turns = batch.trajectory("num_turns")[0]
-        parts = turn_parts(scored, self.scorer.rewards.weights, 0, turns) if scored.totals[0] is not None else []
+        parts = turn_parts(scored, scored.weights or self.scorer.rewards.weights_at(), 0, turns) if scored.totals[0] is not None else []
         return {"reward_score": TurnTotal(result["score"], parts), "reward_extra_info": result}
 
     @classmethod
