@@ -40,6 +40,9 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.judge.reward",
     "rewardhub.rewards.reward_model.reward",
     "rewardhub.rewards.instructions.reward",
+    "rewardhub.rewards.similarity",
+    "rewardhub.rewards.multiple_choice",
+    "rewardhub.rewards.json_schema",
     # code execution
     "rewardhub.sandbox.backends",
     "rewardhub.sandbox.commands",
