@@ -115,6 +115,15 @@ class JudgeReward(AsyncReward):
     async def _score_batch(self, batch: Batch) -> list[Score]:
         stats = JudgeStats()
         deadline = time.monotonic() + (self.batch_deadline or float("inf"))
+        scores = await self._score_rows(batch, stats, deadline)
+        self.counters.add(stats)
+        call_stats = _batch_stats.get()
+        if call_stats is not None:  # set by __call__, which logs them
+            call_stats.add(stats)
+        return scores
+
+    async def _score_rows(self, batch: Batch, stats: JudgeStats, deadline: float) -> list[Score]:
+        """One request per row (the judge modes of ``modes.py`` / ``ranking.py`` build theirs)."""
         rows: list[Score | tuple[str, ...]] = []
         requests: dict[tuple[str, ...], list[dict[str, str]]] = {}  # messages by their texts: duplicates merge
         for i in range(len(batch)):
@@ -132,14 +141,14 @@ class JudgeReward(AsyncReward):
             requests[key] = messages
             rows.append(key)
         scores = await self._judged(requests, stats, deadline)
-        self.counters.add(stats)
-        call_stats = _batch_stats.get()
-        if call_stats is not None:  # set by __call__, which logs them
-            call_stats.add(stats)
         return [row if isinstance(row, Score) else scores[row] for row in rows]
 
     def _messages(self, batch: Batch, index: int) -> list[dict[str, str]]:
-        user = {"role": "user", "content": self.template.render(batch.row(index), self.reference_column)}
+        return self._conversation(self.template.render(batch.row(index), self.reference_column))
+
+    def _conversation(self, content: str) -> list[dict[str, str]]:
+        """The request's messages: the system prompt, if any, then ``content`` as the user's."""
+        user = {"role": "user", "content": content}
         return [{"role": "system", "content": self.system_prompt}, user] if self.system_prompt else [user]
 
     async def _judged(
@@ -231,4 +240,8 @@ def _answers_from_cache(stored: dict[str, dict[str, Any]]) -> dict[str, Answer]:
 
 @hookimpl
 def register_rewards(register):
-    register(JudgeReward)
+    from .modes import (
+        JUDGE,  # ``judge`` with its modes: pointwise (this class), label, rubric, pairwise, groupwise
+    )
+
+    register(JUDGE)
