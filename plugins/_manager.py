@@ -39,6 +39,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.code.reward",
     "rewardhub.rewards.judge.reward",
     "rewardhub.rewards.reward_model.reward",
+    "rewardhub.rewards.reward_model.process",
     "rewardhub.rewards.instructions.reward",
     "rewardhub.rewards.similarity",
     "rewardhub.rewards.multiple_choice",
