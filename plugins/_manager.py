@@ -28,6 +28,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.cli",
     "rewardhub.report.command",
     "rewardhub.preference.command",
+    "rewardhub.scaffold",
     # reward families
     "rewardhub.rewards.exact_match",
     "rewardhub.rewards.format_regex",
