@@ -59,7 +59,7 @@ class InstructionFollowing(Reward):
         instructions = self._instructions(row)
         if not instructions:
             return Score(None, f"no instructions in column {self.instructions_column!r}")
-        variants = loose_variants(text) if self.mode == "loose" else [text]
+        variants = list(dict.fromkeys(loose_variants(text))) if self.mode == "loose" else [text]  # any one may pass
         failed = []
         for (instruction_id, instruction, args) in instructions:
             why = self._unfollowed(instruction_id, instruction, args, variants)

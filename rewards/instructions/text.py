@@ -45,8 +45,10 @@ def word_tokens(text: str) -> list[str]:
     return [token for sentence in sentences(text) for token in tokenizer.tokenize(sentence)]
 
 
+@functools.lru_cache(maxsize=512)
 def detect_language(text: str) -> str | None:
-    """langdetect's language code for ``text``; ``None`` when it finds no features to decide by."""
+    """langdetect's language code for ``text``; ``None`` when it finds no features to decide by (cached:
+    loose mode and several case instructions ask about the same text)."""
     factory = _language_factory()
     from langdetect.lang_detect_exception import LangDetectException
 
