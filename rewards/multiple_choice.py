@@ -17,6 +17,7 @@ from typing import Any
 
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
+from .exact_match import _quote
 from .extract import answer_tag, last_boxed
 
 DECISIVE = ("\\boxed answer", "<answer> tag")
@@ -190,11 +191,6 @@ def _options(value: Any) -> list[str]:
         return []
     items = value.tolist() if hasattr(value, "tolist") else value
     return [str(item) for item in items] if isinstance(items, Sequence) else []
-
-
-def _quote(text: str, limit: int = 80) -> str:
-    text = text if len(text) <= limit else text[: limit - 3] + "..."
-    return "'" + text.replace("\n", "\\n") + "'"
 
 
 @hookimpl
