@@ -22,7 +22,7 @@ import rewardhub
 from rewardhub.rewards.instructions import checks
 from rewardhub.rewards.instructions.checks import INSTRUCTIONS, resolve
 from rewardhub.rewards.instructions.reward import loose_variants
-from rewardhub.testing import Probe, check_contract
+from rewardhub.testing import GAMING_PROBES, Probe, check_contract
 
 
 def ours(response: str, ids: list[str], kwargs: list[dict], guard: float | None = None) -> dict:
@@ -301,7 +301,7 @@ IF_PROBES = (
 
 def test_contract_and_padding_probes():
     reward = rewardhub.get("instruction_following")
-    report = check_contract(reward, columns=WORDS_300, correct_completion=NATURAL_300, probes=IF_PROBES)
+    report = check_contract(reward, columns=WORDS_300, correct_completion=NATURAL_300, probes=GAMING_PROBES + IF_PROBES)
     assert all(value == 0.0 for value in report.probe_values.values()), report.probe_values
 
 
