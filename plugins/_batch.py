@@ -98,6 +98,8 @@ class Batch:
     texts: list[str | None] = field(init=False)
     text_errors: list[str] = field(init=False)
     reward_name: str = "(batch)"  # used in error messages; rewards re-label errors with their own name
+    # Scores a batch scorer settled before it returned (``settle``): kept when a deadline cuts it short.
+    settled: dict[int, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.completions)
@@ -153,6 +155,11 @@ class Batch:
 
     def __len__(self) -> int:
         return len(self.completions)
+
+    def settle(self, index: int, score: Any) -> None:
+        """Record row ``index``'s final score as soon as a batch scorer knows it: if the reward's
+        deadline passes before the batch is done, settled rows keep their score instead of timing out."""
+        self.settled[index] = score
 
     def portable(self) -> Batch:
         """This batch without its live objects, which never leave the process: each row's environment

@@ -48,9 +48,12 @@ class MissingColumnError(RewardhubError, KeyError):
         self.reward = reward
         self.column = column
         self.available = sorted(available)
+        close = difflib.get_close_matches(column, self.available, n=1, cutoff=0.6)
+        self.closest = close[0] if close else None
         have = ", ".join(self.available) or "(none)"
+        hint = f" Did you mean {self.closest!r}?" if self.closest else ""
         super().__init__(
-            f"reward {reward!r} needs column {column!r}, but the batch has only: {have}. "
+            f"reward {reward!r} needs column {column!r}, but the batch has only: {have}.{hint} "
             f"Add the column to your dataset or point the reward at another one with its column parameter."
         )
 
@@ -60,6 +63,17 @@ class MissingColumnError(RewardhubError, KeyError):
 
     def __str__(self) -> str:
         return self.args[0]
+
+
+class RewardhubWarning(UserWarning):
+    """Base class of the warnings rewardhub gives (filter them, or turn them into errors, by category)."""
+
+
+class RewardNotScoringWarning(RewardhubWarning):
+    """A reward is not scoring (a column it needs is missing, or every sample fails): said once per reward.
+
+    ``python -W error::rewardhub.RewardNotScoringWarning`` (or ``warnings.simplefilter("error", ...)``)
+    stops a run at the first one instead."""
 
 
 class PluginLoadError(RewardhubError):
@@ -81,6 +95,24 @@ class InfrastructureError(RewardhubError, RuntimeError):
 
 class WorkerStartupError(RewardhubError, RuntimeError):
     """Worker processes could not be started (the message names the command and the modules they import)."""
+
+
+def key_names(keys: Iterable[object]) -> str:
+    """Keys quoted for a message: ``'foo', 'bar'``."""
+    return ", ".join(repr(k) for k in keys)
+
+
+def key_hint(key: object, allowed: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for a misspelt key, else ``""``."""
+    close = difflib.get_close_matches(str(key), list(allowed), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def unknown_keys_message(where: str, unknown: list[object], allowed: Iterable[str]) -> str:
+    """``<where>: unknown key(s) 'x' (did you mean 'y'?); allowed keys: a, b``."""
+    allowed = list(allowed)
+    return (f"{where}: unknown key(s) {key_names(unknown)}{key_hint(unknown[0], allowed)}; "
+            f"allowed keys: {', '.join(allowed)}")
 
 
 def number_text_hint(value: object) -> str:
