@@ -15,7 +15,7 @@ from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
 from ._config import RewardEntry, SetConfig, read_config
 from ._decorators import batch_reward, sample_reward
 from ._manager import plugin_manager
-from ._registry import get, list_rewards, registry
+from ._registry import Param, factory_params, get, list_rewards, registry
 from ._reward import AsyncReward, BatchResult, Reward
 from ._script import register
 from .completions import completion_text
@@ -82,5 +82,7 @@ __all__ = [
     "read_config",
     "register",
     "registry",
+    "Param",
+    "factory_params",
     "sample_reward",
 ]

@@ -19,8 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rewardhub import Batch, MissingColumnError, Score
-from rewardhub._registry import Param, factory_params
+from rewardhub import Batch, MissingColumnError, Param, Score, factory_params
 
 from .client import Answer, JudgeStats, shorten
 from .errors import JudgeConfigError, JudgeInputError
