@@ -1,0 +1,164 @@
+"""rewardhub on Ray: offline scoring with Ray Data, and a pool of reward actors for CPU-heavy rewards.
+
+    import ray, rewardhub.ray
+    ds = ray.data.read_parquet("rollouts/")
+    scored = rewardhub.ray.score_dataset(ds, "rewards.yaml", concurrency=8)
+    scored.write_parquet("scored/")          # `rewardhub pairs scored/ ...` reads the folder as it is
+
+Each actor of :class:`RewardScorer` builds the reward set once (worker pools, sandbox zygotes,
+judge clients and reward models load once per actor, not per batch). Rows are hash-partitioned by
+their group key (the prompt) before scoring, so a prompt's completions always meet in one batch
+and group rewards (``majority_vote``, group length modes) see whole groups. The scored rows carry
+the same columns as ``rewardhub score`` writes: ``rewards``, ``reward``, ``reasons``, ``outcomes``,
+``seconds``.
+
+``ray`` is imported only inside the functions that need it: ``import rewardhub.ray`` is light.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ._compose import TOTAL, RewardSet
+from ._config import RewardEntry, read_config
+from .completions import prompt_key
+from .errors import ConfigError, RewardhubError
+
+GROUP_KEY = "__rewardhub_group"
+ROW_INDEX = "__rewardhub_row"
+SCORED_COLUMNS = ("rewards", TOTAL, "reasons", "outcomes", "seconds")
+ROWS_PER_BLOCK = 4096  # target rows per hash partition: whole groups, a few scoring batches each
+
+
+class RayUnavailableError(RewardhubError, ImportError):
+    """``ray`` (with Ray Data) is not installed."""
+
+
+def require_ray():
+    """The ``ray`` module, or :class:`RayUnavailableError` saying how to install it."""
+    try:
+        import ray
+        import ray.data  # noqa: F401  (Ray Data is an extra of ray)
+    except ImportError as exc:
+        raise RayUnavailableError(f"rewardhub.ray needs Ray Data: pip install 'rewardhub[ray]' ({exc})") from None
+    return ray
+
+
+def entries_of(config: Any) -> list[RewardEntry]:
+    """The config read once on the driver: actors on other machines get entries, not a local path."""
+    if isinstance(config, RewardSet):
+        return list(config.entries)
+    return read_config(config)
+
+
+class RewardScorer:
+    """Ray Data's stateful callable for ``map_batches``: one reward set per actor, whole groups per call.
+
+    Takes a ``pyarrow.Table`` holding whole groups (see :func:`score_dataset`) and returns it with
+    the scored columns appended; rows are reordered so each group's rows are consecutive.
+    """
+
+    def __init__(self, entries: list[RewardEntry], batch_size: int = 256, default_timeout: float | None = None):
+        self.rewards = RewardSet(entries, default_timeout=default_timeout)
+        self.batch_size = batch_size
+
+    def __call__(self, table):
+        import pyarrow as pa
+
+        keys = table.column(GROUP_KEY).to_pylist()
+        order = sorted(range(len(keys)), key=keys.__getitem__)  # stable: a group keeps its rows' order
+        table = table.take(pa.array(order, type=pa.int64())).drop_columns([GROUP_KEY])
+        rows, keys = table.to_pylist(), [keys[i] for i in order]
+        scored: list[dict[str, Any]] = []
+        for start, end in group_chunks(keys, self.batch_size):
+            scored += self.rewards.score(rows[start:end])
+        for name, column in scored_columns(self.rewards.aliases, scored).items():
+            table = table.append_column(name, column)
+        return table
+
+
+def group_chunks(keys: Sequence[str], batch_size: int) -> list[tuple[int, int]]:
+    """``(start, end)`` of scoring batches over rows sorted by group key: each ends at a group
+    boundary once it holds ``batch_size`` rows, so no batch holds part of a group."""
+    chunks, start = [], 0
+    for i in range(1, len(keys) + 1):
+        if i == len(keys) or (i - start >= batch_size and keys[i] != keys[i - 1]):
+            chunks.append((start, i))
+            start = i
+    return chunks
+
+
+def scored_columns(aliases: Sequence[str], scored: list[dict[str, Any]]) -> dict[str, Any]:
+    """The scored columns as Arrow arrays with fixed types (a batch where a reward always abstained
+    still has a ``float64`` column, so every block has one schema)."""
+    import pyarrow as pa
+
+    def struct(name: str, kind: Any) -> Any:
+        fields = pa.struct([(alias, kind) for alias in aliases])
+        return pa.array([{a: _finite(row[name][a]) if kind == pa.float64() else row[name][a] for a in aliases}
+                         for row in scored], type=fields)
+
+    return {
+        "rewards": struct("rewards", pa.float64()),
+        TOTAL: pa.array([_finite(row[TOTAL]) for row in scored], type=pa.float64()),
+        "reasons": struct("reasons", pa.string()),
+        "outcomes": struct("outcomes", pa.string()),
+        "seconds": struct("seconds", pa.float64()),
+    }
+
+
+def _finite(value: Any) -> float | None:
+    return value if value is None or math.isfinite(value) else None
+
+
+def _add_group_key(table):
+    """Each row's group key: its ``group`` column if it has one, else its prompt (``prompt_key``)."""
+    import pyarrow as pa
+
+    names = table.column_names
+    if "completion" not in names:
+        raise ConfigError(f"rows need a 'completion' column to be scored; the dataset has {names}")
+    groups = table.column("group").to_pylist() if "group" in names else [None] * len(table)
+    prompts = table.column("prompt").to_pylist() if "prompt" in names else [None] * len(table)
+    keys = [str(g) if g is not None else prompt_key(p) if p is not None else f"\x00row{id(table)}:{i}"
+            for i, (g, p) in enumerate(zip(groups, prompts, strict=True))]
+    return table.append_column(GROUP_KEY, pa.array(keys, type=pa.string()))
+
+
+def _without_completion(table):
+    import pyarrow.compute as pc
+
+    return table.filter(pc.is_valid(table.column("completion")))
+
+
+def score_dataset(
+    ds: Any, config: Any, *, batch_size: int = 256, concurrency: int | tuple[int, int] = 1, num_cpus: float = 1,
+    partitions: int | None = None, default_timeout: float | None = None, **map_options: Any,
+) -> Any:
+    """Score a Ray Dataset of rows (``prompt``, ``completion`` and columns) with ``config``; lazy, like Ray Data.
+
+    ``concurrency`` actors (a number, or ``(min, max)`` for autoscaling) each hold one reward set;
+    ``num_cpus`` is reserved per actor (a reward that runs its own worker pool may want more).
+    Rows are hash-partitioned by group key (``group`` column, else the prompt) into ``partitions``
+    blocks (default: about ``ROWS_PER_BLOCK`` rows each, at least two per actor) so that no group is
+    ever split. Rows with a null ``completion`` are dropped, as ``rewardhub score`` skips them.
+    ``map_options`` go to ``map_batches`` (e.g. ``resources``, ``runtime_env``).
+    """
+    require_ray()
+    if batch_size < 1:
+        raise ConfigError(f"batch_size must be at least 1; got {batch_size}")
+    entries = entries_of(config)
+    RewardSet(entries)  # a bad config fails here, on the driver, with its message, not inside an actor
+    actors = concurrency if isinstance(concurrency, int) else max(concurrency)
+    keyed = ds.map_batches(_add_group_key, batch_format="pyarrow", batch_size=None, zero_copy_batch=True)
+    keyed = keyed.map_batches(_without_completion, batch_format="pyarrow", batch_size=None, zero_copy_batch=True)
+    if partitions is None:
+        partitions = max(2 * actors, math.ceil(ds.count() / ROWS_PER_BLOCK))
+    grouped = keyed.repartition(partitions, keys=[GROUP_KEY])
+    return grouped.map_batches(
+        RewardScorer, fn_constructor_kwargs={"entries": entries, "batch_size": batch_size,
+                                             "default_timeout": default_timeout},
+        batch_format="pyarrow", batch_size=None, concurrency=concurrency, num_cpus=num_cpus, **map_options,
+    )
