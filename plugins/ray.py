@@ -18,13 +18,19 @@ the same columns as ``rewardhub score`` writes: ``rewards``, ``reward``, ``reaso
 from __future__ import annotations
 
 import math
+import os
+import shutil
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from ._compose import TOTAL, RewardSet
-from ._config import RewardEntry, read_config
+from ._compose import RewardSet
+from ._config import TOTAL, RewardEntry, read_config
+from ._io import iter_input, parquet_parts, write_rows_atomically
+from ._score_file import RewardStats
 from .completions import prompt_key
-from .errors import ConfigError, RewardhubError
+from .errors import ConfigError, InputFileError, OutputFileError, RewardhubError
 
 GROUP_KEY = "__rewardhub_group"
 ROW_INDEX = "__rewardhub_row"
@@ -127,6 +133,11 @@ def _add_group_key(table):
     return table.append_column(GROUP_KEY, pa.array(keys, type=pa.string()))
 
 
+def _actor_pool(ray: Any, concurrency: int | tuple[int, int]) -> Any:
+    low, high = (concurrency, concurrency) if isinstance(concurrency, int) else concurrency
+    return ray.data.ActorPoolStrategy(min_size=low, max_size=high)
+
+
 def _without_completion(table):
     import pyarrow.compute as pc
 
@@ -137,7 +148,10 @@ def score_dataset(
     ds: Any, config: Any, *, batch_size: int = 256, concurrency: int | tuple[int, int] = 1, num_cpus: float = 1,
     partitions: int | None = None, default_timeout: float | None = None, **map_options: Any,
 ) -> Any:
-    """Score a Ray Dataset of rows (``prompt``, ``completion`` and columns) with ``config``; lazy, like Ray Data.
+    """Score a Ray Dataset of rows (``prompt``, ``completion`` and columns) with ``config``.
+
+    The grouping shuffle runs now; the scoring is lazy, like any Ray Data transform (it runs when the
+    result is written or iterated).
 
     ``concurrency`` actors (a number, or ``(min, max)`` for autoscaling) each hold one reward set;
     ``num_cpus`` is reserved per actor (a reward that runs its own worker pool may want more).
@@ -146,19 +160,107 @@ def score_dataset(
     ever split. Rows with a null ``completion`` are dropped, as ``rewardhub score`` skips them.
     ``map_options`` go to ``map_batches`` (e.g. ``resources``, ``runtime_env``).
     """
-    require_ray()
+    ray = require_ray()
     if batch_size < 1:
         raise ConfigError(f"batch_size must be at least 1; got {batch_size}")
     entries = entries_of(config)
     RewardSet(entries)  # a bad config fails here, on the driver, with its message, not inside an actor
     actors = concurrency if isinstance(concurrency, int) else max(concurrency)
-    keyed = ds.map_batches(_add_group_key, batch_format="pyarrow", batch_size=None, zero_copy_batch=True)
-    keyed = keyed.map_batches(_without_completion, batch_format="pyarrow", batch_size=None, zero_copy_batch=True)
+    light = {"batch_format": "pyarrow", "batch_size": None, "zero_copy_batch": True}
+    keyed = ds.map_batches(_add_group_key, **light).map_batches(_without_completion, **light)
     if partitions is None:
         partitions = max(2 * actors, math.ceil(ds.count() / ROWS_PER_BLOCK))
-    grouped = keyed.repartition(partitions, keys=[GROUP_KEY])
+    # Shuffled before the actors start: they may hold every CPU of the cluster (2 actors on 2 cores),
+    # and a streaming shuffle waiting for a CPU behind them would never run. Ray spills to disk what
+    # does not fit in the object store.
+    grouped = keyed.repartition(partitions, keys=[GROUP_KEY]).materialize()
     return grouped.map_batches(
         RewardScorer, fn_constructor_kwargs={"entries": entries, "batch_size": batch_size,
                                              "default_timeout": default_timeout},
-        batch_format="pyarrow", batch_size=None, concurrency=concurrency, num_cpus=num_cpus, **map_options,
+        batch_format="pyarrow", batch_size=None, compute=_actor_pool(ray, concurrency), num_cpus=num_cpus, **map_options,
     )
+
+
+def connect(address: str | None = None):
+    """``ray.init`` once: ``address`` as Ray takes it (``auto``, ``HOST:PORT``, ``ray://...``); ``None``
+    joins the cluster ``RAY_ADDRESS`` names, or starts a local one."""
+    ray = require_ray()
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    return ray
+
+
+def read_dataset(input_path: str | Path, summary: Any = None):
+    """The input as a Ray Dataset: Parquet files and part folders are read by Ray itself (in parallel,
+    on the cluster); JSONL and ``datasets`` folders are read here, bad rows reported and skipped
+    exactly as ``rewardhub score`` does (``summary.bad_rows``)."""
+    ray = require_ray()
+    path = Path(input_path)
+    if str(input_path) != "-" and (path.suffix.lower() == ".parquet" and path.is_file()
+                                   or path.is_dir() and parquet_parts(path)):
+        return ray.data.read_parquet(str(path.resolve()))
+    from ._score_file import _valid_rows
+
+    rows = list(_valid_rows(input_path, summary if summary is not None else _Bad(), progress=False))
+    if not rows:
+        raise InputFileError(f"{input_path} has no rows to score")
+    return ray.data.from_items(rows)
+
+
+class _Bad:
+    def __init__(self):
+        self.bad_rows: list[tuple[int, str]] = []
+
+
+def score_file(
+    config: Any, input_path: str | Path, output: str | Path, *, address: str | None = None, batch_size: int = 256,
+    concurrency: int | None = None, num_cpus: float = 1,
+):
+    """``rewardhub score --ray``: score a file on a Ray cluster and write the output by its extension.
+
+    ``.parquet`` is written by the actors as a folder of parts (``pairs``, ``select`` and ``score``
+    read such a folder); JSONL and ``datasets`` folders are streamed back and written here. The
+    output is replaced only when the run succeeds. Returns a ``ScoreSummary`` of the written rows.
+    """
+    from ._score_file import ScoreSummary, _counted
+
+    if str(output) != "-" and str(input_path) != "-" and Path(output).resolve() == Path(input_path).resolve():
+        raise InputFileError(f"the output {output} is the input file: scoring would overwrite it before reading it")
+    ray = connect(address)
+    entries = entries_of(config)
+    summary = ScoreSummary(stats={alias: RewardStats() for alias in RewardSet(entries).aliases})
+    start = time.perf_counter()
+    ds = read_dataset(input_path, summary)
+    actors = concurrency or max(1, int(ray.cluster_resources().get("CPU", 1) // num_cpus))
+    scored = score_dataset(ds, entries, batch_size=batch_size, concurrency=actors, num_cpus=num_cpus)
+    if str(output) != "-" and Path(output).suffix.lower() == ".parquet":
+        _write_parquet_folder(scored, Path(output))
+        rows: Any = (record.row for record in iter_input(output))
+    else:
+        rows = scored.iter_rows()
+    counted = _counted((dict(row) for row in rows), summary, input_path)
+    if str(output) != "-" and Path(output).suffix.lower() == ".parquet":
+        for _ in counted:
+            pass
+    else:
+        write_rows_atomically(counted, output)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _write_parquet_folder(scored: Any, target: Path) -> None:
+    """``write_parquet`` into a hidden sibling folder renamed into place once every part is written."""
+    if not target.parent.is_dir():
+        raise OutputFileError(f"cannot write {target}: folder {target.parent} does not exist")
+    partial = target.with_name(f".{target.name}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        scored.write_parquet(str(partial.resolve()))
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    if target.is_dir():
+        shutil.rmtree(target)
+    elif target.exists():
+        target.unlink()
+    os.replace(partial, target)

@@ -9,6 +9,8 @@ Endpoints (JSON in and out; errors are ``{"error": message}`` with a 4xx/5xx sta
   (``null`` = no score; the outcome says why: abstain, error or timeout).
 - ``GET /health`` — scores a probe row through the whole set; 200 with each reward's outcome, 503
   if scoring raised or did not finish within ``health_timeout`` seconds.
+- ``GET /ready`` — readiness, without scoring: 200, or 503 while draining (see :mod:`.drain`).
+- ``GET /metrics`` — Prometheus metrics (see :mod:`.metrics`).
 
 Sync rewards run in a thread pool and async ones on rewardhub's background loop, so the event loop
 keeps serving while a slow reward works; a bearer token (when set) guards the scoring endpoints.
@@ -33,8 +35,10 @@ from rewardhub import Batch, RewardhubError, RewardSet
 from rewardhub.completions import prompt_key
 
 from . import openrlhf
+from .drain import DEFAULT_DRAIN_TIMEOUT, Drain, DrainMiddleware, draining_server, readiness
 from .errors import BadRequest
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
+from .metrics import MeteredScorer, Metrics, MetricsMiddleware, metrics_response
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 DEFAULT_THREADS = 32
@@ -58,8 +62,10 @@ def create_app(
     group_size: int | None = None,
     group_timeout: float = DEFAULT_GROUP_TIMEOUT,
     access_log: bool = True,
+    drain: Drain | None = None,
 ):
     """The Starlette app serving ``rewards`` (run it with any ASGI server; ``serve`` uses uvicorn).
+    ``drain`` is the drain state a SIGTERM sets (``serve`` passes the one its uvicorn server drives).
 
     Raises :class:`~rewardhub.ConfigError` when the set has group rewards but no group size to go by.
     """
@@ -67,7 +73,8 @@ def create_app(
     from starlette.requests import Request
     from starlette.routing import Route
 
-    scorer = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout)
+    metrics, drain = Metrics("server"), drain or Drain()
+    scorer = MeteredScorer(CallScorer(rewards, group_size=group_size, group_timeout=group_timeout), metrics)
     executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-serve")
     probe = Batch.from_rows([probe_row or PROBE_ROW])
 
@@ -123,8 +130,11 @@ def create_app(
         Route("/get_reward", _guarded(openrlhf_endpoint), methods=["POST"]),
         Route("/score", _guarded(score_endpoint), methods=["POST"]),
         Route("/health", health_endpoint, methods=["GET"]),
+        Route("/ready", lambda request: readiness(drain), methods=["GET"]),
+        Route("/metrics", lambda request: metrics_response(metrics), methods=["GET"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
+    app = MetricsMiddleware(DrainMiddleware(app, drain), metrics, {route.path for route in routes})
     return AccessLog(app) if access_log else app
 
 
@@ -242,11 +252,13 @@ def serve(
 
     import rewardhub
 
-    app = create_app(rewardhub.load(config, default_timeout=reward_timeout), access_log=access_log, **options)
+    drain = Drain(options.pop("drain_timeout", None) or DEFAULT_DRAIN_TIMEOUT)
+    app = create_app(rewardhub.load(config, default_timeout=reward_timeout), access_log=access_log, drain=drain,
+                     **options)
     if access_log:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
         access_logger.addHandler(handler)
         access_logger.setLevel(logging.INFO)
         access_logger.propagate = False
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
+    draining_server(uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False), drain).run()
