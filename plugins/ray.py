@@ -56,6 +56,8 @@ def entries_of(config: Any) -> list[RewardEntry]:
     """The config read once on the driver: actors on other machines get entries, not a local path."""
     if isinstance(config, RewardSet):
         return list(config.entries)
+    if isinstance(config, list) and config and all(isinstance(e, RewardEntry) for e in config):
+        return config
     return read_config(config)
 
 
