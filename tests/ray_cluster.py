@@ -94,3 +94,20 @@ def _accepts(port: int) -> bool:
     with socket.socket() as sock:
         sock.settimeout(0.5)
         return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@contextlib.contextmanager
+def local_ray(num_cpus: int = 2):
+    """``ray.init(num_cpus=...)`` in this process with a short temp dir of its own; shut down after."""
+    import ray
+
+    os.environ.update(RAY_ENV)
+    if ray.is_initialized():
+        ray.shutdown()
+    temp_dir = tempfile.mkdtemp(prefix="rh-ray-", dir="/tmp")
+    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, _temp_dir=temp_dir)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+        shutil.rmtree(temp_dir, ignore_errors=True)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+import ray_cluster
 from ray_cluster import RAY_ENV, ray_head
 
 import rewardhub
@@ -42,14 +43,9 @@ def reference(rows: list[dict]) -> dict[int, dict]:
 
 
 @pytest.fixture(scope="module")
-def local_ray(tmp_path_factory):
-    os.environ.update(RAY_ENV)
-    if ray.is_initialized():
-        ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             _temp_dir=str(tmp_path_factory.mktemp("ray")))
-    yield ray
-    ray.shutdown()
+def local_ray():
+    with ray_cluster.local_ray(num_cpus=2) as started:
+        yield started
 
 
 def test_groups_meet_in_one_batch_however_the_input_is_ordered(local_ray):

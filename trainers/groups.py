@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rewardhub import Batch, BatchResult, ConfigError, RewardSet, Score, SetResult
+from rewardhub._by_group import needs_groups
 from rewardhub.completions import prompt_key
 
 from .abstentions import warn_if_all_abstained
@@ -36,15 +37,6 @@ DEFAULT_GROUP_TIMEOUT = 120.0
 
 Keyed = tuple[Hashable, dict[str, Any]]  # (group key, row with prompt, completion and columns)
 SampleResult = tuple[SetResult, int]  # a scored group and the sample's index in it
-
-
-def needs_groups(reward: Any) -> bool:
-    """Whether ``reward`` (or the reward inside a gate) compares completions of one prompt.
-
-    A reward says so with a true ``needs_groups`` attribute (``majority_vote``, ``length_penalty`` in
-    ``group`` mode); third-party group rewards set it too.
-    """
-    return bool(getattr(getattr(reward, "inner", reward), "needs_groups", False))
 
 
 def group_size_for(rewards: RewardSet, requested: int | None = None) -> int | None:
