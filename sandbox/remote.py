@@ -54,7 +54,8 @@ class RemoteBackend:
         self._down_until = dict.fromkeys(listed, 0.0)
         self._lock = threading.Lock()
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self._client = httpx.Client(headers=headers, limits=httpx.Limits(max_connections=self.workers))
+        self._client = httpx.Client(headers=headers, limits=httpx.Limits(max_connections=self.workers,
+                                                                               keepalive_expiry=2.0))
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="rewardhub-remote-sandbox")
 
     def _choose(self, tried: set[str]) -> str | None:

@@ -7,8 +7,9 @@ sends the sample to the replica a consistent-hash ring gives for that key, split
 whose samples belong to several replicas and merging the answers back in order.
 
 Replica health comes from polling each replica's ``GET /ready`` and from the forwards themselves: a
-replica that refuses connections or fails mid-request is marked down at once and its groups move to
-the next replica on the ring (only its own groups move). A group keeps the replica it started on
+replica that refuses connections, answers 503 (draining) or fails mid-request is marked down at once
+and its groups move to the next replica on the ring (only its own groups move); a check that is
+merely slow (a busy replica) moves nothing, since moving a group in progress would split it. A group keeps the replica it started on
 while that replica is up, so a replica coming back does not split groups in progress. A request
 whose replica failed after receiving it is answered ``503`` with ``retryable: true`` and
 ``Retry-After`` (OpenRLHF retries it; the retry lands on the group's new replica): the router never
@@ -43,6 +44,7 @@ STICKY_SECONDS = 300.0  # how long a group keeps its replica (well past the serv
 STICKY_GROUPS = 200_000  # groups remembered at most (the oldest are forgotten first)
 REQUEST_TIMEOUT = 200.0  # above a replica's 120 s group timeout plus scoring, below nothing OpenRLHF waits
 RETRY_AFTER = 1
+CONNECT_TRIES = 3  # connection attempts (5 s each) to a replica before it counts as down
 
 
 class ReplicaFailed(Exception):
@@ -108,12 +110,14 @@ class Replicas:
             self._assigned.move_to_end(key)
             self._assigned[key] = (held[0], now + self.sticky_seconds)
             return held[0]
-        for rank, url in enumerate(self.ring.candidates(key)):
-            if self.state[url].up and url not in avoid:
-                if rank:
-                    self.metrics.reroutes.inc()
-                self._remember(key, url, now)
-                return url
+        candidates = [url for url in self.ring.candidates(key) if url not in avoid]
+        up = [url for url in candidates if self.state[url].up]
+        if up or candidates:  # none up: try the others all the same (a check may have been slow, not failed)
+            url = (up or candidates)[0]
+            if url != next(self.ring.candidates(key)):
+                self.metrics.reroutes.inc()
+            self._remember(key, url, now)
+            return url
         raise NoReplica("no reward server replica is up: " + "; ".join(
             f"{r.url}: {r.reason or 'down'}" for r in self.state.values()))
 
@@ -163,8 +167,14 @@ def create_router_app(
         send elsewhere) and ReplicaFailed when it failed holding it."""
         headers = {"authorization": auth} if auth else {}
         try:
-            reply = await state["client"].post(url + path, json=body, headers=headers)
-        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+            for attempt in range(CONNECT_TRIES):  # a busy replica may be slow to accept: not a dead one
+                try:
+                    reply = await state["client"].post(url + path, json=body, headers=headers)
+                    break
+                except httpx.ConnectTimeout:
+                    if attempt == CONNECT_TRIES - 1:
+                        raise
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             pool.mark(url, False, f"{type(exc).__name__}: {exc}")
             metrics.forwards.labels(url, "unreachable").inc()
             raise ConnectionRefusedError(str(exc)) from exc
@@ -256,9 +266,11 @@ def create_router_app(
         while True:
             async def check(url: str) -> None:
                 try:
-                    reply = await state["client"].get(url + "/ready", timeout=max(check_interval, 2.0))
+                    reply = await state["client"].get(url + "/ready", timeout=max(check_interval, 5.0))
                     pool.mark(url, reply.status_code == 200, "" if reply.status_code == 200
                               else f"/ready answered {reply.status_code}")
+                except httpx.TimeoutException:
+                    pass  # a busy replica answers late: only a refusal or a failed request moves its groups
                 except httpx.HTTPError as exc:
                     pool.mark(url, False, f"{type(exc).__name__}: {exc}")
             await asyncio.gather(*(check(url) for url in urls))
@@ -266,7 +278,8 @@ def create_router_app(
 
     @asynccontextmanager
     async def lifespan(app):
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=256)
+        # Idle connections are dropped before uvicorn's 5 s keep-alive would close them under a request.
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=256, keepalive_expiry=2.0)
         state["client"] = httpx.AsyncClient(timeout=httpx.Timeout(request_timeout, connect=5.0), limits=limits)
         checker = asyncio.create_task(check_replicas())
         try:
