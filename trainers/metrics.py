@@ -95,21 +95,26 @@ class MetricsMiddleware:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         endpoint = scope["path"] if scope["path"] in self.endpoints else "other"  # no label per unknown path
-        start, status = time.perf_counter(), 500
-
-        async def send_and_note(message):
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
+        start, (send_and_note, noted) = time.perf_counter(), noting_status(send)
         self.metrics.inflight.inc()
         try:
             await self.app(scope, receive, send_and_note)
         finally:
             self.metrics.inflight.dec()
-            self.metrics.requests.labels(endpoint, str(status)).inc()
+            self.metrics.requests.labels(endpoint, str(noted["status"])).inc()
             self.metrics.latency.labels(endpoint).observe(time.perf_counter() - start)
+
+
+def noting_status(send: Any) -> tuple[Any, dict[str, int]]:
+    """ASGI ``send`` wrapped to note the response status (500 until a response starts: the app raised)."""
+    noted = {"status": 500}
+
+    async def send_and_note(message):
+        if message["type"] == "http.response.start":
+            noted["status"] = message["status"]
+        await send(message)
+
+    return send_and_note, noted
 
 
 def metrics_response(metrics: Metrics):

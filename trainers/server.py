@@ -38,7 +38,7 @@ from . import openrlhf
 from .drain import DEFAULT_DRAIN_TIMEOUT, Drain, DrainMiddleware, draining_server, readiness
 from .errors import BadRequest
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
-from .metrics import MeteredScorer, Metrics, MetricsMiddleware, metrics_response
+from .metrics import MeteredScorer, Metrics, MetricsMiddleware, metrics_response, noting_status
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 DEFAULT_THREADS = 32
@@ -147,20 +147,13 @@ class AccessLog:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        start, status = time.perf_counter(), 500
-
-        async def send_and_note(message):
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
+        start, (send_and_note, noted) = time.perf_counter(), noting_status(send)
         try:
             await self.app(scope, receive, send_and_note)
         finally:
             client = scope.get("client")
             access_logger.info('%s "%s %s" %d %.1f ms', f"{client[0]}:{client[1]}" if client else "-",
-                               scope["method"], scope["path"], status, 1000 * (time.perf_counter() - start))
+                               scope["method"], scope["path"], noted["status"], 1000 * (time.perf_counter() - start))
 
 
 def _json(content: Any, status: int = 200, headers: dict[str, str] | None = None):
