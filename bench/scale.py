@@ -141,7 +141,10 @@ async def one_sample_load(url: str, bodies: list[dict], clients: int, during=Non
                 lost += 1
             latencies.append(time.perf_counter() - start_time)
 
-    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=clients), timeout=200) as http:
+    # Idle connections dropped well before uvicorn's 5 s keep-alive closes them (OpenRLHF opens a new
+    # session per request; a reused connection the server is closing would fail and be retried).
+    limits = httpx.Limits(max_connections=clients, keepalive_expiry=1.0)
+    async with httpx.AsyncClient(limits=limits, timeout=200) as http:
         tasks = [asyncio.create_task(client(http)) for _ in range(clients)]
         start_time = time.perf_counter()
         if during is not None:
