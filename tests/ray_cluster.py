@@ -105,7 +105,14 @@ def local_ray(num_cpus: int = 2):
     if ray.is_initialized():
         ray.shutdown()
     temp_dir = tempfile.mkdtemp(prefix="rh-ray-", dir="/tmp")
-    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, _temp_dir=temp_dir)
+    for attempt in range(3):  # Ray gives its raylet a fixed 30 s to come up: a loaded machine may need a retry
+        try:
+            ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, _temp_dir=temp_dir)
+            break
+        except Exception as exc:
+            ray.shutdown()
+            if "timed out during startup" not in str(exc) or attempt == 2:
+                raise
     try:
         yield ray
     finally:
