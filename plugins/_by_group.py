@@ -25,12 +25,6 @@ def needs_groups(reward: Any) -> bool:
     return bool(getattr(getattr(reward, "inner", reward), "needs_groups", False))
 
 
-def subset(batch: Batch, indices: Sequence[int]) -> Batch:
-    """The rows ``indices`` of ``batch`` (prompts, completions, columns) as a batch of their own."""
-    return Batch([batch.prompts[i] for i in indices], [batch.completions[i] for i in indices],
-                 {name: [values[i] for i in indices] for name, values in batch.columns.items()})
-
-
 def evaluate_by_group(rewards: RewardSet, batch: Batch, keys: Sequence[Hashable]) -> SetResult:
     """Every member's result on ``batch``, group rewards scoring each key's rows as one batch."""
     if not any(needs_groups(m.reward) for m in rewards.members):
@@ -46,7 +40,7 @@ def evaluate_by_group(rewards: RewardSet, batch: Batch, keys: Sequence[Hashable]
         scores: list[Any] = [None] * len(batch)
         seconds, errors = 0.0, 0
         for indices in groups.values():
-            result = member.reward.evaluate_batch(subset(batch, indices))
+            result = member.reward.evaluate_batch(batch.subset(indices))
             for i, score in zip(indices, result.scores, strict=True):
                 scores[i] = score
             seconds, errors = seconds + result.seconds, errors + result.errors

@@ -25,8 +25,7 @@ from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from rewardhub import Batch, BatchResult, ConfigError, RewardSet, Score, SetResult
-from rewardhub._by_group import needs_groups
+from rewardhub import Batch, BatchResult, ConfigError, RewardSet, Score, SetResult, needs_groups
 from rewardhub.completions import prompt_key
 
 from .abstentions import warn_if_all_abstained

@@ -35,8 +35,7 @@ from typing import Any
 
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
-from rewardhub import Batch, ConfigError, RewardSet, SetResult
-from rewardhub._by_group import evaluate_by_group, needs_groups, subset
+from rewardhub import Batch, ConfigError, RewardSet, SetResult, evaluate_by_group, needs_groups
 
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer, group_size_for
 from .verl import GROUP_BY, LABEL_COLUMN, group_keys, to_batch, to_results
@@ -126,9 +125,9 @@ class RewardhubRewardManager(RewardManagerBase):
             jobs = []
             batch = _joined([row for row, _, _ in pending])
             if whole:
-                jobs.append((whole, self._score_whole(subset(batch, whole), [keys[i] for i in whole])))
+                jobs.append((whole, self._score_whole(batch.subset(whole), [keys[i] for i in whole])))
             if parts:
-                jobs.append((parts, self._score_parts(subset(batch, parts), [keys[i] for i in parts])))
+                jobs.append((parts, self._score_parts(batch.subset(parts), [keys[i] for i in parts])))
             for indices, scored in zip([j[0] for j in jobs], await asyncio.gather(*(j[1] for j in jobs)), strict=True):
                 for i, result in zip(indices, to_results(scored, self.abstain_value), strict=True):
                     score = result.pop("score")
