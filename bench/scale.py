@@ -78,7 +78,7 @@ def bench_ray(rows: int, words: int) -> None:
         os.environ.update({"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"})
         ray_dir = tempfile.mkdtemp(prefix="rh-bench-ray-", dir="/tmp")
         started = time.perf_counter()
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _temp_dir=ray_dir)
+        rray.connect(None, num_cpus=2, _temp_dir=ray_dir)
         print(f"ray.init(num_cpus=2): {time.perf_counter() - started:.1f} s (not counted below)")
         try:
             results = {}

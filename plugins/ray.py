@@ -191,12 +191,24 @@ def score_dataset(
     )
 
 
-def connect(address: str | None = None):
+def connect(address: str | None = None, **init_options: Any):
     """``ray.init`` once: ``address`` as Ray takes it (``auto``, ``HOST:PORT``, ``ray://...``); ``None``
-    joins the cluster ``RAY_ADDRESS`` names, or starts a local one."""
+    joins the cluster ``RAY_ADDRESS`` names, or starts a local one (``init_options`` go to ``ray.init``).
+
+    Ray gives a local node's raylet a fixed 30 s to come up; on a loaded machine that start is tried
+    again, twice, before the error is raised."""
     ray = require_ray()
-    if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    if ray.is_initialized():
+        return ray
+    options = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False, **init_options}
+    for attempt in range(3):
+        try:
+            ray.init(address=address, **options)
+            return ray
+        except Exception as exc:
+            ray.shutdown()
+            if "timed out during startup" not in str(exc) or attempt == 2:
+                raise
     return ray
 
 

@@ -101,18 +101,13 @@ def local_ray(num_cpus: int = 2):
     """``ray.init(num_cpus=...)`` in this process with a short temp dir of its own; shut down after."""
     import ray
 
+    from rewardhub.ray import connect
+
     os.environ.update(RAY_ENV)
     if ray.is_initialized():
         ray.shutdown()
     temp_dir = tempfile.mkdtemp(prefix="rh-ray-", dir="/tmp")
-    for attempt in range(3):  # Ray gives its raylet a fixed 30 s to come up: a loaded machine may need a retry
-        try:
-            ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, _temp_dir=temp_dir)
-            break
-        except Exception as exc:
-            ray.shutdown()
-            if "timed out during startup" not in str(exc) or attempt == 2:
-                raise
+    connect(None, num_cpus=num_cpus, _temp_dir=temp_dir)
     try:
         yield ray
     finally:
