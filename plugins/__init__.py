@@ -11,9 +11,9 @@ from importlib import metadata as _metadata
 from . import _moved
 from ._aio import background_loop
 from ._batch import Batch, Row, Score
-from ._by_group import evaluate_by_group, needs_groups
+from ._by_group import evaluate_by_group, innermost_reward, needs_groups
 from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
-from ._config import RewardEntry, read_config
+from ._config import RewardEntry, SetConfig, read_config
 from ._decorators import batch_reward, sample_reward
 from ._manager import plugin_manager
 from ._registry import get, list_rewards, registry
@@ -67,6 +67,7 @@ __all__ = [
     "RewardNotScoringWarning",
     "Row",
     "Score",
+    "SetConfig",
     "SetResult",
     "UnknownRewardError",
     "WeightedReward",
@@ -78,6 +79,7 @@ __all__ = [
     "get",
     "hookimpl",
     "list_rewards",
+    "innermost_reward",
     "load",
     "needs_groups",
     "plugin_manager",

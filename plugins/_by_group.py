@@ -16,13 +16,20 @@ from ._compose import RewardSet, SetResult
 from ._reward import BatchResult
 
 
+def innermost_reward(reward: Any) -> Any:
+    """The reward inside gates and routes (each keeps it as ``inner``): where group needs are declared."""
+    while getattr(reward, "inner", None) is not None:
+        reward = reward.inner
+    return reward
+
+
 def needs_groups(reward: Any) -> bool:
-    """Whether ``reward`` (or the reward inside a gate) compares completions of one prompt.
+    """Whether ``reward`` (or the reward inside a gate or route) compares completions of one prompt.
 
     A reward says so with a true ``needs_groups`` attribute (``majority_vote``, ``length_penalty`` in
     ``group`` mode); third-party group rewards set it too.
     """
-    return bool(getattr(getattr(reward, "inner", reward), "needs_groups", False))
+    return bool(getattr(innermost_reward(reward), "needs_groups", False))
 
 
 def evaluate_by_group(rewards: RewardSet, batch: Batch, keys: Sequence[Hashable]) -> SetResult:

@@ -62,6 +62,12 @@ def _add_serve(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--timeout", type=_positive(float), default=DEFAULT_REWARD_TIMEOUT,
                         help="seconds a reward may take on one request's batch, for config entries that set no "
                         f"'timeout' of their own; past it unfinished samples time out (default: {DEFAULT_REWARD_TIMEOUT:g})")
+    parser.add_argument("--samples-per-step", type=_positive(int), default=None,
+                        help="count the trainer's step from samples when requests carry no 'step' (for scheduled "
+                        "weights and the hacking monitor's windows): verl train_batch_size * rollout.n, "
+                        "OpenRLHF rollout_batch_size * n_samples_per_prompt")
+    parser.add_argument("--no-monitor", dest="monitor", action="store_false",
+                        help="do not watch for reward hacking (GET /hacking then answers 404)")
     parser.add_argument("--no-access-log", dest="access_log", action="store_false",
                         help="do not log one line per request to stderr")
     _add_drain_timeout(parser)
@@ -162,7 +168,8 @@ def run_serve(args: argparse.Namespace) -> int:
         max_body_bytes=int(args.max_body_mb * 1024 * 1024), threads=args.threads,
         label_column=args.label_column, abstain_value=args.abstain_value, strip_tokens=strip,
         group_size=args.group_size, group_timeout=args.group_timeout or DEFAULT_GROUP_TIMEOUT, access_log=args.access_log,
-        reward_timeout=args.timeout, drain_timeout=args.drain_timeout,
+        reward_timeout=args.timeout, samples_per_step=args.samples_per_step, monitor=args.monitor,
+        drain_timeout=args.drain_timeout,
     )
     return 0
 

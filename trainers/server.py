@@ -11,6 +11,12 @@ Endpoints (JSON in and out; errors are ``{"error": message}`` with a 4xx/5xx sta
   if scoring raised or did not finish within ``health_timeout`` seconds.
 - ``GET /ready`` — readiness, without scoring: 200, or 503 while draining (see :mod:`.drain`).
 - ``GET /metrics`` — Prometheus metrics (see :mod:`.metrics`).
+- ``GET /hacking`` — the reward-hacking monitor over the steps scored so far: its alarms and the latest
+  ``rewardhub/hacking/...`` metrics (see :mod:`rewardhub.hacking`).
+
+Both scoring endpoints take an optional ``step`` (the trainer's step: scheduled weights are read
+there, the monitor's windows are made of steps); without one, steps are counted from samples when
+``samples_per_step`` is set, and the monitor counts 256 samples per step.
 
 Sync rewards run in a thread pool and async ones on rewardhub's background loop, so the event loop
 keeps serving while a slow reward works; a bearer token (when set) guards the scoring endpoints.
@@ -33,6 +39,7 @@ from typing import Any
 
 from rewardhub import Batch, RewardhubError, RewardSet
 from rewardhub.completions import prompt_key
+from rewardhub.hacking import HackingMonitor
 
 from . import openrlhf
 from .drain import DEFAULT_DRAIN_TIMEOUT, Drain, DrainMiddleware, draining_server, readiness
@@ -62,6 +69,8 @@ def create_app(
     group_size: int | None = None,
     group_timeout: float = DEFAULT_GROUP_TIMEOUT,
     access_log: bool = True,
+    samples_per_step: int | None = None,
+    monitor: bool = True,
     drain: Drain | None = None,
 ):
     """The Starlette app serving ``rewards`` (run it with any ASGI server; ``serve`` uses uvicorn).
@@ -74,7 +83,9 @@ def create_app(
     from starlette.routing import Route
 
     metrics, drain = Metrics("server"), drain or Drain()
-    scorer = MeteredScorer(CallScorer(rewards, group_size=group_size, group_timeout=group_timeout), metrics)
+    scorer = MeteredScorer(CallScorer(rewards, group_size=group_size, group_timeout=group_timeout,
+                                      samples_per_step=samples_per_step), metrics)
+    hacking = HackingMonitor.for_set(rewards, eager=False) if monitor else None
     executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-serve")
     probe = Batch.from_rows([probe_row or PROBE_ROW])
 
@@ -85,7 +96,7 @@ def create_app(
         if scorer.assembler is not None and body.get("prompts") is None:
             raise BadRequest("missing 'prompts': group assembly groups queries by their prompt")
         batch = openrlhf.to_batch(body["query"], body.get("prompts"), body.get("labels"), label_column, strip_tokens)
-        scored = await scorer.ascore(batch, executor=executor)
+        scored = await scorer.ascore(batch, executor=executor, step=_step_field(body))
         return _json(openrlhf.to_response(scored, rewards.reward_weights, abstain_value))
 
     async def score_endpoint(request: Request) -> Any:
@@ -97,13 +108,21 @@ def create_app(
             if unkeyed is not None:
                 raise BadRequest(f"rows[{unkeyed}] has neither 'group' nor 'prompt': group assembly needs one "
                                  f"to know which completions belong together")
-        scored = await scorer.ascore(batch, keys, executor=executor)
-        return _json({
+        scored = await scorer.ascore(batch, keys, executor=executor, step=_step_field(body))
+        reply = {
             "values": scored.totals,
             "components": scored.component_values(),
             "reasons": scored.component_reasons(),
             "outcomes": {alias: [s.outcome for s in r.scores] for alias, r in scored.components.items()},
-        })
+        }
+        if scored.group_means is not None:
+            reply["group_means"] = scored.group_means
+        return _json(reply)
+
+    async def hacking_endpoint(request: Request) -> Any:
+        if hacking is None:
+            return _error("the reward-hacking monitor is off (rewardhub serve --no-monitor)", 404)
+        return _json(hacking.report())
 
     async def health_endpoint(request: Request) -> Any:
         start = time.perf_counter()
@@ -130,6 +149,7 @@ def create_app(
         Route("/get_reward", _guarded(openrlhf_endpoint), methods=["POST"]),
         Route("/score", _guarded(score_endpoint), methods=["POST"]),
         Route("/health", health_endpoint, methods=["GET"]),
+        Route("/hacking", hacking_endpoint, methods=["GET"]),
         Route("/ready", lambda request: readiness(drain), methods=["GET"]),
         Route("/metrics", lambda request: metrics_response(metrics), methods=["GET"]),
     ]
@@ -219,6 +239,16 @@ def _check_token(header: str | None, token: str | None) -> None:
     scheme, _, given = header.partition(" ")
     if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
         raise BadRequest("invalid bearer token", 401)
+
+
+def _step_field(body: dict[str, Any]) -> float | None:
+    """A request's ``step`` (the trainer's step), or None; a 400 when it is not a number."""
+    step = body.get("step")
+    if step is None:
+        return None
+    if isinstance(step, bool) or not isinstance(step, int | float) or not step == step or step < 0:
+        raise BadRequest(f"'step' must be the trainer's step, a number >= 0; got {step!r}", 400)
+    return step
 
 
 def _rows_batch(rows: Any) -> tuple[Batch, list[str]]:
