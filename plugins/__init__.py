@@ -11,6 +11,7 @@ from importlib import metadata as _metadata
 from . import _moved
 from ._aio import background_loop
 from ._batch import Batch, Row, Score
+from ._by_group import evaluate_by_group, innermost_reward, needs_groups
 from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
 from ._config import RewardEntry, SetConfig, read_config
 from ._decorators import batch_reward, sample_reward
@@ -74,10 +75,13 @@ __all__ = [
     "background_loop",
     "batch_reward",
     "completion_text",
+    "evaluate_by_group",
     "get",
     "hookimpl",
     "list_rewards",
+    "innermost_reward",
     "load",
+    "needs_groups",
     "plugin_manager",
     "read_config",
     "register",

@@ -20,6 +20,7 @@ from .client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten
 from .errors import JudgeConfigError, JudgeInputError, JudgeRequestError
 from .parse import PARSE_MODES, ScoreScale, UnparsableAnswer, expected_score, parse_answer
 from .prompt import JudgeTemplate
+from .shared_limits import check_share
 
 _TOP_LOGPROBS = 20
 _batch_stats: contextvars.ContextVar[JudgeStats | None] = contextvars.ContextVar("judge_batch_stats", default=None)
@@ -52,6 +53,7 @@ class JudgeReward(AsyncReward):
         deadline: float | None = 300.0,
         rpm: float | None = None,
         tpm: float | None = None,
+        share_limits: str = "host",
         backoff: float = 0.5,
         max_backoff: float = 30.0,
         cache: str | None = None,
@@ -85,7 +87,8 @@ class JudgeReward(AsyncReward):
         endpoint = Endpoint(base_url, model, api_key_env, temperature, max_tokens, _TOP_LOGPROBS if logprobs else None)
         endpoint.api_key()  # fail now, not mid-training, when OpenAI itself is asked without a key
         self.client = JudgeClient(
-            endpoint, Policy(concurrency, timeout, max_retries, backoff, max_backoff), rpm=rpm, tpm=tpm
+            endpoint, Policy(concurrency, timeout, max_retries, backoff, max_backoff), rpm=rpm, tpm=tpm,
+            share_limits=check_share(share_limits),
         )
         self.cache = None if cache is None else shared_cache(default_cache_path() if cache == "default" else cache)
         self.counters = JudgeStats()
