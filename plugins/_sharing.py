@@ -36,7 +36,7 @@ class VerdictMemo:
                 result = self._results.get(key)
                 if result is not None:
                     self._results.move_to_end(key)
-            except RecursionError:  # keys nested too deeply to compare (a hostile body): never served from memory
+            except RecursionError:  # a key nested deeper than Python compares (a hostile body): a miss
                 return None
             return result
 
@@ -44,7 +44,7 @@ class VerdictMemo:
         with self._lock:
             try:
                 self._results[key] = result
-            except RecursionError:  # as in recall: such a batch is scored again rather than compared
+            except RecursionError:  # such a batch is not remembered; it is scored again if asked again
                 return
             while len(self._results) > MEMO_SIZE:
                 self._results.popitem(last=False)

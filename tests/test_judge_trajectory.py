@@ -66,3 +66,21 @@ def test_custom_templates_may_show_the_episode_instead_of_the_completion(server,
     assert reward.evaluate([PROMPT], [episode(3, "[[9]]")]).values == [0.9]
     with pytest.raises(JudgeConfigError, match=r"add \{completion\} \(or \{episode\}"):
         judge(template="Just {prompt}")
+
+
+def test_mode_trajectory_is_the_episode_judge(server, judge):
+    server.answer = structural_judge
+    reward = judge(mode="trajectory")
+    assert reward.evaluate([PROMPT] * 2, [episode(3), episode(3)], environments=[Counter(3), Counter(1)]).values == [1.0, 0.0]
+    assert "{episode}" in reward.template.text and reward.template.rubric.high == 10.0
+    with pytest.raises(JudgeConfigError, match=r"mode 'trajectory'.*add \{episode\}"):
+        judge(mode="trajectory", template="Rate {completion}")
+
+
+def test_per_row_modes_take_episode_templates_and_group_modes_refuse_them(server, judge):
+    server.answer = lambda body: "Label: done" if '"content": "3"' in body["messages"][-1]["content"] else "Label: not done"
+    reward = judge(mode="label", labels={"done": 1.0, "not done": 0.0}, template="{labels}\n{episode}")
+    assert reward.evaluate([PROMPT] * 2, [episode(3), [assistant("Done, it is 3!")]]).values == [1.0, 0.0]
+    for mode in ("pairwise", "groupwise"):
+        with pytest.raises(JudgeConfigError, match=r"shows \{episode\}.*mode 'trajectory'"):
+            judge(mode=mode, template="{completions}\n{episode}")

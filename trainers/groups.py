@@ -25,7 +25,16 @@ from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from rewardhub import Batch, BatchResult, ConfigError, RewardSet, Score, SetResult
+from rewardhub import (
+    Batch,
+    BatchResult,
+    ConfigError,
+    RewardSet,
+    Score,
+    SetResult,
+    innermost_reward,
+    needs_groups,
+)
 from rewardhub.completions import prompt_key
 
 from .abstentions import warn_if_all_abstained
@@ -38,22 +47,6 @@ Keyed = tuple[Hashable, dict[str, Any]]  # (group key, row with prompt, completi
 SampleResult = tuple[SetResult, int]  # a scored group and the sample's index in it
 
 
-def _innermost(reward: Any) -> Any:
-    """The reward inside gates and routes (each keeps it as ``inner``): where group needs are declared."""
-    while getattr(reward, "inner", None) is not None:
-        reward = reward.inner
-    return reward
-
-
-def needs_groups(reward: Any) -> bool:
-    """Whether ``reward`` (or the reward inside a gate or route) compares completions of one prompt.
-
-    A reward says so with a true ``needs_groups`` attribute (``majority_vote``, ``length_penalty`` in
-    ``group`` mode); third-party group rewards set it too.
-    """
-    return bool(getattr(_innermost(reward), "needs_groups", False))
-
-
 def group_size_for(rewards: RewardSet, requested: int | None = None) -> int | None:
     """The group size to assemble for ``rewards``: ``requested`` or the group rewards' own ``group_size``.
 
@@ -62,7 +55,7 @@ def group_size_for(rewards: RewardSet, requested: int | None = None) -> int | No
     """
     if requested is not None and requested < 1:
         raise ConfigError(f"group_size must be a positive number of completions per prompt; got {requested}")
-    declared = {m.alias: getattr(_innermost(m.reward), "group_size", None)
+    declared = {m.alias: getattr(innermost_reward(m.reward), "group_size", None)
                 for m in rewards.members if needs_groups(m.reward)}
     sizes = {size for size in declared.values() if size is not None}
     if requested is not None:

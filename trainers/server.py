@@ -10,6 +10,8 @@ Endpoints (JSON in and out; errors are ``{"error": message}`` with a 4xx/5xx sta
   (``null`` = no score; the outcome says why: abstain, error or timeout).
 - ``GET /health`` — scores a probe row through the whole set; 200 with each reward's outcome, 503
   if scoring raised or did not finish within ``health_timeout`` seconds.
+- ``GET /ready`` — readiness, without scoring: 200, or 503 while draining (see :mod:`.drain`).
+- ``GET /metrics`` — Prometheus metrics (see :mod:`.metrics`).
 - ``GET /hacking`` — the reward-hacking monitor over the steps scored so far: its alarms and the latest
   ``rewardhub/hacking/...`` metrics (see :mod:`rewardhub.hacking`).
 
@@ -42,8 +44,10 @@ from rewardhub.episode import LIVE_COLUMNS
 from rewardhub.hacking import HackingMonitor
 
 from . import openrlhf
+from .drain import DEFAULT_DRAIN_TIMEOUT, Drain, DrainMiddleware, draining_server, readiness
 from .errors import BadRequest
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
+from .metrics import MeteredScorer, Metrics, MetricsMiddleware, metrics_response, noting_status
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 DEFAULT_THREADS = 32
@@ -69,8 +73,10 @@ def create_app(
     access_log: bool = True,
     samples_per_step: int | None = None,
     monitor: bool = True,
+    drain: Drain | None = None,
 ):
     """The Starlette app serving ``rewards`` (run it with any ASGI server; ``serve`` uses uvicorn).
+    ``drain`` is the drain state a SIGTERM sets (``serve`` passes the one its uvicorn server drives).
 
     Raises :class:`~rewardhub.ConfigError` when the set has group rewards but no group size to go by.
     """
@@ -78,7 +84,9 @@ def create_app(
     from starlette.requests import Request
     from starlette.routing import Route
 
-    scorer = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout, samples_per_step=samples_per_step)
+    metrics, drain = Metrics("server"), drain or Drain()
+    scorer = MeteredScorer(CallScorer(rewards, group_size=group_size, group_timeout=group_timeout,
+                                      samples_per_step=samples_per_step), metrics)
     hacking = HackingMonitor.for_set(rewards, eager=False) if monitor else None
     executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-serve")
     probe = Batch.from_rows([probe_row or PROBE_ROW])
@@ -144,8 +152,11 @@ def create_app(
         Route("/score", _guarded(score_endpoint), methods=["POST"]),
         Route("/health", health_endpoint, methods=["GET"]),
         Route("/hacking", hacking_endpoint, methods=["GET"]),
+        Route("/ready", lambda request: readiness(drain), methods=["GET"]),
+        Route("/metrics", lambda request: metrics_response(metrics), methods=["GET"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
+    app = MetricsMiddleware(DrainMiddleware(app, drain), metrics, {route.path for route in routes})
     return AccessLog(app) if access_log else app
 
 
@@ -158,20 +169,13 @@ class AccessLog:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        start, status = time.perf_counter(), 500
-
-        async def send_and_note(message):
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
+        start, (send_and_note, noted) = time.perf_counter(), noting_status(send)
         try:
             await self.app(scope, receive, send_and_note)
         finally:
             client = scope.get("client")
             access_logger.info('%s "%s %s" %d %.1f ms', f"{client[0]}:{client[1]}" if client else "-",
-                               scope["method"], scope["path"], status, 1000 * (time.perf_counter() - start))
+                               scope["method"], scope["path"], noted["status"], 1000 * (time.perf_counter() - start))
 
 
 def _json(content: Any, status: int = 200, headers: dict[str, str] | None = None):
@@ -278,11 +282,13 @@ def serve(
 
     import rewardhub
 
-    app = create_app(rewardhub.load(config, default_timeout=reward_timeout), access_log=access_log, **options)
+    drain = Drain(options.pop("drain_timeout", None) or DEFAULT_DRAIN_TIMEOUT)
+    app = create_app(rewardhub.load(config, default_timeout=reward_timeout), access_log=access_log, drain=drain,
+                     **options)
     if access_log:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
         access_logger.addHandler(handler)
         access_logger.setLevel(logging.INFO)
         access_logger.propagate = False
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
+    draining_server(uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False), drain).run()

@@ -7,11 +7,12 @@
 """
 
 from .cases import load_case_file, run_case, run_cases
-from .contract import ContractReport, ContractViolation, Probe, check_contract
+from .contract import GAMING_PROBES, ContractReport, ContractViolation, Probe, check_contract
 from .episodes import EPISODE_PROBES, EpisodeTask, check_episode_probes
 
 __all__ = [
     "EPISODE_PROBES",
+    "GAMING_PROBES",
     "ContractReport",
     "ContractViolation",
     "Probe",
