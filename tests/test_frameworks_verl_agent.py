@@ -1,8 +1,9 @@
 """verl 0.9.1 agent-loop episodes through its own reward loop and rewardhub's reward manager.
 
 What runs is verl's released source (see tests/frameworks.py and test_frameworks_verl.py): the
-Hydra-composed config, ``load_reward_manager`` with ``reward_manager.source=importlib`` (which
-imports examples/verl_agent_reward.py through ``load_extern_object``), ``RewardManagerBase``,
+Hydra-composed config with ``actor_rollout_ref.rollout.multi_turn.enable=True``, ``load_reward_manager``
+with ``reward_manager.source=importlib`` (which imports ``rewardhub.trainers.verl_manager``, the one
+reward manager for single-turn and multi-turn rollouts), ``RewardManagerBase``,
 ``RewardLoopWorker.compute_score_batch``. The response tokens are laid out as verl's
 ``ToolAgentLoop`` lays them out: the model's tokens with ``response_mask`` 1, and the tool results
 the chat template adds between turns (its rendering of the tool message, as ``ct_merge_context_msg``
@@ -15,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -23,7 +23,7 @@ import pytest
 import torch
 from test_frameworks_verl import Rows, compose, verl, verl_root, write_config  # noqa: F401 (fixtures)
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "verl_agent_reward.py"
+MANAGER = "rewardhub.trainers.verl_manager"
 PROMPT = [{"role": "user", "content": "Add 3 to the counter."}]
 TOOLS = [{"type": "function", "function": {"name": "add", "description": "Add to the counter.", "parameters": {
     "type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}}]
@@ -44,13 +44,14 @@ def qwen_tokenizer(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def manager_base(verl):  # noqa: F811
-    """verl's released RewardManagerBase, importable under its own module name for the example file."""
+    """verl's released RewardManagerBase, importable under its own module name for our manager."""
     name = "verl.experimental.reward_loop.reward_manager.base"
     module = ModuleType(name)
     module.RewardManagerBase = verl.naive.__mro__[1]
     sys.modules[name] = module
     yield module
     sys.modules.pop(name, None)
+    sys.modules.pop(MANAGER, None)  # it subclassed this fixture's base: the next test imports it afresh
 
 
 def rollout(tokenizer, turns: list[str], results: list[list[str]]) -> tuple[list[int], list[int], list[int]]:
@@ -100,7 +101,8 @@ def data(tokenizer, samples: list[dict]) -> Rows:
                                         for i in range(len(samples))]),
                  "tool_extra_fields": objects([{"turn_scores": [], "tool_rewards": [0.0] * len(s["results"]),
                                                 "raw_prompt": PROMPT} for s in samples]),
-                 "__num_turns__": np.array([2 * len(s["turns"]) for s in samples], dtype=np.int32)})
+                 "__num_turns__": np.array([2 * len(s["turns"]) for s in samples], dtype=np.int32),
+                 "uid": objects(["counter-prompt"] * len(samples))})  # one prompt: one group
 
 
 CALL = '<tool_call>\n{"name": "add", "arguments": {"n": 3}}\n</tool_call>'
@@ -115,11 +117,13 @@ SAMPLES = [
 ]
 
 
-def run(verl, verl_root, tokenizer, tmp_path, samples):  # noqa: F811
+def run(verl, verl_root, tokenizer, tmp_path, samples, config=CONFIG, multi_turn=True, **settings):  # noqa: F811
     config = compose(verl_root, [
-        "reward.reward_manager.source=importlib", f"reward.reward_manager.module.path={EXAMPLE}",
-        "reward.reward_manager.name=RewardhubAgentManager",
-        f"+reward.custom_reward_function.reward_kwargs.rewardhub_config={write_config(tmp_path, CONFIG)}"])
+        "reward.reward_manager.source=importlib", f"reward.reward_manager.module.path=pkg://{MANAGER}",
+        "reward.reward_manager.name=RewardhubRewardManager",
+        f"actor_rollout_ref.rollout.multi_turn.enable={multi_turn}",
+        f"+reward.reward_manager.rewardhub.config={write_config(tmp_path, config)}",
+        *(f"+reward.reward_manager.rewardhub.{k}={v}" for k, v in settings.items())])
     rows = data(tokenizer, samples)
 
     async def main():
@@ -134,7 +138,7 @@ def run(verl, verl_root, tokenizer, tmp_path, samples):  # noqa: F811
 
 def test_episodes_rebuilt_from_the_mask_are_scored(verl, verl_root, qwen_tokenizer, manager_base, tmp_path):  # noqa: F811
     manager, _, results = run(verl, verl_root, qwen_tokenizer, tmp_path, SAMPLES)
-    assert type(manager).__name__ == "RewardhubAgentManager"
+    assert type(manager).__name__ == "RewardhubRewardManager" and manager.episodes
     infos = [r["reward_extra_info"] for r in results]
     assert [i["tool_call_match"] for i in infos] == [1.0, 0.0, 0.0, 0.0]
     assert [i["exact_match"] for i in infos] == [1.0, 1.0, 1.0, 0.0]  # the final answer, not the tool output
@@ -173,3 +177,50 @@ def test_the_mask_decides_what_the_model_wrote(qwen_tokenizer):
     calls = tool_calls(episode_from_response(qwen_tokenizer, ids, mask))
     assert calls[0]["name"] == "add" and calls[0]["parse_error"].startswith("arguments are not valid JSON")
     assert json.loads(json.dumps(calls))  # plain data
+
+
+def test_tool_tokens_make_an_episode_even_with_multi_turn_off(verl, verl_root, qwen_tokenizer, manager_base, tmp_path):  # noqa: F811
+    """Read as one text, a tool's output would pass for the model's: a mask with tool tokens is always
+    an episode; a response the model wrote whole keeps the single-turn path (a plain text completion)."""
+    manager, _, results = run(verl, verl_root, qwen_tokenizer, tmp_path, [SAMPLES[0], SAMPLES[1]], multi_turn=False)
+    assert not manager.episodes
+    infos = [r["reward_extra_info"] for r in results]
+    assert infos[0]["tool_call_match"] == 1.0 and infos[0]["exact_match"] == 1.0
+    assert infos[1]["tool_error_penalty"] == 0.0  # as text, no call was made: nothing malformed to count
+    assert [getattr(r["reward_score"], "turns", None) for r in results] == [(0.0, 2.0), None]  # rewards without turns: on the last turn
+
+
+def test_normalized_totals_keep_verls_placement(verl, verl_root, qwen_tokenizer, manager_base, tmp_path):  # noqa: F811
+    """Under normalize_then_sum the total is no weighted sum of the rewards' values: no turn may get a
+    part of it, so the whole total sits at the last token."""
+    config = {**CONFIG, "aggregate": "normalize_then_sum"}
+    _, rows, results = run(verl, verl_root, qwen_tokenizer, tmp_path, SAMPLES, config=config, group_size=4)
+    scores = [r["reward_score"] for r in results]
+    assert all(s.turns == () for s in scores) and len({float(s) for s in scores}) > 1
+    rm = type(_).assemble_rm_scores(rows, scores)
+    for row, score in enumerate(scores):
+        last = int(rows.batch["attention_mask"][row, 640:].sum()) - 1
+        assert rm[row, last].item() == pytest.approx(float(score)) and rm[row].abs().sum().item() == pytest.approx(abs(float(score)))
+
+
+def test_episode_groups_are_scored_whole(verl, verl_root, qwen_tokenizer, manager_base, tmp_path):  # noqa: F811
+    """A group reward on episodes: the rollouts of one uid are one group; the vote reads final answers."""
+    config = {"rewards": [{"name": "majority_vote", "alias": "vote", "params": {"equivalence": "string"}},
+                          {"name": "tool_error_penalty"}]}
+    samples = [SAMPLES[0], SAMPLES[0], SAMPLES[3], SAMPLES[0]]
+    config_path = write_config(tmp_path, config)
+    composed = compose(verl_root, [
+        "reward.reward_manager.source=importlib", f"reward.reward_manager.module.path=pkg://{MANAGER}",
+        "reward.reward_manager.name=RewardhubRewardManager", "actor_rollout_ref.rollout.multi_turn.enable=True",
+        "actor_rollout_ref.rollout.n=4", f"+reward.reward_manager.rewardhub.config={config_path}"])
+    rows = data(qwen_tokenizer, samples)
+
+    async def main():
+        worker = object.__new__(verl.worker)
+        worker.config = composed
+        worker.reward_manager = verl.reward.load_reward_manager(composed, qwen_tokenizer)
+        return await worker.compute_score_batch(rows)
+
+    infos = [r["reward_extra_info"] for r in asyncio.run(main())]
+    assert [i["vote"] for i in infos] == [1.0, 1.0, 0.0, 1.0]
+    assert [i["tool_error_penalty"] for i in infos] == [0.0, 0.0, -0.5, 0.0]

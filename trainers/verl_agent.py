@@ -1,38 +1,32 @@
-"""verl's multi-turn episodes (agent loop, tools) scored by rewardhub, with per-turn scores at turn ends.
+"""verl's multi-turn episodes (agent loop, tools) as rewardhub rows, and per-turn scores at turn ends.
 
 Checked against verl 0.9.1. Its ``ToolAgentLoop`` leaves one response per rollout: the model's tokens
 (``response_mask`` 1) interleaved with tool results rendered by the chat template (mask 0), and
 ``tool_extra_fields`` (``turn_scores``, ``tool_rewards``, tool session data) plus ``__num_turns__``.
 A custom ``compute_score`` only gets the decoded text, where a tool result the model *typed* looks
-like one a tool returned; a reward manager sees the mask. :class:`AgentRewardManager` (mixed into
-verl's ``RewardManagerBase`` by ``examples/verl_agent_reward.py``) rebuilds the episode from it: each
-mask-1 run is an assistant turn (tool calls parsed in verl's ``hermes`` format), each mask-0 run
-the tool results of the turn before. The trajectory view then has ``messages``, ``tool_calls``,
-``final_text``, ``num_turns`` (assistant turns; verl's own count is ``verl_num_turns``),
-``turn_scores`` and ``tool_rewards`` from verl; the dataset's ``extra_info`` keys are columns::
+like one a tool returned; the reward manager (:mod:`.verl_manager`) sees the mask, and rebuilds the
+episode from it here: each mask-1 run is an assistant turn (tool calls parsed in verl's ``hermes``
+format), each mask-0 run the tool results of the turn before. The trajectory view then has
+``messages``, ``tool_calls``, ``final_text``, ``num_turns`` (assistant turns; verl's own count is
+``verl_num_turns``), ``turn_scores`` and ``tool_rewards`` from verl; ``extra_info`` keys are columns.
 
-    reward.reward_manager.source=importlib
-    reward.reward_manager.module.path=/path/to/examples/verl_agent_reward.py
-    reward.reward_manager.name=RewardhubAgentManager
-    +reward.custom_reward_function.reward_kwargs.rewardhub_config=/path/to/rewards.yaml
-
-``run_single`` returns the weighted total as ``reward_score`` (a :class:`TurnTotal`: a float that
-also carries the total's parts by turn) and each alias in ``reward_extra_info``.
-``assemble_rm_scores`` places each turn's part at that turn's last model token where the reward loop
-assembles scores (``RewardLoopManager.compute_rm_score``); where verl places the score itself (the
-agent loop's in-line reward) the total lands on the last token, as for any reward.
+An episode's ``reward_score`` is a :class:`TurnTotal`: a float (the weighted total) that also carries
+its parts by turn, which :func:`place_turns` puts at each turn's last model token where the reward
+loop assembles the scores (``RewardLoopManager.compute_rm_score``); where verl places the score
+itself (the agent loop's in-line reward) the total lands on the last token, as for any reward.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rewardhub import Batch, SetResult
 
 from .hermes import assistant_turn, context_turns
-from .shims import as_list, call_scorer
-from .verl import LABEL_COLUMN, to_results
+from .shims import as_list
+from .verl import LABEL_COLUMN
 
 # extra_info keys verl writes; renamed where their meaning differs from the trajectory view's
 RENAMED = {"num_turns": "verl_num_turns"}
@@ -93,7 +87,7 @@ def turn_parts(scored: SetResult, weights: Mapping[str, float], index: int, turn
     return parts
 
 
-def to_batch(tokenizer: Any, response_ids: Sequence[int], response_mask: Sequence[int], data_source: Any,
+def episode_batch(tokenizer: Any, response_ids: Sequence[int], response_mask: Sequence[int], data_source: Any,
              ground_truth: Any, extra_info: Mapping[str, Any] | None, tool_extra_fields: Mapping[str, Any] | None,
              num_turns: Any = None, label_column: str = LABEL_COLUMN) -> Batch:
     """The one-row rewardhub batch of a verl agent-loop response."""
@@ -109,61 +103,36 @@ def to_batch(tokenizer: Any, response_ids: Sequence[int], response_mask: Sequenc
     return Batch([as_list(prompt)], [completion], {k: [v] for k, v in columns.items()})
 
 
-class AgentRewardManager:
-    """verl reward manager behaviour for agent-loop episodes; mix it in front of ``RewardManagerBase``.
+def turn_total(scored: SetResult, index: int, score: float, turns: int,
+               weights: Mapping[str, float] | None = None) -> TurnTotal:
+    """Row ``index``'s ``score`` with its parts by turn, weighted by ``scored.weights`` (else ``weights``);
+    without parts (the whole score at the last token) when the row abstained, no weights are known, or the
+    set's total is not the weighted sum of its members (``normalize_then_sum``): parts add up to the total."""
+    weights = scored.weights or weights
+    if scored.totals[index] is None or weights is None:
+        return TurnTotal(score)
+    parts = turn_parts(scored, weights, index, turns)
+    if not math.isclose(sum(parts), score, rel_tol=1e-9, abs_tol=1e-9):
+        return TurnTotal(score)
+    return TurnTotal(score, parts)
 
-    The rewardhub config comes from ``reward.custom_reward_function.reward_kwargs.rewardhub_config``
-    (the key the single-turn shim reads too), else ``$REWARDHUB_CONFIG``.
-    """
 
-    def __init__(self, config: Any, tokenizer: Any, compute_score: Any = None, **kwargs: Any):
-        super().__init__(config, tokenizer, compute_score)  # type: ignore[call-arg]
-        reward_kwargs = _select(config, "reward.custom_reward_function.reward_kwargs") or {}
-        self.rewardhub_config = reward_kwargs.get("rewardhub_config")
-        self.label_column = reward_kwargs.get("label_column", LABEL_COLUMN)
-        self.abstain_value = float(reward_kwargs.get("abstain_value", 0.0))
-        self.scorer = call_scorer(self.rewardhub_config)
-
-    async def run_single(self, data: Any) -> dict[str, Any]:
-        item = data[-1:][0]
-        responses = item.batch["responses"]
-        length = responses.shape[-1]
-        valid = int(item.batch["attention_mask"][-length:].sum())
-        mask = item.batch["response_mask"][:valid].tolist() if "response_mask" in item.batch else [1] * valid
-        extra = item.non_tensor_batch
-        batch = to_batch(self.tokenizer, responses[:valid].tolist(), mask, extra.get("data_source"),
-                         (extra.get("reward_model") or {}).get("ground_truth"), extra.get("extra_info"),
-                         extra.get("tool_extra_fields"), extra.get("__num_turns__"), self.label_column)
-        scored = await self.scorer.ascore(batch)
-        result = to_results(scored, self.abstain_value)[0]
-        turns = batch.trajectory("num_turns")[0]
-        parts = turn_parts(scored, scored.weights or self.scorer.rewards.weights_at(), 0, turns) if scored.totals[0] is not None else []
-        return {"reward_score": TurnTotal(result["score"], parts), "reward_extra_info": result}
-
-    @classmethod
-    def assemble_rm_scores(cls, data: Any, scores: list[float]) -> Any:
-        """verl's placement (each score at the last response token), then each :class:`TurnTotal`'s parts
-        moved to the last model token of their turns."""
-        rm_scores = super().assemble_rm_scores(data, scores)  # type: ignore[misc]
-        if "response_mask" not in data.batch:
-            return rm_scores
-        prompt_length = data.batch["prompts"].size(1)
-        valid = data.batch["attention_mask"][:, prompt_length:].sum(dim=1)
-        for row, score in enumerate(scores):
-            parts = getattr(score, "turns", ())
-            mask = data.batch["response_mask"][row, : int(valid[row])].tolist()
-            ends = [end - 1 for _, end, bit in turn_runs(mask) if bit]
-            if not parts or len(parts) != len(ends):
-                continue
-            rm_scores[row].zero_()
-            for end, part in zip(ends, parts, strict=True):
-                rm_scores[row, end] += part
+def place_turns(data: Any, scores: Sequence[float], rm_scores: Any) -> Any:
+    """``rm_scores`` (verl's placement: each score at the last response token) with each
+    :class:`TurnTotal`'s parts moved to the last model token of their turns (``response_mask`` 1 runs)."""
+    if "response_mask" not in data.batch.keys():
         return rm_scores
-
-
-def _select(config: Any, dotted: str) -> Any:
-    for key in dotted.split("."):
-        if config is None:
-            return None
-        config = config.get(key) if hasattr(config, "get") else getattr(config, key, None)
-    return config
+    prompt_length = data.batch["prompts"].size(1)
+    valid = data.batch["attention_mask"][:, prompt_length:].sum(dim=1)
+    for row, score in enumerate(scores):
+        parts = getattr(score, "turns", ())
+        if not parts:
+            continue
+        mask = data.batch["response_mask"][row, : int(valid[row])].tolist()
+        ends = [end - 1 for _, end, bit in turn_runs(mask) if bit]
+        if len(parts) != len(ends):
+            continue
+        rm_scores[row].zero_()
+        for end, part in zip(ends, parts, strict=True):
+            rm_scores[row, end] += part
+    return rm_scores

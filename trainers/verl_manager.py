@@ -18,13 +18,21 @@ this process, or at a ``rewardhub serve`` / ``rewardhub route`` every worker rea
 
 Each response's answer is verl's ``{"reward_score", "reward_extra_info"}``: the weighted total, and
 in ``reward_extra_info`` every component by alias (``None`` where it abstained) and ``abstained``.
+
+Multi-turn rollouts (verl's agent loop with tools) are scored as episodes: the response is rebuilt
+from its ``response_mask`` into assistant turns and tool results (:mod:`.verl_agent`), so rewards get
+the trajectory view (``tool_calls``, ``final_text``, ...), and a reward's per-turn parts
+(``Score.turns``) land at each turn's last model token (``assemble_rm_scores``). That is every
+response when ``actor_rollout_ref.rollout.multi_turn.enable`` (or the ``episodes`` setting) is on, and
+any response whose mask holds tool tokens whatever the setting (read as one text, a tool's output
+would pass for the model's).
 With ``actors``, the scoring runs on a pool of Ray actors holding the reward set (CPU-heavy rewards:
 sandboxed code, sympy, reward models) instead of in the reward worker.
 
 Settings (``reward.reward_manager.rewardhub.*``): ``config`` (required), ``url``, ``group_size``
 (default: ``actor_rollout_ref.rollout.n`` when the set has group rewards), ``group_timeout``,
 ``group_by`` (``extra_info`` keys naming a prompt when verl's ``uid`` is absent), ``label_column``,
-``abstain_value``, ``actors``, ``actor_cpus``.
+``abstain_value``, ``actors``, ``actor_cpus``, ``episodes`` (default: ``actor_rollout_ref.rollout.multi_turn.enable``).
 """
 
 from __future__ import annotations
@@ -39,9 +47,10 @@ from rewardhub import Batch, ConfigError, RewardSet, SetResult, evaluate_by_grou
 
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer, group_size_for
 from .verl import GROUP_BY, LABEL_COLUMN, group_keys, to_batch, to_results
+from .verl_agent import episode_batch, place_turns, turn_total
 
 SETTINGS = ("config", "url", "group_size", "group_timeout", "group_by", "label_column", "abstain_value", "actors",
-            "actor_cpus")
+            "actor_cpus", "episodes")
 
 
 def settings_of(config: Any) -> dict[str, Any]:
@@ -90,50 +99,73 @@ class RewardhubRewardManager(RewardManagerBase):
 
             self.actors = RewardActors(settings["config"], int(settings["actors"]),
                                        num_cpus=float(settings.get("actor_cpus", 1)))
-        self._pending: list[tuple[Batch, str, asyncio.Future]] = []
+        multi_turn = config.get("actor_rollout_ref", {}).get("rollout", {}).get("multi_turn", {}).get("enable")
+        self.episodes = bool(settings.get("episodes", multi_turn or False))
+        # an episode's parts by turn are weighted as its total was; remote and actor results carry no weights
+        self.fixed_weights = None if self.rewards.config.scheduled else self.rewards.weights_at()
+        self._pending: list[tuple[Batch, str, int | None, asyncio.Future]] = []
 
     async def run_single(self, data: Any) -> dict:
         item = data[-1:][0]  # as verl's own managers do: the last sequence of a multi-sequence output
-        response_ids = item.batch["responses"]
-        length = int(item.batch["attention_mask"][-response_ids.shape[-1]:].sum())
-        text = await asyncio.get_running_loop().run_in_executor(
-            None, lambda: self.tokenizer.decode(response_ids[:length], skip_special_tokens=True))
-        extra = item.non_tensor_batch.get("extra_info")
-        extra = dict(extra) if isinstance(extra, dict) else {}
-        batch = to_batch([item.non_tensor_batch.get("data_source")], [text],
-                         [(item.non_tensor_batch.get("reward_model") or {}).get("ground_truth")], [extra],
-                         self.label_column)
+        batch, turns = await asyncio.get_running_loop().run_in_executor(None, self._row, item)
         uid = item.non_tensor_batch.get("uid")
         key = str(uid) if uid is not None else group_keys(batch, self.group_by)[0] if self.group_size else ""
         future = asyncio.get_running_loop().create_future()
         if not self._pending:  # the first of the calls verl issued together: score them all on the next turn
             asyncio.get_running_loop().call_soon(self._flush)
-        self._pending.append((batch, key, future))
+        self._pending.append((batch, key, turns, future))
         return await future
+
+    @classmethod
+    def assemble_rm_scores(cls, data: Any, scores: list[float]) -> Any:
+        """verl's placement (each score at the last response token), then an episode's parts by turn
+        moved to each turn's last model token."""
+        return place_turns(data, scores, super().assemble_rm_scores(data, scores))
+
+    def _row(self, item: Any) -> tuple[Batch, int | None]:
+        """A response's one-row batch: its episode rebuilt from the mask (and its number of assistant
+        turns), or its text (and ``None``)."""
+        response_ids = item.batch["responses"]
+        length = int(item.batch["attention_mask"][-response_ids.shape[-1]:].sum())
+        extra = item.non_tensor_batch
+        info = extra.get("extra_info")
+        info = dict(info) if isinstance(info, dict) else {}
+        ground_truth = (extra.get("reward_model") or {}).get("ground_truth")
+        mask = item.batch["response_mask"][:length].tolist() if "response_mask" in item.batch.keys() else None
+        if self.episodes or (mask is not None and 0 in mask):
+            batch = episode_batch(self.tokenizer, response_ids[:length].tolist(), mask or [1] * length,
+                                  extra.get("data_source"), ground_truth, info, extra.get("tool_extra_fields"),
+                                  extra.get("__num_turns__"), self.label_column)
+            return batch, batch.trajectory("num_turns")[0]
+        text = self.tokenizer.decode(response_ids[:length], skip_special_tokens=True)
+        return to_batch([extra.get("data_source")], [text], [ground_truth], [info], self.label_column), None
 
     def _flush(self) -> None:
         pending, self._pending = self._pending, []
         asyncio.ensure_future(self._answer(pending))
 
-    async def _answer(self, pending: list[tuple[Batch, str, asyncio.Future]]) -> None:
+    async def _answer(self, pending: list[tuple[Batch, str, int | None, asyncio.Future]]) -> None:
         try:
-            keys = [key for _, key, _ in pending]
+            keys = [key for _, key, _, _ in pending]
             counts = Counter(keys)
             whole = [i for i, key in enumerate(keys) if not self.group_size or counts[key] >= self.group_size]
             taken = set(whole)
             parts = [i for i in range(len(keys)) if i not in taken]
             jobs = []
-            batch = _joined([row for row, _, _ in pending])
+            batch = _joined([row for row, _, _, _ in pending])
             if whole:
                 jobs.append((whole, self._score_whole(batch.subset(whole), [keys[i] for i in whole])))
             if parts:
                 jobs.append((parts, self._score_parts(batch.subset(parts), [keys[i] for i in parts])))
             for indices, scored in zip([j[0] for j in jobs], await asyncio.gather(*(j[1] for j in jobs)), strict=True):
-                for i, result in zip(indices, to_results(scored, self.abstain_value), strict=True):
+                for j, (i, result) in enumerate(zip(indices, to_results(scored, self.abstain_value), strict=True)):
                     score = result.pop("score")
-                    pending[i][2].set_result({"reward_score": score, "reward_extra_info": result})
+                    turns = pending[i][2]
+                    if turns is not None:
+                        score = turn_total(scored, j, score, turns, self.fixed_weights)
+                    pending[i][3].set_result({"reward_score": score, "reward_extra_info": result})
         except BaseException as exc:  # every waiting call learns of it: none hangs
-            for _, _, future in pending:
+            for _, _, _, future in pending:
                 if not future.done():
                     future.set_exception(exc)
             if not isinstance(exc, Exception):
