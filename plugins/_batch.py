@@ -225,6 +225,15 @@ class Batch:
         except KeyError:
             raise MissingColumnError(self.reward_name, name, self.columns) from None
 
+    def lookup(self, name: str) -> list[Any] | None:
+        """Every row's ``name`` as a reward reads it: a column, else a part of the trajectory view (not the
+        live ``env``: objects are not compared or routed on); ``None`` when it is neither."""
+        if name in self.columns:
+            return self.columns[name]
+        if name in TRAJECTORY_COLUMNS and name not in LIVE_COLUMNS:
+            return self.trajectory(name)
+        return None
+
     def subset(self, indices: Sequence[int]) -> Batch:
         """A batch of the given rows only: their columns and live objects, the same batch-level extras."""
         return Batch(

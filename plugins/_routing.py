@@ -35,14 +35,16 @@ class Route:
     negate: bool = False
 
     def applies(self, batch: Batch, where: str = "reward entry") -> list[bool]:
-        """Which rows of ``batch`` the route lets through; :class:`RoutingError` if the column is missing."""
-        if self.column not in batch.columns:
+        """Which rows of ``batch`` the route lets through; :class:`RoutingError` if the column is missing.
+        A part of an episode's trajectory view (``num_turns``, ``finish_reason``, ...) is a column here too."""
+        values = batch.lookup(self.column)
+        if values is None:
             have = ", ".join(sorted(batch.columns)) or "(none)"
             raise RoutingError(
-                f"{where}: when.column {self.column!r} is not a column of the batch (it has: {have}); "
-                f"route on a column the dataset has, or add {self.column!r} to every row"
+                f"{where}: when.column {self.column!r} is not a column of the batch (it has: {have}) nor a "
+                f"part of the trajectory view; route on a column the dataset has, or add {self.column!r} to every row"
             )
-        return [self._matches(value) != self.negate for value in batch.columns[self.column]]
+        return [self._matches(value) != self.negate for value in values]
 
     def _matches(self, value: Any) -> bool:
         return any(value == v for v in self.values)
@@ -113,7 +115,7 @@ class RoutedReward(Reward):
         return [i for i, ok in enumerate(self.route.applies(batch, self.where)) if ok]
 
     def _merge(self, batch: Batch, chosen: Sequence[int], inner: BatchResult | None) -> BatchResult:
-        values = batch.columns[self.route.column]
+        values = batch.lookup(self.route.column) or [None] * len(batch)
         scores = [Score(None, self.route.reason(values[i]), outcome="abstain") for i in range(len(batch))]
         if inner is None:
             return BatchResult(scores, 0.0, 0)

@@ -101,31 +101,39 @@ def tool_schemas(tools: Any, where: str) -> dict[str, dict[str, Any]]:
     return schemas
 
 
+def _jsonschema() -> Any:
+    """The ``jsonschema`` module, imported on use (a reward keeps no module: it is pickled to workers)."""
+    try:
+        import jsonschema
+    except ImportError as exc:  # pragma: no cover - the extra is part of [all]
+        raise ConfigError("tool_call_format needs jsonschema: pip install 'rewardhub[agent]'") from exc
+    return jsonschema
+
+
 class ToolCallFormat(Reward):
     """1.0 when every tool call parses and its arguments validate against the tool's JSON schema."""
 
+    role = "format"  # what the hacking monitor reads it as
     name = "tool_call_format"
     description = "1.0 if every tool call parses and its arguments validate against the tool's JSON schema"
 
     def __init__(self, *, tools: list[dict[str, Any]] | None = None, column: str = "tools", strict: bool = True,
                  partial_credit: bool = False, no_calls_score: float | None = None, on_error: str = "none"):
         super().__init__(on_error=on_error)
-        try:
-            import jsonschema
-        except ImportError as exc:  # pragma: no cover - the extra is part of [all]
-            raise ConfigError("tool_call_format needs jsonschema: pip install 'rewardhub[agent]'") from exc
-        self._jsonschema = jsonschema
+        _jsonschema()  # missing: say so now, not at the first batch
         self.schemas = self._checked(tool_schemas(tools, "params.tools")) if tools is not None else None
         self.column, self.strict, self.partial_credit = column, strict, partial_credit
         self.no_calls_score = no_calls_score
-        self._validators: dict[int, Any] = {}
+
+    def required_columns(self) -> tuple[str, ...]:
+        return ("tool_calls",)
 
     def _checked(self, schemas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         for name, schema in schemas.items():
-            cls = self._jsonschema.validators.validator_for(schema)
+            cls = _jsonschema().validators.validator_for(schema)
             try:
                 cls.check_schema(schema)
-            except self._jsonschema.SchemaError as exc:
+            except _jsonschema().SchemaError as exc:
                 raise ConfigError(f"tool {name!r}: its parameters are not a valid JSON schema: {exc.message}") from None
         return schemas
 
@@ -155,8 +163,8 @@ class ToolCallFormat(Reward):
         schema = schemas[call["name"]]
         if self.strict and schema.get("type") == "object" and "additionalProperties" not in schema:
             schema = {**schema, "additionalProperties": False}  # a Python tool rejects unknown keywords too
-        cls = self._jsonschema.validators.validator_for(schema)
-        error = self._jsonschema.exceptions.best_match(
+        cls = _jsonschema().validators.validator_for(schema)
+        error = _jsonschema().exceptions.best_match(
             cls(schema, format_checker=cls.FORMAT_CHECKER).iter_errors(call["arguments"]))
         if error is None:
             return ""
@@ -189,6 +197,7 @@ def expected_calls(value: Any, column: str) -> list[tuple[str, dict[str, Any]]]:
 class ToolCallMatch(Reward):
     """The calls the model made vs the expected calls of a column: names and arguments by value."""
 
+    role = "correctness"  # what the hacking monitor reads it as
     name = "tool_call_match"
     description = "1.0 if the tool calls made equal the expected calls (name and arguments by value)"
 
@@ -202,6 +211,9 @@ class ToolCallMatch(Reward):
         _check_tolerance(tolerance)
         self.column, self.ordered, self.partial_credit = column, ordered, partial_credit
         self.arguments, self.tolerance, self.count_failed = arguments, tolerance, count_failed
+
+    def required_columns(self) -> tuple[str, ...]:
+        return (self.column, "tool_calls")
 
     def score_sample(self, text: str, row: Row) -> Score:
         found = _expected_and_actual(row, self.column, "expected calls", "tool_calls", "no tool calls in the view")
@@ -261,6 +273,7 @@ class ToolCallMatch(Reward):
 class ToolErrorPenalty(Reward):
     """A penalty for each tool call that failed (the tool raised) or was malformed, down to ``max_penalty``."""
 
+    role = "shaping"  # what the hacking monitor reads it as
     name = "tool_error_penalty"
     description = "penalty in [max_penalty, 0]: per_error for each failed or malformed tool call"
 
@@ -272,6 +285,9 @@ class ToolErrorPenalty(Reward):
                 raise ConfigError(f"{key} must be a number <= 0 (it is a penalty), got {value!r}")
         self.per_error, self.max_penalty = float(per_error), float(max_penalty)
         self.count_malformed, self.count_unanswered = count_malformed, count_unanswered
+
+    def required_columns(self) -> tuple[str, ...]:
+        return ("tool_calls", "num_turns")
 
     def score_sample(self, text: str, row: Row) -> Score:
         calls, note = _trajectory(row, "tool_calls")
@@ -309,6 +325,7 @@ class TurnBudget(Reward):
     """1.0 within ``free_turns`` assistant turns, falling linearly to 0 past ``max_turns``; an episode
     the trainer cut off (still calling tools, or out of tokens) gets ``unfinished_score``."""
 
+    role = "shaping"  # what the hacking monitor reads it as
     name = "turn_budget"
     description = "1.0 within free_turns turns, linearly down to 0 past max_turns; unfinished episodes unfinished_score"
 
@@ -320,6 +337,9 @@ class TurnBudget(Reward):
             raise ConfigError(f"turn_budget needs whole numbers 1 <= free_turns <= max_turns; got free_turns="
                               f"{free_turns!r}, max_turns={max_turns!r}")
         self.max_turns, self.free_turns, self.unfinished_score = max_turns, free, unfinished_score
+
+    def required_columns(self) -> tuple[str, ...]:
+        return ("num_turns", "finish_reason", "truncated")
 
     def score_sample(self, text: str, row: Row) -> Score:
         turns, note = _trajectory(row, "num_turns")
@@ -374,6 +394,7 @@ def _path_value(state: Any, dotted: str) -> tuple[bool, Any]:
 class FinalStateMatch(Reward):
     """The environment's final state (``env_state``) vs the expected state of a column."""
 
+    role = "correctness"  # what the hacking monitor reads it as
     name = "final_state_match"
     description = "1.0 if the environment's final state has the expected keys and values (numbers within tolerance)"
 
@@ -384,6 +405,9 @@ class FinalStateMatch(Reward):
         if keys is not None and (isinstance(keys, str) or not all(isinstance(k, str) and k for k in keys)):
             raise ConfigError(f"keys must be a list of state keys (dotted for nested ones), got {keys!r}")
         self.column, self.keys, self.tolerance, self.partial_credit = column, keys, tolerance, partial_credit
+
+    def required_columns(self) -> tuple[str, ...]:
+        return (self.column, "env_state")
 
     def score_sample(self, text: str, row: Row) -> Score:
         found = _expected_and_actual(row, self.column, "expected state", "env_state", "the environment exposes no state")

@@ -6,6 +6,7 @@ import pytest
 from episodes import PROMPT, SET_VALUE, Counter, assistant, call, episode, tool
 
 import rewardhub
+import rewardhub.testing
 from rewardhub import ConfigError
 from rewardhub.testing.episodes import EPISODE_PROBES, EpisodeTask, check_episode_probes, probe_values
 
@@ -167,5 +168,44 @@ def test_a_state_only_reward_is_gamed_by_spam_when_the_environment_counts_nothin
     """Why the kit's task names a calls_key: without it, the last of many guesses leaves the right state."""
     blind = EpisodeTask(tool="submit", arguments={"answer": 42}, done_state={"answer": 42},
                         start_state={"answer": None})
-    with pytest.raises(AssertionError, match="submit_spam scored 1.0"):
+    with pytest.raises(AssertionError, match=r"episode probe 'submit_spam' got full credit \(1.0\)"):
         check_episode_probes(rewardhub.get("final_state_match"), blind)
+
+
+# ----- the contract kit probes episode rewards with episodes ------------------------------------------
+@rewardhub.sample_reward(name="k_believes_the_agent")
+def believes_the_agent(text, tool_calls):
+    """Gameable: credit for a submit call made, or for saying one was made."""
+    return float(any(c["name"] == "submit" for c in tool_calls) or "submit" in text)
+
+
+@pytest.mark.parametrize("name", ["tool_call_match", "final_state_match"])
+def test_the_contract_kit_feeds_episode_rewards_the_episode_probes(name):
+    report = rewardhub.testing.check_contract(rewardhub.get(name), columns=SUBMIT.columns(), episode_task=SUBMIT)
+    assert report.episode_values == {"honest": 1.0, **{p.name: 0.0 for p in EPISODE_PROBES}}
+    # without a task, the kit's own (submit the reference answer once) probes it; the honest episode is not required
+    default = rewardhub.testing.check_contract(rewardhub.get(name))
+    assert default.episode_values["honest"] == 1.0 and set(default.episode_values) == {"honest", *(p.name for p in EPISODE_PROBES)}
+
+
+def test_the_contract_kit_fails_a_gameable_episode_reward():
+    """Detected from the scorer's own column parameters (``tool_calls``): no flag to set."""
+    report = rewardhub.testing.check_contract(believes_the_agent(), raise_on_failure=False)
+    assert report.probe_values and report.episode_values["claimed_success"] == 1.0
+    assert "episode probe 'claimed_success' got full credit (1.0)" in report.failures
+    assert "episode probe 'submit_spam' got full credit (1.0)" in report.failures
+
+
+def test_the_contract_kit_looks_inside_routes_and_leaves_text_rewards_alone():
+    rewards = rewardhub.load({"rewards": [{"name": "tool_call_match", "when": {"column": "num_turns", "not_in": [0]}}]})
+    (entry,) = rewards.reward_funcs
+    assert rewardhub.testing.check_contract(entry).episode_values["submit_spam"] == 0.0
+    assert rewardhub.testing.check_contract(rewardhub.get("exact_match")).episode_values == {}
+
+
+def test_a_form_reward_names_the_probes_it_is_not_for():
+    """tool_call_format judges the form of calls: many well-formed calls are well-formed."""
+    fmt = rewardhub.get("tool_call_format", tools=[{"name": "submit", "parameters": SUBMIT.schema}])
+    assert not rewardhub.testing.check_contract(fmt, episode_task=SUBMIT, raise_on_failure=False).ok
+    probes = tuple(p for p in EPISODE_PROBES if p.name != "submit_spam")
+    assert rewardhub.testing.check_contract(fmt, episode_task=SUBMIT, episode_probes=probes).ok

@@ -231,7 +231,7 @@ class HackingMonitor:
 
     def _rows(self, batch: Batch, results: Mapping[str, BatchResult], keys: Sequence[Hashable] | None) -> list[Row]:
         covered = {alias: route.applies(batch) for alias, route in self.routes.items() if route is not None
-                   and route.column in batch.columns}
+                   and batch.lookup(route.column) is not None}
         rows = []
         for i, text in enumerate(batch.texts):
             key = keys[i] if keys is not None else prompt_key(batch.prompts[i])

@@ -6,7 +6,10 @@
 It checks what every trainer relies on (one value per completion, ``None`` semantics, plain and
 chat completions alike, sync/async parity, pickling, determinism, the deadline) and feeds gaming
 probes (empty think blocks, several answers, hedged lists, 10k-character and deeply nested inputs,
-look-alike characters) that must never earn full credit.
+look-alike characters) that must never earn full credit. A reward that reads episodes (one of its
+``required_columns()`` is a part of the trajectory view: ``tool_calls``, ``env_state``, ...) is also
+fed the episode probes of :mod:`.episodes` (success claimed in prose, a forged tool result, a call
+written as text, the submit tool spammed, look-alike arguments).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from typing import Any
 
 from .._aio import run_coroutine
 from .._reward import is_async_reward
+from ..episode import TRAJECTORY_COLUMNS
+from .episodes import EPISODE_PROBES, EpisodeProbe, EpisodeTask, default_task, episode_failures, probe_values
 
 # Characters that look like others (digits as letters of other scripts, Latin as Cyrillic or Greek); none
 # is folded back by Unicode normalisation (NFKC), so a reward must not read them as the answer.
@@ -67,6 +72,7 @@ class ContractReport:
 
     failures: list[str] = field(default_factory=list)
     probe_values: dict[str, float | None] = field(default_factory=dict)
+    episode_values: dict[str, float | None] = field(default_factory=dict)  # episode probes and ``honest``
     seconds: float = 0.0
 
     @property
@@ -85,6 +91,8 @@ def check_contract(
     deadline: float = 60.0,
     probes: tuple[Probe, ...] = GAMING_PROBES,
     prompt: Any = None,
+    episode_task: EpisodeTask | None = None,
+    episode_probes: tuple[EpisodeProbe, ...] = EPISODE_PROBES,
     raise_on_failure: bool = True,
 ) -> ContractReport:
     """Run the contract checks and gaming probes against ``reward`` (any TRL-style reward callable).
@@ -95,6 +103,10 @@ def check_contract(
     the only such column), and to ``"10"`` when there is none; ``wrong`` to an answer that neither
     holds ``right`` nor is held in it. When ``correct_completion`` is given it must earn
     ``full_credit``, showing the probes are meaningful.
+
+    A reward that reads episodes, or any reward when ``episode_task`` is given, is also fed
+    ``episode_probes`` built on ``episode_task`` (default: submitting ``right`` once); when
+    ``episode_task`` is given, its honest episode must earn ``full_credit``.
     """
     if right is None:
         right = _reference_answer(reward, columns) or "10"
@@ -110,22 +122,15 @@ def check_contract(
         *(probe.make(right, wrong) for probe in probes),
     ]
     start = time.perf_counter()
-    # In a daemon thread: a reward that hangs on a probe fails the check instead of hanging the test run.
-    first: list[list[float | None] | None] = []
     scratch = ContractReport()  # the thread's own: a call that ends after the deadline must not touch the report
-    worker = threading.Thread(
-        target=lambda: first.append(_checked_call(reward, prompt, texts, columns, scratch, "plain completions")),
-        name="rewardhub-contract", daemon=True,
-    )
-    worker.start()
-    worker.join(deadline)
+    finished, values = _within(deadline, lambda: _checked_call(reward, prompt, texts, columns, scratch,
+                                                                "plain completions"))
     report.seconds = time.perf_counter() - start
-    if worker.is_alive():
+    if not finished:
         report.failures.append(f"deadline: scoring {len(texts)} completions did not finish within {deadline} s "
                                f"(a gaming probe may send the reward into a runaway loop)")
         return _finish(report, raise_on_failure)
     report.failures.extend(scratch.failures)
-    values = first[0]
     if values is None:
         return _finish(report, raise_on_failure)
     if report.seconds > deadline:
@@ -160,7 +165,52 @@ def check_contract(
     odd = _checked_call(reward, prompt, [None, 123, {"role": "assistant"}], columns, report, "non-text completions")
     if odd is not None and any(v is not None and v >= full_credit for v in odd):
         report.failures.append(f"a non-text completion got full credit: {odd}")
+    if episode_task is not None or reads_episodes(reward):
+        _check_episodes(report, reward, episode_task, episode_probes, columns, right, full_credit, deadline)
     return _finish(report, raise_on_failure)
+
+
+def reads_episodes(reward: Any) -> bool:
+    """Whether ``reward`` (or the reward inside its gates and routes) declares a trajectory column."""
+    while getattr(reward, "inner", None) is not None:
+        reward = reward.inner
+    declared = getattr(reward, "required_columns", None)
+    return any(name in TRAJECTORY_COLUMNS for name in (declared() if callable(declared) else ()))
+
+
+def _check_episodes(report: ContractReport, reward: Any, task: EpisodeTask | None, probes: tuple[EpisodeProbe, ...],
+                    columns: dict[str, Any], right: str, full_credit: float, deadline: float) -> None:
+    """The episode probes (and the honest episode) scored one row at a time, within the deadline."""
+    outcome: list[Any] = []
+
+    def run() -> dict[str, Any] | None:
+        try:
+            return probe_values(reward, task or default_task(right), probes, columns)
+        except Exception as exc:
+            outcome.append(f"episode probes: the reward raised {type(exc).__name__}: {exc}")
+            return None
+
+    finished, values = _within(deadline, run)
+    if not finished:
+        report.failures.append(f"deadline: the episode probes did not finish within {deadline} s")
+        return
+    report.failures.extend(outcome)
+    if values is None:
+        return
+    report.episode_values = values
+    bad = [f"episode probe {name!r}: value {v!r}; must be a finite float or None" for name, v in values.items()
+           if v is not None and not _is_finite_number(v)]
+    report.failures.extend(bad or episode_failures(values, full_credit, honest_required=task is not None))
+
+
+def _within(deadline: float, work: Callable[[], Any]) -> tuple[bool, Any]:
+    """``(True, work())``, or ``(False, None)`` when it is still running after ``deadline`` seconds: it runs
+    in a daemon thread, so a reward that hangs on a probe fails the check instead of hanging the test run."""
+    done: list[Any] = []
+    worker = threading.Thread(target=lambda: done.append(work()), name="rewardhub-contract", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    return (False, None) if worker.is_alive() else (True, done[0])
 
 
 def _reference_answer(reward: Any, columns: dict[str, Any] | None) -> str | None:

@@ -121,26 +121,45 @@ EPISODE_PROBES: tuple[EpisodeProbe, ...] = (
 )
 
 
-def probe_values(reward: Any, task: EpisodeTask) -> dict[str, float | None]:
-    """Each probe's value (and ``"honest"``'s) under ``reward``, scored one row at a time as TRL would."""
+def default_task(answer: str) -> EpisodeTask:
+    """The contract kit's task when none is given: submit ``answer`` (a number where it is one) once."""
+    value: Any = int(answer) if answer.lstrip("-").isdigit() else answer
+    schema = {"type": "object", "properties": {"answer": {"type": "integer" if isinstance(value, int) else "string"}},
+              "required": ["answer"]}
+    return EpisodeTask(tool="submit", arguments={"answer": value}, done_state={"answer": value, "submissions": 1},
+                       start_state={"answer": None, "submissions": 0}, schema=schema, calls_key="submissions")
+
+
+def probe_values(reward: Any, task: EpisodeTask, probes: tuple[EpisodeProbe, ...] = EPISODE_PROBES,
+                 columns: dict[str, Any] | None = None) -> dict[str, float | None]:
+    """Each probe's value (and ``"honest"``'s) under ``reward``, scored one row at a time as TRL would;
+    ``columns`` are added to every row (the task's own columns win)."""
     from .._batch import Batch
 
-    rows = {"honest": honest(task), **{p.name: p.make(task) for p in EPISODE_PROBES}}
+    rows = {"honest": honest(task), **{p.name: p.make(task) for p in probes}}
     values = {}
     for name, row in rows.items():
-        batch = Batch.from_rows([row])
-        kwargs = {**batch.columns}
-        out = reward(batch.prompts, batch.completions, **kwargs)
+        batch = Batch.from_rows([{**(columns or {}), **row}])
+        out = reward(batch.prompts, batch.completions, **batch.columns)
         values[name] = (run_coroutine(out) if is_async_reward(reward) else out)[0]
     return values
+
+
+def episode_failures(values: dict[str, float | None], full_credit: float = 1.0, *,
+                     honest_required: bool = True) -> list[str]:
+    """What the probe values show wrong: a probe at ``full_credit``, or (``honest_required``) an honest
+    episode below it."""
+    failures = [f"episode probe {name!r} got full credit ({v})" for name, v in values.items()
+                if name != "honest" and v is not None and v >= full_credit]
+    if honest_required and (values["honest"] is None or values["honest"] < full_credit):
+        failures.append(f"the honest episode got {values['honest']}, not full credit {full_credit}")
+    return failures
 
 
 def check_episode_probes(reward: Any, task: EpisodeTask, *, full_credit: float = 1.0) -> dict[str, float | None]:
     """Raise AssertionError if a probe reaches ``full_credit`` or the honest episode gets less; return the values."""
     values = probe_values(reward, task)
-    gamed = [f"{name} scored {v}" for name, v in values.items() if name != "honest" and v is not None and v >= full_credit]
-    if values["honest"] is None or values["honest"] < full_credit:
-        gamed.append(f"the honest episode scored {values['honest']}, not {full_credit}")
-    if gamed:
-        raise AssertionError(f"{getattr(reward, '__name__', reward)}: " + "; ".join(gamed))
+    failures = episode_failures(values, full_credit)
+    if failures:
+        raise AssertionError(f"{getattr(reward, '__name__', reward)}: " + "; ".join(failures))
     return values

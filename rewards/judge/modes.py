@@ -220,6 +220,11 @@ class TrajectoryJudge(JudgeReward):
             raise JudgeConfigError(f"judge mode 'trajectory': {self.template.origin} never shows the judge the "
                                    f"episode: add {{episode}}")
 
+    def required_columns(self) -> tuple[str, ...]:
+        """The parts of the trajectory view the template shows (``{episode}`` is drawn from ``messages``)."""
+        shown = {"episode": "messages", "env_state": "env_state"}
+        return tuple(column for field, column in shown.items() if field in self.template.fields)
+
 
 # ----- one registry name -----------------------------------------------------------------------------------
 def _mode_classes() -> dict[str, type[JudgeReward]]:
