@@ -32,15 +32,29 @@ def _trajectory(row: Row, name: str) -> tuple[Any, str]:
     return value, note
 
 
-def _expected_and_actual(row: Row, column: str, what: str, part: str, none: str) -> tuple[Any, Any] | Score:
-    """The expected value of ``column`` and the trajectory ``part``, or the abstention saying which is missing."""
-    expected = row[column]
-    if expected is None:
-        return Score(None, f"no {what} in column {column!r}")
-    actual, note = _trajectory(row, part)
-    if actual is None:
-        return Score(None, note or none)
-    return expected, actual
+class _AgainstExpected(Reward):
+    """A trajectory ``part`` compared with the expected value of the row's ``column``; a row missing
+    either abstains, saying which (``what``: the expected value's name, ``none``: why the part is absent)."""
+
+    part = ""
+    what = ""
+    none = ""
+    column: str
+
+    def required_columns(self) -> tuple[str, ...]:
+        return (self.column, self.part)
+
+    def score_sample(self, text: str, row: Row) -> Score:
+        expected = row[self.column]
+        if expected is None:
+            return Score(None, f"no {self.what} in column {self.column!r}")
+        actual, note = _trajectory(row, self.part)
+        if actual is None:
+            return Score(None, note or self.none)
+        return self.compare(expected, actual)
+
+    def compare(self, expected: Any, actual: Any) -> Score:
+        raise NotImplementedError
 
 
 # ----- comparing JSON values ---------------------------------------------------------------------
@@ -194,12 +208,14 @@ def expected_calls(value: Any, column: str) -> list[tuple[str, dict[str, Any]]]:
     return calls
 
 
-class ToolCallMatch(Reward):
+class ToolCallMatch(_AgainstExpected):
     """The calls the model made vs the expected calls of a column: names and arguments by value."""
 
     role = "correctness"  # what the hacking monitor reads it as
     name = "tool_call_match"
     description = "1.0 if the tool calls made equal the expected calls (name and arguments by value)"
+
+    part, what, none = "tool_calls", "expected calls", "no tool calls in the view"
 
     def __init__(self, *, column: str = "expected_calls", ordered: bool = True, partial_credit: bool = False,
                  arguments: str = "exact", tolerance: float = 0.0, count_failed: bool = False,
@@ -212,14 +228,7 @@ class ToolCallMatch(Reward):
         self.column, self.ordered, self.partial_credit = column, ordered, partial_credit
         self.arguments, self.tolerance, self.count_failed = arguments, tolerance, count_failed
 
-    def required_columns(self) -> tuple[str, ...]:
-        return (self.column, "tool_calls")
-
-    def score_sample(self, text: str, row: Row) -> Score:
-        found = _expected_and_actual(row, self.column, "expected calls", "tool_calls", "no tool calls in the view")
-        if isinstance(found, Score):
-            return found
-        raw, calls = found
+    def compare(self, raw: Any, calls: Any) -> Score:
         expected = expected_calls(raw, self.column)
         made = [c for c in calls if not c.get("parse_error") and (self.count_failed or not c.get("error"))]
         matched = self._lcs(made, expected) if self.ordered else self._matching(made, expected)
@@ -391,12 +400,14 @@ def _path_value(state: Any, dotted: str) -> tuple[bool, Any]:
     return True, state
 
 
-class FinalStateMatch(Reward):
+class FinalStateMatch(_AgainstExpected):
     """The environment's final state (``env_state``) vs the expected state of a column."""
 
     role = "correctness"  # what the hacking monitor reads it as
     name = "final_state_match"
     description = "1.0 if the environment's final state has the expected keys and values (numbers within tolerance)"
+
+    part, what, none = "env_state", "expected state", "the environment exposes no state"
 
     def __init__(self, *, column: str = "expected_state", keys: list[str] | None = None, tolerance: float = 0.0,
                  partial_credit: bool = False, on_error: str = "none"):
@@ -406,14 +417,8 @@ class FinalStateMatch(Reward):
             raise ConfigError(f"keys must be a list of state keys (dotted for nested ones), got {keys!r}")
         self.column, self.keys, self.tolerance, self.partial_credit = column, keys, tolerance, partial_credit
 
-    def required_columns(self) -> tuple[str, ...]:
-        return (self.column, "env_state")
-
-    def score_sample(self, text: str, row: Row) -> Score:
-        found = _expected_and_actual(row, self.column, "expected state", "env_state", "the environment exposes no state")
-        if isinstance(found, Score):
-            return found
-        expected, state = _from_json_text(found[0], self.column), found[1]
+    def compare(self, raw: Any, state: Any) -> Score:
+        expected = _from_json_text(raw, self.column)
         if self.keys is None and not isinstance(expected, Mapping):
             raise ValueError(f"column {self.column!r} must hold an object of expected state values, got "
                              f"{type(expected).__name__}")
