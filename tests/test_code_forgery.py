@@ -290,3 +290,78 @@ def _owned_by(pid: str, uids: list[int]) -> bool:
             return any(line.startswith("Uid:") and int(line.split()[1]) in uids for line in f)
     except OSError:
         return False
+
+
+# ----- 21.3 narrowed: SIGKILL reaches everything but the run's main program --------------------------------------------
+HONEST_KILLS = [  # a program ending what it started, as honest programs do
+    "import subprocess, sys\np = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])\np.kill()\n"
+    "print(p.wait())",
+    "import os, subprocess, sys\np = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], "
+    "start_new_session=True)\nos.killpg(p.pid, 9)\nprint(p.wait())",
+    "import os, signal, time\npid = os.fork()\nif pid == 0:\n    time.sleep(30)\n    os._exit(0)\n"
+    "os.kill(pid, signal.SIGKILL)\nprint(-os.WTERMSIG(os.waitpid(pid, 0)[1]))",
+    "import subprocess\nprint(subprocess.run(['/bin/sh', '-c', 'sleep 30 & kill -9 $!; wait $!; echo $?']).stdout or -9)",
+]
+# Every way found to SIGKILL a process, aimed at the run's main program ({main}: its pid, from where the code runs)
+SELF_KILLS = {
+    "kill": "os.kill({main}, 9)",
+    "its process group": "os.kill(0, 9)",
+    "every process": "os.kill(-1, 9)",
+    "killpg": "os.killpg(os.getpgid({main}), 9)",
+    "a thread's id": (
+        "import threading\nfound = []\nthreading.Thread(target=lambda: found.append(threading.get_native_id())).start()\n"
+        "ready = threading.Event()\ndef wait():\n    found.append(threading.get_native_id())\n    ready.wait()\n"
+        "threading.Thread(target=wait, daemon=True).start()\nimport time\ntime.sleep(0.05)\nos.kill(found[-1], 9)"),
+    "a thread's id, from a child": (
+        "import threading, subprocess, time\nfound = []\nstop = threading.Event()\n"
+        "def wait():\n    found.append(threading.get_native_id())\n    stop.wait()\n"
+        "threading.Thread(target=wait, daemon=True).start()\ntime.sleep(0.05)\n"
+        "subprocess.run(['/bin/sh', '-c', 'kill -9 %d' % found[0]])"),
+    "a child's shell": "import subprocess\nsubprocess.run(['/bin/sh', '-c', 'kill -9 %d' % {main}])",
+    "pthread_kill": "import signal, threading\nsignal.pthread_kill(threading.get_ident(), 9)",
+    "raw tkill": "import ctypes\nctypes.CDLL(None).syscall(200, {main}, 9)",
+    "raw tgkill": "import ctypes\nctypes.CDLL(None).syscall(234, {main}, {main}, 9)",
+    "rt_sigqueueinfo": "import ctypes\ninfo = (ctypes.c_int * 32)(9, 0, -1)\nctypes.CDLL(None).syscall(129, {main}, 9, info)",
+    "pidfd_send_signal": "fd = os.pidfd_open({main})\nimport signal\nsignal.pidfd_send_signal(fd, 9)",
+    "pidfd of /proc": "fd = os.open('/proc/%d' % {main}, os.O_RDONLY)\nimport signal\nsignal.pidfd_send_signal(fd, 9)",
+    "a child whose exit signal is SIGKILL": (
+        "import ctypes\nif ctypes.CDLL(None).syscall(56, 9, 0, 0, 0, 0) == 0:\n    os._exit(0)\nimport time\ntime.sleep(0.2)"),
+    "I/O signal SIGKILL": (
+        "import fcntl\nr, w = os.pipe()\nfcntl.fcntl(r, fcntl.F_SETOWN, {main})\nfcntl.fcntl(r, 10, 9)\n"
+        "fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC)\nos.write(w, b'x')\nimport time\ntime.sleep(0.1)"),
+    "a timer that sends SIGKILL": (
+        "import ctypes, time\nevent = (ctypes.c_int * 16)()\nevent[2] = 9\ntimer = ctypes.c_void_p()\n"
+        "libc = ctypes.CDLL(None)\nlibc.timer_create(1, event, ctypes.byref(timer))\n"
+        "spec = (ctypes.c_long * 4)(0, 0, 0, 1000000)\nlibc.timer_settime(timer, 0, spec, None)\ntime.sleep(0.2)"),
+}
+
+
+def _guarded(attack: str, main: str) -> str:
+    body = "\n".join("    " + line for line in attack.format(main=main).splitlines())
+    return f"import os\ntry:\n{body}\nexcept Exception:\n    pass\n"
+
+
+@needs_isolation
+def test_honest_programs_kill_what_they_started():
+    results = sandbox.run_many([Program(code, timeout=20) for code in HONEST_KILLS])
+    assert [(r.error, r.exit_code, r.stdout.split()[-1:]) for r in results] == [(None, 0, ["-9"])] * len(HONEST_KILLS), \
+        [(r.stdout, r.stderr[-300:]) for r in results]
+
+
+@needs_isolation
+@pytest.mark.parametrize("mode", ["stdin/stdout", "asserts in the test process", "probes"])
+def test_no_self_kill_turns_a_zero_into_an_abstention(mode):
+    """The attacks run in the program itself (stdin/stdout cases: it is the main program) or in the solution
+    process, against the test process (the main program there); each must score 0, never None."""
+    names = list(SELF_KILLS)
+    if mode == "stdin/stdout":
+        completions = [fenced(_guarded(SELF_KILLS[n], "os.getpid()") + "print(41)") for n in names]
+        tests = [[{"input": "", "output": "42"}]] * len(names)
+    else:
+        completions = [fenced(_guarded(SELF_KILLS[n], "os.getppid()") + "def f(x):\n    return 41\n") for n in names]
+        script = "for i in [1]:\n    assert f(i) == 42" if mode == "probes" else \
+            "import random\nassert f(random.choice([1])) == 42"
+        tests = [script] * len(names)
+    got = scores(completions, tests=tests)
+    assert [(n, s.value) for n, s in zip(names, got, strict=True)] == [(n, 0.0) for n in names], \
+        [(n, s.reason) for n, s in zip(names, got, strict=True) if s.value != 0.0]

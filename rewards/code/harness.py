@@ -191,7 +191,7 @@ class _Solution:
     def stop(self, why):
         if not self.gone:
             self.gone = why
-            try:  # stopped, not killed: no run may send SIGKILL (the sandbox reads one as a kill from outside)
+            try:  # stopped, not killed: a SIGKILL costs a round trip to the zygote, and the run's end kills it anyway
                 _os.kill(self.pid, _signal.SIGSTOP)
                 self.status = _os.waitpid(self.pid, _os.WUNTRACED)[1]
             except OSError:
