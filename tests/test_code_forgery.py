@@ -108,7 +108,7 @@ def test_checks_refuse_unbounded_work_on_hostile_values():
     from rewardhub.rewards.code.suites import parse_tests
 
     for test, hostile in [("assert f(1) * 10 ** 9 == 0", "x"), ("assert f(1) ** 9999999 == 0", 3),
-                          ("assert len(f(1).zfill(10 ** 12)) == 1", "x"), ("assert sum(range(f(1))) == 0", 10 ** 18),
+                          ("assert len(str(f(1)) * 10 ** 12) == 1", "x"), ("assert sum(range(f(1))) == 0", 10 ** 18),
                           ("assert f(1) // 7 == 0", 1 << 200_000), ("assert len(set(f(1))) == 100", [(2 ** 61 - 1) * k + 7 for k in range(1, 101)])]:
         suite = parse_tests([test])
         assert suite.kind == "probe", test

@@ -286,7 +286,7 @@ class _Solution:
         if "unusable" in reply:  # the solution's value cannot cross: the test fails, whatever it catches
             self.spoil("fail", "unreadable")
             raise _Gone("unreadable")
-        if "value" not in reply:
+        if "value" not in reply and "method" not in reply:
             self.stop("the solution process broke the protocol")
         return reply
 
