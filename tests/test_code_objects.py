@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 import rewardhub
-from rewardhub.rewards.code._plain import ObjectUsed, Opaque, decode, plain
+from rewardhub.rewards.code._plain import NotPlainData, ObjectUsed, Opaque, decode, plain
 from rewardhub.rewards.code.checks import OBJECT_USED, holds
 from rewardhub.rewards.code.suites import parse_tests
 from rewardhub.sandbox.local import isolation_problem
@@ -147,5 +147,5 @@ def test_the_trainer_sees_objects_as_opaque_and_no_check_passes_on_one():
     suite = parse_tests(["assert f(1) == 5", "assert not f(1) != 5", "assert f(1)", "assert f(1) is not None"])
     values = {0: ("value", value), 1: ("value", value), 2: ("value", value), 3: ("value", value)}
     assert [holds(case[0], values) for case in suite.cases] == [OBJECT_USED, OBJECT_USED, OBJECT_USED, None]
-    with pytest.raises(Exception):
+    with pytest.raises(NotPlainData):
         decode(plain(object(), handle=lambda obj: [0, "Yes"]))  # without a handle function: refused
