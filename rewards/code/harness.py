@@ -115,7 +115,12 @@ def _serve(code, requests, replies, compile=compile, exec=exec, dumps=_json.dump
     answer({"loaded": "ready"})
     objects = _Objects()
     for line in lines(requests):
-        answer(_answer(namespace, loads(line), objects, plain, decode))
+        request = loads(line)
+        for call in request["calls"] if request["op"] == "batch" else [request]:  # a batch: one reply per call
+            reply = _answer(namespace, call, objects, plain, decode)
+            answer(reply)
+            if reply.get("fatal"):
+                break
 
 
 class _Objects:
@@ -208,6 +213,15 @@ class _Solution:
 
     def first(self):
         return self._reply()
+
+    def batch(self, messages):
+        """Send ``messages`` as one request; the replies, one per message, as they arrive."""
+        if messages:
+            yield self.ask({"op": "batch", "calls": messages})
+        for _ in messages[1:]:
+            if self.gone:
+                raise _Gone(self.gone)
+            yield self._reply()
 
     def ask(self, message):
         if self.gone:
@@ -467,10 +481,12 @@ class _Names(dict):
 
 
 def _run_calls(solution, calls, record):
-    for index, call in enumerate(calls):
+    """The planned calls, sent at once (one pipe round trip in all), each reply recorded as it comes."""
+    replies = solution.batch([{"op": "call", **call} for call in calls])
+    for index in range(len(calls)):
         try:
-            reply = solution.ask({"op": "call", **call})
-        except _Gone as exc:
+            reply = next(replies)
+        except (_Gone, StopIteration):  # once gone, every later call is too
             record(index, "error", "gone")
             continue
         if "value" in reply:
