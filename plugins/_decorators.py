@@ -172,6 +172,11 @@ class FunctionReward(Reward):
             extra.pop(name, None)
         return args, {**extra, **self.params}
 
+    def required_columns(self) -> tuple[str, ...]:
+        """The scorer's column parameters that have no default."""
+        return tuple(c for c, default in self.factory.column_args
+                     if default is inspect.Parameter.empty and c not in _FROM_BATCH)
+
     def score_sample(self, text: str, row: Row) -> Any:
         args, kwargs = self._sample_args(row)
         return self.factory.func(text, *args, **kwargs)

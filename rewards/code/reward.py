@@ -170,6 +170,9 @@ class CodeReward(Reward):
 
         sandbox.precompile(HARNESS)  # compiled once per zygote, not once per run
 
+    def required_columns(self) -> tuple[str, ...]:
+        return (self.tests_column,)
+
     def score_batch(self, batch: Batch) -> list[Score]:
         from rewardhub import sandbox
 
