@@ -1,11 +1,12 @@
 """TRL 1.16's async GRPO path: environment state reaches rewards only through ``get_reward()``.
 
-``trl.experimental.async_grpo``'s ``AsyncRolloutWorker`` needs a vLLM server to generate, which
-cannot run here. What it does with a finished rollout is run as released: the environment is
-drawn and reset with the row, its tool methods are called as its tool dict calls them, then
-``get_reward()`` runs in the worker's tool pool (``loop.run_in_executor``) and the worker's own
-``_score_group`` (of ``_AsyncRolloutLoop``, the loop the worker runs) puts it in a reward column beside the reward functions (which get the episodes'
-messages but no ``environments``), sums unweighted and computes advantages.
+End to end on the rollout side: TRL's released rollout loop (``_AsyncRolloutLoop``, what
+``AsyncRolloutWorker``'s child process runs) in a thread (``rewardhub.testing.async_grpo``), sampling
+over HTTP from a vLLM-protocol completions server on 127.0.0.1 backed by the tiny tool-calling model,
+running the calls on each rollout's environment and scoring with ``get_reward()`` and the reward
+functions. TRL 1.16's trainer step itself needs a GPU (FlashAttention-3 tree attention, a CUDA MFU
+probe at construction; see that module). A second test drives the loop's ``_score_group`` on
+hand-made rollouts, for the exact values of each reward column.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 async_worker = pytest.importorskip("trl.experimental.async_grpo.async_rollout_worker")
 
+import rewardhub  # noqa: E402
 from rewardhub.trainers.environments import ScoredEnvironment  # noqa: E402
 from rewardhub.trainers.grpo import trainer_rewards  # noqa: E402
 
@@ -109,3 +111,80 @@ def test_get_reward_scores_each_environments_own_episode_through_the_async_worke
     # the reward functions saw the messages (no environments): calls from the episode, turns counted
     assert [s.metrics["rewards/rewardhub"] for s in samples] == pytest.approx([2.0, 1.0, 0.0, 1.0])
     assert [s.metrics["reward"] for s in samples] == pytest.approx([4.0, 1.0, 0.75, 1.0])
+
+
+# ----- end to end: AsyncGRPOTrainer.train() -------------------------------------------------------------
+SEEN: list[tuple[int, int, list]] = []  # (row's start, its environment's value, the calls it recorded)
+
+
+@rewardhub.sample_reward(name="async_seen_env")
+def async_seen_env(text, start, env, tool_calls):
+    SEEN.append((start, env.value, tool_calls))
+    return 0.0
+
+
+class TrainedCounter(Counter):
+    rewardhub_config = {"rewards": [{"name": "final_state_match"}, {"name": "tool_call_match"},
+                                    {"name": "async_seen_env", "weight": 0.0}]}
+
+
+@pytest.fixture(scope="module")
+def tool_model(tmp_path_factory):
+    import torch
+
+    from rewardhub.testing.tool_caller import make_tool_caller
+
+    torch.set_num_threads(1)
+    conversation = [*PROMPT, {"role": "assistant", "content": "", "tool_calls": [
+        {"type": "function", "function": {"name": "add", "arguments": {"n": 3}}}]},
+                    {"role": "tool", "name": "add", "content": "4"}, {"role": "assistant", "content": "Added."}]
+    return make_tool_caller(tmp_path_factory.mktemp("async") / "lm", conversation, tools=[TrainedCounter().add])
+
+
+@pytest.mark.slow
+def test_the_released_rollout_loop_generates_calls_tools_and_scores_each_environment(tool_model, clean_registry):
+    """TRL's ``_AsyncRolloutLoop`` end to end: samples over HTTP from the tiny tool caller, runs its calls
+    on each rollout's own environment, scores them with ``get_reward()`` and the reward functions."""
+    from datasets import Dataset
+    from transformers import AutoTokenizer
+    from trl.experimental.async_grpo import AsyncGRPOConfig
+
+    from rewardhub.testing.async_grpo import CompletionsServer, LocalRolloutWorker
+
+    clean_registry.add(async_seen_env, source="tests")
+    SEEN.clear()
+    rows = [{"prompt": PROMPT, "start": s, "expected_state": {"value": s + 3}, "expected_calls": WANT}
+            for s in (1, 5, 2, 0)]
+    funcs = trainer_rewards({"rewards": [{"name": "tool_call_match"}, {"name": "turn_budget", "params": {
+        "max_turns": 2}}]}, composite=True)["reward_funcs"]
+    args = AsyncGRPOConfig(output_dir="unused", use_cpu=True, bf16=False, report_to="none", num_generations=2,
+                           max_completion_length=48, max_inflight_tasks=4, max_tool_calling_iterations=2)
+    with CompletionsServer.from_pretrained(tool_model) as server:
+        worker = LocalRolloutWorker.from_config(server, args, dataset=Dataset.from_list(rows * 4), reward_funcs=funcs,
+                                                processing_class=AutoTokenizer.from_pretrained(tool_model),
+                                                environment_factory=TrainedCounter)
+        worker.start()
+        try:
+            samples = worker.take(16)
+        finally:
+            worker.stop()
+
+    assert server.requests >= 16
+    called = [(start, value) for start, value, calls in SEEN if calls]
+    assert len(called) >= len(SEEN) // 2 >= 8  # the model really calls its tool through the server
+    assert all(value == start + 3 for start, value in called)  # each get_reward() read its own environment
+    one_call = [[c["function"] for m in s.completion for c in m.get("tool_calls") or []] == [
+        {"name": "add", "arguments": {"n": 3}}] for s in samples]
+    no_call = [not any(m.get("tool_calls") for m in s.completion) for s in samples]
+    assert sum(one_call) >= 12
+    for sample, right, none in zip(samples, one_call, no_call, strict=True):
+        # the environment's column: final_state_match + tool_call_match of the calls it recorded
+        if right or none:
+            assert sample.metrics["rewards/TrainedCounter"] == (2.0 if right else 0.0)
+        # the reward functions saw the episode's messages (calls parsed by TRL from the model's text)
+        if right:
+            assert sample.metrics["rewards/rewardhub"] == 2.0  # the expected call, in 2 turns
+    groups: dict[int, list] = {}
+    for sample in samples:
+        groups.setdefault(sample.group_id, []).append(sample.advantage)
+    assert all(abs(sum(a)) < 1e-5 for a in groups.values() if len(a) == 2)  # advantages centred per group
