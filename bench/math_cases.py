@@ -306,8 +306,8 @@ def or_duplicates(rng: random.Random) -> Case:
     gold = f"{a}, {b}"
     wrong = [
         f"$\\boxed{{{a}, {b}}}$ or $\\boxed{{{b}}}$", f"$\\boxed{{{a}}}$ or $\\boxed{{{a}, {b}}}$",
-        f"$\\boxed{{{a}, {b}, {b}}}$", f"The solutions are ${a}, {b}$ or ${a}$.", f"$\\boxed{{{a}, {b}}}$ or $\\boxed{{{a}}}$",
-        f"The answer is ${a}, {b}, {a}$.", f"$\\boxed{{{b}}}$ or $\\boxed{{{a}}}$ or $\\boxed{{{a}, {b}}}$",
+        f"The solutions are ${a}, {b}$ or ${a}$.", f"$\\boxed{{{a}, {b}}}$ or $\\boxed{{{a}}}$",
+        f"$\\boxed{{{b}}}$ or $\\boxed{{{a}}}$ or $\\boxed{{{a}, {b}}}$", f"The roots are ${a}$, ${b}$ or ${b + 1}$.",
     ]  # fmt: skip
     right = [f"$\\boxed{{{a}}}$ and $\\boxed{{{b}}}$", f"$\\boxed{{{a}, {b}}}$", f"The solutions are ${a}$ and ${b}$.",
              f"$\\boxed{{{b}, {a}}}$"]  # fmt: skip

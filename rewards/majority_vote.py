@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
+from .extract import Extraction
 from .math.checker import MathChecker
 from .math.literals import normalize
 from .math.reward import find_answer
@@ -100,7 +101,7 @@ class MajorityVote(Reward):
 
     def _answer(self, text: str | None) -> str | None:
         found = find_answer(text, last_number=self.last_number) if text is not None else None
-        if found is None or len(found.answer) > self.max_answer_chars:
+        if not isinstance(found, Extraction) or len(found.answer) > self.max_answer_chars:  # none, or unreadable
             return None
         return normalize(found.answer) or None
 

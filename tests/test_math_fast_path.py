@@ -179,7 +179,8 @@ def test_fast_path_decides_the_common_cases():
 def test_parse_literal_shapes():
     assert parse_literal("-\\frac{3}{6}") == Scalar(Fraction(-1, 2), False, False)
     assert parse_literal("12\\%") == Scalar(Fraction(12), False, True)
-    assert parse_literal("12.5\\%") is None  # decimal and negative percentages: the full path decides
+    # issue 20: a decimal percentage is read like an integer one (35.0\% is 35 percent, and 0.35)
+    assert parse_literal("12.5\\%") == Scalar(Fraction(25, 2), True, True)  # negative ones: the full path decides
     assert parse_literal("-3\\%") is None
     assert parse_literal("1/2\\%") is None  # half a percent, or 1/(2%)? the full path decides
     assert parse_literal("\\frac{1}{2}\\%") is None
