@@ -34,7 +34,9 @@ _BRACE = re.compile(r"[{}]")
 _TOKEN = re.compile(r"[^\s$}]*")
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 # "the answer is", "Answer:", "the answer (arabic numerals) is": a short remark may stand between.
-_ANSWER_IS = re.compile(r"answer\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:is\b:?|:)", re.IGNORECASE)
+_ANSWER_IS = re.compile(
+    r"answer\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|would be|should be|will be|must be)\b:?|:)", re.IGNORECASE
+)  # also "**Answer**: 12", "the answer would be 12"
 _SENTENCE_END = re.compile(r"\.(?:\s|$)")
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|\n")
 _HOPE = "i hope it is correct"  # the MATH few-shot sign-off, found case-insensitively
@@ -42,11 +44,21 @@ _QUOTES = re.compile(r'^(?:\\?["\u201c\u201d])+|(?:\\?["\u201c\u201d])+$')  # "1
 _REMARK = re.compile(r"\s*(?<!\\)\([^()\\]*[A-Za-z]{3,}[^()\\]*\)$")  # "-\\frac{\\pi}{6} (without quotes)"
 _COPULA = re.compile(r"\b(?:is|are|was|were|equals)\b")
 # What follows the answer in its sentence to justify it is no answer: "12 because there are 3 boxes".
-_REASON = re.compile(r"(?:,\s*|\s+)(?:since|because|as|which|where|given|when|while|i\.e\.|e\.g\.|hence|thus|so that)\b",
-                     re.IGNORECASE)  # fmt: skip
+_REASON = re.compile(r"(?:,\s*|\s*\(\s*|\s+)(?:since|because|as|which|where|given|when|while|i\.e\.|e\.g\.|hence|thus"
+                     r"|so that)\b", re.IGNORECASE)  # fmt: skip
 _OR_REMARK = re.compile(r"\s*\(\s*((?:and/)?or\b[^()]*)\)")  # "12 (or possibly 13)" offers 13 too
 # Between the values a phrase offers: "or" (and "and/or"), and "but" (a correction offers a second value).
 _PHRASE_SEPARATOR = re.compile(r"\s*,?\s*(?<![A-Za-z\\])(?:(?:and/)?or|but)(?![A-Za-z])\s*", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+# After a stated answer, words that take it back: "Wait, I made an error", "Actually", "it should be".
+_RETRACTION = re.compile(r"(?<![A-Za-z])(?:wait|actually|oops|mistake|error|wrong|incorrect|correction|should be|instead)"
+                         r"(?![A-Za-z])", re.IGNORECASE)  # fmt: skip
+_CHAIN = frozenset("0123456789 .,+-*/×÷=^()·")  # the arithmetic that ends on a result: "16 - 3 - 4 = 9"
+# Words and signs before a value that make it a bound or an estimate: "at least 5", "about 5", "x \ge 3".
+_BOUND = re.compile(r"(?<![A-Za-z])(?:at least|at most|more than|less than|fewer than|greater than|no more than|up to)"
+                    r"(?![A-Za-z])", re.IGNORECASE)  # fmt: skip (an estimate, "approximately 3.14", is a rounded answer)
+# Right before a number: a relation that makes it a bound ("n \ge 3", "x < 5", "\approx 2.7"), not the value.
+_BOUND_BEFORE = re.compile(r"(?:\\(?:geq?|leq?|gt|lt|neq?)(?![A-Za-z])|[<>≥≤≠])\s*\$?\s*$")
 _HEDGE_WORDS = frozenset({"more", "less", "fewer", "greater", "smaller", "higher", "lower", "above", "below", "so",
                           "something", "anything", "other", "else", "not", "none", "nothing"})  # fmt: skip
 # Delimiters of math spans; a double backslash (a line break) and an escaped dollar delimit nothing.
@@ -80,7 +92,8 @@ _NUMBER_TOKEN = re.compile(
 _UNIT_AFTER_NUMBER = re.compile(r"(?:cm|mm|km|kg|mg|ml|mph|min|m|g|s|h|l)(?![A-Za-z])")
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s{1,3}$")
 # "10 minus 3", "more than 5", "5 or 6", "not 12": the number after these words is not the answer
-_SCALING_BEFORE = frozenset({"or", "minus", "plus", "times", "than", "over", "not", "never", "isn't", "aren't", "wasn't"})
+_SCALING_BEFORE = frozenset({"or", "minus", "plus", "times", "than", "over", "not", "never", "isn't", "aren't", "wasn't",
+                             "least", "most"})  # fmt: skip
 _ARITHMETIC = "+-*/×÷·−"
 _NEXT_WORD = re.compile(r"\s{0,3}(?:\\text\{\s*)?([A-Za-z]+)")
 _ALLOWED_AFTER = re.compile(r"\\(?:[%$,;!: )\]]|text|mbox|mathrm|quad|qquad)")
@@ -129,12 +142,12 @@ def alternatives(answer: str) -> list[str]:
     """The values an answer offers, split at each "or" outside brackets: ``5 \\text{ or } 6`` -> ``["5", "6"]``,
     ``either x = 1 or x = 2`` -> ``["x = 1", "x = 2"]``, ``\\{1 \\text{ or } 2\\}`` and ``7`` -> one value each.
     An alternative may be empty (``5 or``): the caller reads that as no value."""
-    depth, depths = 0, []
-    for char in answer:
-        depths.append(depth)
-        depth += 1 if char in "{[(" else -1 if char in "}])" else 0
+    matches = list(_OR_SEPARATOR.finditer(answer))
+    if not matches:
+        return [answer]
+    depths = bracket_depths(answer)
     pieces, start = [], 0
-    for match in _OR_SEPARATOR.finditer(answer):
+    for match in matches:
         if depths[match.start()] == 0 and depths[match.end() - 1] == 0:
             pieces.append(answer[start : match.start()])
             start = match.end()
@@ -146,6 +159,15 @@ def alternatives(answer: str) -> list[str]:
 
 
 # ----- boxes ------------------------------------------------------------------------------------------
+
+
+def bracket_depths(text: str) -> list[int]:
+    """The bracket depth (``{[(`` minus ``}])``) before each character of ``text``."""
+    depth, depths = 0, []
+    for char in text:
+        depths.append(depth)
+        depth += 1 if char in "{[(" else -1 if char in "}])" else 0
+    return depths
 
 
 def last_boxed(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
@@ -275,11 +297,9 @@ def _tagged(text: str, max_chars: int | None, *, to_end: bool) -> str | Unreadab
         if start < 0:
             return None
     content = text[start + len(_OPEN_TAG) : close]
-    for extractor in (boxed, answer_is, gsm8k):
-        found = extractor(content, max_chars)
-        if found is not None:
-            return found
-    return _bounded(content.strip(), max_chars)
+    found = next((found for extractor in (boxed, answer_is, gsm8k) if (found := extractor(content, max_chars)) is not None),
+                 None)  # fmt: skip
+    return unless_revised(text, close, _bounded(content.strip(), max_chars) if found is None else found)
 
 
 def read_answer(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
@@ -331,11 +351,16 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     for match in _COPULA.finditer(rest):
         if not inside(match.start()):
             copula = match
-    if copula is not None and rest[copula.end() :].strip(" \t:*"):
-        rest = rest[copula.end() :]
+    if copula is not None and rest[copula.end() :].strip(" \t:*") and not _DIGIT.search(rest[: copula.start()]):
+        rest = rest[copula.end() :]  # "The volume of $ABCD$ is 120": what the subject is
     rest = _OR_REMARK.sub(r" \1", rest.lstrip(" \t:*}").rstrip(" \t*.,;").strip(" \t*"))
     rest = _REMARK.sub("", rest)
     rest = _QUOTES.sub("", rest)
+    outside = "".join(rest[i] for i in range(len(rest)) if not inside(i)) if "?" in rest or _BOUND.search(rest) else ""
+    if "?" in outside:
+        return Unreadable(f"the answer is asked, not stated: {_squeeze(rest)!r}")
+    if _BOUND.search(outside):
+        return Unreadable(f"a bound or an estimate, not a value: {_squeeze(rest)!r}")
     return _read_phrase(rest, max_chars)
 
 
@@ -352,12 +377,14 @@ def _read_phrase(phrase: str, max_chars: int | None) -> str | Unreadable | None:
     pieces = _split_outside_spans(phrase, scanned.spans)
     readings = []
     for i, (separator, piece) in enumerate(pieces):
-        reading = _read_value(piece, max_chars) if piece.strip(" ,;") else None
+        reading = _read_value(piece, max_chars, scanned.spans if len(pieces) == 1 else None) if piece.strip(" ,;") else None
         first_word = piece.split()[0].lower() if piece.split() else ""
         if separator == "but" and reading is None:
             break  # "12, but let me check": a remark, no second value
         if i and first_word in _HEDGE_WORDS:
             return Unreadable(f"a hedge: {_squeeze(phrase)!r} offers no single value")
+        if isinstance(reading, Unreadable):
+            return reading
         if reading is None and len(pieces) > 1:
             return Unreadable(f"several answers offered ({_squeeze(phrase)!r}), and {_squeeze(piece)!r} is no value")
         if reading is None:
@@ -369,13 +396,12 @@ def _read_phrase(phrase: str, max_chars: int | None) -> str | Unreadable | None:
 def _split_outside_spans(phrase: str, spans: list[tuple[int, int, str]]) -> list[tuple[str, str]]:
     """``phrase`` split at each "or" and "but" (a correction offers a second value) outside math spans and
     brackets: (the separator before the piece, "" for the first; the piece)."""
-    index = _SpanIndex.of(spans)
-    depth, depths = 0, []
-    for char in phrase:
-        depths.append(depth)
-        depth += 1 if char in "{[(" else -1 if char in "}])" else 0
+    matches = list(_PHRASE_SEPARATOR.finditer(phrase))
+    if not matches:
+        return [("", _EITHER.sub("", phrase))]
+    index, depths = _SpanIndex.of(spans), bracket_depths(phrase)
     pieces, start, separator = [], 0, ""
-    for match in _PHRASE_SEPARATOR.finditer(phrase):
+    for match in matches:
         if depths[match.start()] == 0 and not index(match.start()):
             pieces.append((separator, phrase[start : match.start()]))
             start, separator = match.end(), "but" if "but" in match.group().lower() else "or"
@@ -384,10 +410,17 @@ def _split_outside_spans(phrase: str, spans: list[tuple[int, int, str]]) -> list
     return pieces
 
 
-def _read_value(phrase: str, max_chars: int | None) -> str | None:
-    """One value in a phrase: one math span, a number in words, a box, the spans, a bare answer, a number."""
+def _read_value(
+    phrase: str, max_chars: int | None, spans: list[tuple[int, int, str]] | None = None
+) -> str | Unreadable | None:
+    """One value in a phrase (``spans``: its math spans, when known): one math span, a number in words, a box,
+    the spans, a bare answer, a number; :class:`Unreadable` when the phrase holds other values besides."""
+    lead = len(phrase) - len(phrase.lstrip(" \t,;"))
     phrase = phrase.strip(" \t,;")
-    spans = math_spans(phrase)
+    if spans is None:
+        spans = math_spans(phrase)
+    else:  # the same spans, shifted by what was stripped (no span starts or ends in spaces and commas)
+        spans = [(start - lead, end - lead, content) for start, end, content in spans if end - lead <= len(phrase)]
     if len(spans) == 1 and not phrase[: spans[0][0]].strip() and not phrase[spans[0][1] :].strip(" .,;"):
         return _bounded(_clean_span(spans[0][2]), max_chars)
     worded = number_in_words(phrase)
@@ -396,8 +429,30 @@ def _read_value(phrase: str, max_chars: int | None) -> str | None:
     for extractor in (boxed, last_math, bare, last_number):
         found = extractor(phrase, max_chars)
         if found is not None:
+            before = phrase[: _reading_start(phrase, extractor, spans)]
+            if _DIGIT.search(before) or math_spans(before) or any(command in before for command in _BOX_COMMANDS):
+                return Unreadable(f"several values in the answer statement: {_squeeze(phrase)!r}")
             return found
     return None
+
+
+def _reading_start(phrase: str, extractor: Callable, spans: list[tuple[int, int, str]]) -> int:
+    """Where the reading of ``extractor`` starts in ``phrase``: the first box or span of the joined group, the
+    start of the arithmetic that ends on the last number (``2 * 3 = 6``), 0 for a bare answer."""
+    if extractor is boxed or extractor is last_math:
+        starts = [box[0] for box in _boxes(phrase)] if extractor is boxed else [span[0] for span in reversed(spans)]
+        ends = [box[1] for box in _boxes(phrase)] if extractor is boxed else [span[1] for span in reversed(spans)]
+        first = 0
+        while first + 1 < len(starts) and _separator_gap(phrase[ends[first + 1] : starts[first]], 0 if spans else 3):
+            first += 1
+        return starts[first] if starts else 0
+    if extractor is last_number:
+        number = _last_match(_NUMBER_TOKEN, phrase)
+        start = number.start() if number is not None else 0
+        while start > 0 and phrase[start - 1] in _CHAIN:
+            start -= 1
+        return start
+    return 0
 
 
 def _squeeze(text: str, limit: int = 60) -> str:
@@ -427,18 +482,36 @@ def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str 
     """The last statement of the answer: the latest of the last box, the last "answer is" and the last closed
     ``<answer>`` tag. A box mid-solution followed by ``Final Answer: The final answer is $10,455$`` gives
     ``10,455``; ``The answer is 5 ... \\boxed{6}`` gives 6; ``\\boxed{18} Wait, ... the correct answer is 20.``
-    gives 20."""
+    gives 20, and ``\\boxed{18} Wait, I made an error. It should be 20.`` is :class:`Unreadable`."""
     last_box = next(_boxes(text), None)
     statement = _last_match(_ANSWER_IS, text)
     tag = text.rfind(_OPEN_TAG)
-    tag = tag if tag >= 0 and text.find(_CLOSE_TAG, tag) >= 0 else -1
-    positions = {
-        boxed: -1 if last_box is None else last_box[0],
-        answer_is: -1 if statement is None else statement.start(),
-        answer_tag: tag,
-    }
-    extractor, position = max(positions.items(), key=lambda item: item[1])
-    return None if position < 0 else extractor(text, max_chars)
+    close = text.find(_CLOSE_TAG, tag) if tag >= 0 else -1
+    candidates = [(-1, 0, None)]  # (start, end, extractor)
+    if last_box is not None:
+        candidates.append((last_box[0], last_box[1], boxed))
+    if statement is not None:
+        sentence = _SENTENCE_BREAK.search(text, statement.end())
+        candidates.append((statement.start(), sentence.end() if sentence else len(text), answer_is))
+    if tag >= 0 and close >= 0:
+        candidates.append((tag, close + len(_CLOSE_TAG), answer_tag))
+    _, end, extractor = max(candidates, key=lambda candidate: candidate[0])
+    return None if extractor is None else unless_revised(text, end, extractor(text, max_chars))
+
+
+def unless_revised(text: str, end: int, found: str | Unreadable | None) -> str | Unreadable | None:
+    """``found`` (stated in ``text`` up to ``end``), unless the text after it takes it back and gives another
+    number (``\\boxed{18} Wait, I made an error. It should be 20.``): then it is no final answer."""
+    if not isinstance(found, str):
+        return found
+    retraction = _RETRACTION.search(text, end)
+    later = _last_match(_NUMBER_TOKEN, text[retraction.end() :]) if retraction is not None else None
+    if later is None:
+        return found
+    stated = canonical_number(found)
+    if stated is not None and canonical_number(later.group().replace("−", "-")) == stated:
+        return found  # "Wait, let me check: yes, 18."
+    return Unreadable(f"the stated answer {_squeeze(found)!r} is taken back after it ({retraction.group()!r} ...)")
 
 
 # ----- math spans ----------------------------------------------------------------------------------------
@@ -521,7 +594,11 @@ def looks_truncated(text: str) -> bool:
     breaks = deque(_SENTENCE_BREAK.finditer(stripped), maxlen=1)
     sentence = stripped[breaks[0].end() :] if breaks else stripped
     number = _last_match(_NUMBER_TOKEN, sentence)
-    return number is None or len(sentence[number.end() :].split()) > 3 or "," in sentence[number.end() :]
+    if number is None:
+        return True
+    after = sentence[number.end() :]
+    words = after.split()
+    return len(words) > 3 or "," in after or any(word.lower() in _NOT_UNITS or word.lower() in _SHORT_PROSE for word in words)
 
 
 def after_statement(text: str) -> str:
@@ -594,6 +671,8 @@ def number_in_words(text: str) -> str | None:
     """The number a text spells out in words, followed by at most a few unit words, as digits (else None):
     ``fifty-two`` -> ``52``, ``**Twelve** apples`` -> ``12``, ``two thirds`` -> ``2/3``, ``\\text{seventy six}``
     -> ``76``; ``one of the following``, ``two or three``, ``5 apples`` (digits) -> None."""
+    if len(text) > _MAX_WORDED_CHARS:
+        return None
     cleaned = _LATEX_WRAPPERS.sub(r" \1 ", text).replace("*", " ").replace("$", " ").strip(" \t.!,;:\"'")
     if not cleaned or not _WORDS_ONLY.fullmatch(cleaned):
         return None
@@ -629,6 +708,7 @@ def is_unit_word(word: str) -> bool:
 
 
 _MATH_WORDS = frozenset({"pi", "sqrt", "infty", "frac", "cdot", "times", "mod"})
+_MAX_WORDED_CHARS = 200  # "nine hundred ninety-nine thousand ..." and a few unit words fit
 _WORDS_ONLY = re.compile(r"[A-Za-z][A-Za-z\-\s]*")
 # Words after a number in words that make it no answer: "one of the following", "two to the power".
 _NOT_UNITS = frozenset("of the a an to in on at by for from with is are was were be that which who and it its each".split())
@@ -708,10 +788,13 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
 
 
 def _hedged(text: str, start: int, end: int) -> bool:
-    """``5 or more``, ``2 million``, ``3 times``, ``5 or 6``, ``10 minus 3``: the number is hedged or scaled
-    (it is not the answer), or an operand of arithmetic (``16 - 3``, ``9 * 2``: only a result after ``=`` is)."""
+    """``5 or more``, ``2 million``, ``3 times``, ``5 or 6``, ``10 minus 3``, ``at least 5``, ``n \\ge 3``: the
+    number is hedged, scaled or a bound (it is not the answer), or an operand of arithmetic (``16 - 3``,
+    ``9 * 2``: only a result after ``=`` is)."""
     before = _WORD_BEFORE.search(text, max(0, start - 14), start)
     if before is not None and before.group(1).lower() in _SCALING_BEFORE:
+        return True
+    if _BOUND_BEFORE.search(text, max(0, start - 12), start):
         return True
     word = _NEXT_WORD.match(text, end)
     if word is not None and word.group(1).lower() in _VALUE_WORDS:

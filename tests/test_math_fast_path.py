@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from hypothesis import HealthCheck, example, given, settings
@@ -95,7 +96,14 @@ def test_fast_path_agrees_with_full_path(pair):
     gold, answer = (normalize(text) for text in pair)
     fast = _fast_verdict(gold, answer)
     if fast is not None:
-        assert fast == full_verdict(gold, answer), (gold, answer)
+        assert fast == full_verdict(gold, answer) or (fast and percent_number(gold, answer)), (gold, answer)
+
+
+def percent_number(gold: str, answer: str) -> bool:
+    """Issue 20: a decimal percentage is read like an integer one, as the number of percent too (``35.0\\%``
+    is 35, as ``35\\%`` is); Math-Verify reads ``35\\%`` both ways but ``35.0\\%`` only as 0.35."""
+    decimal = [text for text in (gold, answer) if re.fullmatch(r"-?\d+\.\d+\\%", text)]
+    return bool(decimal) and full_verdict(gold.removesuffix("\\%"), answer.removesuffix("\\%"))
 
 
 radicands = st.sampled_from([1, 2, 3, 4, 5, 8, 12, 18])

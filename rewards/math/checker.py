@@ -19,6 +19,7 @@ from typing import Any
 from rewardhub import ConfigError
 from rewardhub.workers import WorkerPool, shared_pool
 
+from ..extract import bracket_depths
 from .literals import literal_verdict, parse_literal
 
 _CACHE_SIZE = 1 << 16  # verdicts remembered across batches (a few MB)
@@ -29,6 +30,7 @@ _WORD = re.compile(r"(?<![\\A-Za-z])(?=[A-Z]?[a-z])[A-Za-z]{4,}(?![A-Za-z])")  #
 _TEXT_GROUP = re.compile(r"\\(?:text\w*|mbox|mathrm)\s*\{([^{}]*)\}")
 _LETTERS = re.compile(r"[A-Za-z]{2,}")
 _FUNCTIONS = frozenset("sqrt frac sinh cosh tanh arcsin arccos arctan infty prime matrix pmatrix bmatrix vmatrix array cases".split())
+_MEMBER_OF = re.compile(r"^[A-Za-z]\s*\\in\s*")
 _BASE_NUMBER = re.compile(r"([0-9A-Za-z]+)_\{?\(?(\d{1,2})\)?\}?")
 _LIST_SEPARATOR = re.compile(r",(?!\d{3}(?!\d))\s*|;\s*|\s*\\text\{\s*and\s*\}\s*|\s+and\s+")
 _AS_WRITTEN_NOISE = re.compile(r"\\(?:text\w*|mathrm|mbox|operatorname)|[\s{}\\.,;:!?'\"()\[\]]")
@@ -175,7 +177,7 @@ def _shape_check(gold: str, answer: str) -> Check | None:
 def _shape(text: str) -> str:
     """``set`` (``\\{...\\}``), ``bracketed`` (a tuple or interval: one pair of brackets around it all),
     ``list`` (values joined by commas or "and" outside brackets), else ``value``."""
-    text = text.strip()
+    text = _MEMBER_OF.sub("", text.strip())  # "x \\in \\{2, 9\\}" is the set
     if text.startswith("\\{") and text.endswith("\\}") and _closing(text, 1) == len(text) - 1:
         return "set"
     if text[:1] in "([" and text[-1:] in ")]" and _closing(text, 0) == len(text) - 1:
@@ -199,11 +201,7 @@ def _closing(text: str, start: int) -> int | None:
 
 def list_items(text: str) -> list[str]:
     """The items of a list written with commas, semicolons or "and" outside brackets (``1,000`` is one item)."""
-    depth, depths = 0, []
-    for char in text:
-        depths.append(depth)
-        depth += 1 if char in "([{" else -1 if char in ")]}" else 0
-    items, start = [], 0
+    depths, items, start = bracket_depths(text), [], 0
     for match in _LIST_SEPARATOR.finditer(text):
         if depths[match.start()] == 0:
             items.append(text[start : match.start()])
