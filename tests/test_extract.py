@@ -16,8 +16,9 @@ from rewardhub.rewards.extract import (
     DEFAULT_EXTRACTORS,
     EXTRACTORS,
     Extraction,
-    Unreadable,
     Normalizer,
+    Unreadable,
+    alternatives,
     answer_is,
     answer_tag,
     bare,
@@ -30,11 +31,13 @@ from rewardhub.rewards.extract import (
     last_boxed,
     last_math,
     last_number,
+    looks_truncated,
     math_spans,
     number_before_unit,
     open_answer_tag,
     read_answer,
     strip_latex,
+    unicode_to_latex,
 )
 from rewardhub.rewards.math import find_answer
 
@@ -486,3 +489,126 @@ def test_find_answer_is_unbounded_and_linear():
 def test_find_answer_never_raises(text):
     found = find_answer(text)
     assert found is None or (isinstance(found, Unreadable) and found.reason) or (isinstance(found.answer, str) and found.answer)
+
+
+# ----- issue 20: statements read faithfully ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"5 \text{ or } 6", ["5", "6"]),
+        ("either x = 1 or x = 2", ["x = 1", "x = 2"]),
+        (r"\{1 \text{ or } 2\}", [r"\{1 \text{ or } 2\}"]),  # inside brackets: one value
+        ("1 and/or 2", ["1", "2"]),
+        ("5 or", ["5", ""]),
+        ("Oregon", ["Oregon"]),
+        ("x for y", ["x for y"]),
+    ],
+)
+def test_alternatives(text, expected):
+    assert alternatives(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"The answer is $\frac{1}{12}$ or 1.", r"\frac{1}{12} \text{ or } 1"),
+        ("The answer is either x = 6 or x = 5.", r"x = 6 \text{ or } x = 5"),
+        (r"Final answer: 8\sqrt{6} (or possibly 48).", r"8\sqrt{6} \text{ or } 48"),
+        ("The answer is 12, but let me check.", "12"),  # a remark, no second value
+        ("The answer is 12, or maybe 13.", r"12 \text{ or } 13"),
+        ("The answer is fifty-two.", "52"),
+        ("So, the answer is twelve apples.", "12"),
+        ("the answer is one of the following", None),
+        ("The answer is 12 because there are 3 boxes with 4 each.", "12"),
+        ("The answer (arabic numerals) is 80. Then 5", "80"),
+        ("**Answer**: forty one", "41"),
+        ("The answer would be 52.", "52"),
+        ("The answer is 16 - 9 = 7.", "16 - 9 = 7"),
+    ],
+)
+def test_answer_is_reads_each_value_offered(text, expected):
+    assert answer_is(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["The answer is 5 or more.", "The answer is 5 apples and 3 oranges.", "The answer is $x=2$, giving $y=3$.",
+     "The answer is at least 5.", "The answer is 5?", "The answer is 5; alternatively 6."],
+)  # fmt: skip
+def test_answer_is_refuses_what_it_cannot_read_faithfully(text):
+    found = extract_answer(text, ["answer_is"])
+    assert isinstance(found, Unreadable) and found.how == "answer_is" and found.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"\boxed{18} Wait, I made an arithmetic error above. Fixing it, the correct answer is 20.", "20"),
+        (r"<answer>5</answer> The answer is 6.", "6"),
+        (r"\boxed{4} <answer>5</answer>", "5"),
+        (r"\boxed{18}. Wait, let me check: 18 is right.", "18"),
+        (r"$\boxed{-2, 5}$ or $\boxed{5}$", r"-2, 5 \text{ or } 5"),
+    ],
+)
+def test_final_statement_is_the_last_statement(text, expected):
+    assert final_statement(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text", [r"\boxed{18} Wait, I made an error. It should be 20.", r"\boxed{18}" + "\n\nWait, recheck: 20 is correct."],
+)
+def test_a_statement_taken_back_is_no_answer(text):
+    assert isinstance(final_statement(text), Unreadable)
+    assert isinstance(find_answer(text), Unreadable)
+
+
+def test_an_answer_tag_taken_back_is_no_answer():
+    text = "<answer>18</answer> Actually, the total is 20."
+    assert isinstance(answer_tag(text), Unreadable) and isinstance(find_answer(text), Unreadable)
+    assert final_statement("<answer>18</answer> Actually the answer is 20") == "20"  # a later statement
+
+
+@pytest.mark.parametrize(
+    ("text", "truncated"),
+    [
+        ("... (2) Now, for the next part, we need to", True), ("so we get x =", True), ("we have 3 cases to", True),
+        (r"so \[ \frac{1}{2} \cdot", True), ("The answer is 12.", False), ("So she has 12 apples left", False),
+        ("It costs 1,000.99€", False), ("... is 2/3. <|im_start|>user", False), ("x = 5", False),
+        ("इसलिए 67 कमीजें हैं। ", False),
+    ],
+)  # fmt: skip
+def test_looks_truncated(text, truncated):
+    assert looks_truncated(text) is truncated
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("(2) Now, for the next part, we need to", None), ("2. Next, we compute the", None), ("Step 3: Now we", None),
+        ("Case 2: Suppose", None), ("the total is 25.\nTherefore, she has fifty-two.", None),
+        ("so 12 remain for each one.", "12"), ("the three given conditions hold for 12", "12"),
+        ("the answer is (2)", "2"), ("n \\ge 3", None), ("at least 5", None), ("So x = 2 1/2", "2 1/2"),
+    ],
+)  # fmt: skip
+def test_last_number_skips_labels_bounds_and_numbers_in_words_after_it(text, expected):
+    assert last_number(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("2√3", r"2\sqrt{3}"), ("√(x+1)", r"\sqrt{x+1}"), ("(−∞, 3)", r"(-\infty , 3)"), ("x²", "x^{2}"),
+     ("½", r"\frac{1}{2}"), ("∛8", r"\sqrt[3]{8}"), ("plain", "plain")],
+)  # fmt: skip
+def test_unicode_to_latex(text, expected):
+    assert unicode_to_latex(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("So the number is $odd$.", "odd"), ("The value is $0xff$.", "0xff"), ("we get $not odd$.", "not odd"),
+     ("It costs $5 and $10 more, so $x = 3$.", "x = 3")],
+)  # fmt: skip
+def test_a_word_alone_between_dollars_is_math(text, expected):
+    assert last_math(text) == expected
