@@ -102,8 +102,10 @@ _LABEL_WORDS = frozenset(
     " lemma theorem claim condition item section chapter page line rule hint solution approach attempt subcase"
     " scenario".split()
 )
-_NUMBER_WORD = re.compile(r"(?<![A-Za-z])(?:" + "|".join(sorted(NUMBER_WORDS - {"zero"}, key=len, reverse=True))
-                          + r")(?![A-Za-z])", re.IGNORECASE)  # fmt: skip
+_NUMBER_WORD = "(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
+# A number in words: "fifty-two", "one hundred and five", "Four" (read by rewards/number_words.py).
+_NUMBER_PHRASE = re.compile(rf"(?<![A-Za-z])(?:a\s+)?{_NUMBER_WORD}(?:(?:\s+and\s+|[\s-]+){_NUMBER_WORD})*(?![A-Za-z])",
+                            re.IGNORECASE)  # fmt: skip
 _DETERMINERS = frozenset(
     "each every the this that these those any no which another only first last a such some all both our their"
     " its his her my your".split()
@@ -734,6 +736,11 @@ def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | No
     if ends_inside_math(text):
         return None
     last = _last_match(_NUMBER_TOKEN, text)
+    offset = last.end() if last is not None else 0
+    worded = [phrase for phrase in _NUMBER_PHRASE.finditer(text, offset)
+              if _counts_as_number(text, phrase.start(), phrase.end())]  # fmt: skip
+    if worded:  # "25 in all ... so she has fifty-two", "Four containers were imported."
+        return _worded_number(text, worded[-1], max_chars)
     if last is None:
         return None
     start = last.start()
@@ -741,10 +748,16 @@ def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | No
         start += 1  # a binary minus or plus, not a sign
     if not _stands_alone(text, start, last.end()) or _label(text, start, last.end()):
         return None
-    if any(_counts_as_number(text, word) for word in _NUMBER_WORD.finditer(text, last.end())):
-        return None  # "25 in all ... so she has fifty-two": a number in words comes after it
     return _bounded(text[start : last.end()], max_chars)
 
+
+def _worded_number(text: str, phrase: re.Match[str], max_chars: int | None) -> str | None:
+    """The last number of a text when it is written in words (``Ten men can``): its digits, unless it is
+    hedged (``twenty or more``) or no well-formed number: never an earlier number instead."""
+    value = words_to_number(phrase.group())
+    if value is None or _hedged(text, phrase.start(), phrase.end()):
+        return None
+    return _bounded(str(value), max_chars)
 
 def _label(text: str, start: int, end: int) -> bool:
     """``(2) Now, for the next part``, ``2. Next, we``, ``Step 2:``, ``Case 2``: the number labels what follows."""
@@ -759,14 +772,16 @@ def _label(text: str, start: int, end: int) -> bool:
     return text[start - 1 : start] == "(" and after[:1] == ")" and after[1:2] == " " and after[2:3].isupper()
 
 
-def _counts_as_number(text: str, word: re.Match[str]) -> bool:
-    """Whether a number word is used as a number: not after a determiner (``the three given conditions``,
-    ``each one``), and ``one`` not as a pronoun (``one of them``, ``one another``)."""
-    before = _WORD_BEFORE.search(text, max(0, word.start() - 14), word.start())
+def _counts_as_number(text: str, start: int, end: int) -> bool:
+    """Whether the number words at ``text[start:end]`` are used as a number: not after a determiner (``the
+    three given conditions``, ``each one``), not before "of" (``one of them``), and ``one`` not as a pronoun
+    (``one another``, ``one by one``)."""
+    before = _WORD_BEFORE.search(text, max(0, start - 14), start)
     if before is not None and before.group(1).lower() in _DETERMINERS:
         return False
-    after = _NEXT_WORD.match(text, word.end())
-    return word.group().lower() != "one" or after is None or after.group(1).lower() not in _PRONOUN_AFTER
+    after = _NEXT_WORD.match(text, end)
+    following = after.group(1).lower() if after is not None else ""
+    return following != "of" and (text[start:end].lower() != "one" or following not in _PRONOUN_AFTER)
 
 
 def _stands_alone(text: str, start: int, end: int) -> bool:
@@ -943,6 +958,7 @@ class Normalizer:
         not a column), fold case and collapse whitespace."""
         text = unicode_to_latex(answer) if self.latex else answer
         text = unicodedata.normalize("NFKC", text).replace("\u2212", "-").strip()  # U+2212 minus sign
+        text = text.replace("\\\\", " \u21b5 ")  # a matrix row break survives as a symbol of its own (not "\\ ")
         if self.latex:
             text = strip_latex(text)
         if self.numbers:
@@ -950,7 +966,6 @@ class Normalizer:
             if number is not None:
                 return number
         if self.punctuation:
-            text = text.replace("\\\\", " \u21b5 ")  # a matrix row break survives as a symbol of its own
             lone = _LONE_BRACKETED.fullmatch(text.rstrip(". "))
             text = lone.group(1) if lone else text
             text = _PRIME.sub(lambda primes: " prime" * len(primes.group()) + " ", text)

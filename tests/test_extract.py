@@ -587,12 +587,14 @@ def test_looks_truncated(text, truncated):
     ("text", "expected"),
     [
         ("(2) Now, for the next part, we need to", None), ("2. Next, we compute the", None), ("Step 3: Now we", None),
-        ("Case 2: Suppose", None), ("the total is 25.\nTherefore, she has fifty-two.", None),
+        ("Case 2: Suppose", None), ("the total is 25.\nTherefore, she has fifty-two.", "52"),
+        ("Four containers were imported.", "4"), ("the first 3 and the three given conditions", "3"),
+        ("she has twenty or more", None),
         ("so 12 remain for each one.", "12"), ("the three given conditions hold for 12", "12"),
         ("the answer is (2)", "2"), ("n \\ge 3", None), ("at least 5", None), ("So x = 2 1/2", "2 1/2"),
     ],
 )  # fmt: skip
-def test_last_number_skips_labels_bounds_and_numbers_in_words_after_it(text, expected):
+def test_last_number_skips_labels_and_bounds_and_reads_numbers_in_words(text, expected):
     assert last_number(text) == expected
 
 
