@@ -362,6 +362,39 @@ def distractor(rng: random.Random) -> Case:
     return Case("distractor", gold.latex, _reasoning(rng, mention) + ending.format(a=final), right)
 
 
+def several_values(rng: random.Random) -> Case:
+    """An answer sentence that states several values (one of them the gold) is not one answer."""
+    gold = integer(rng)
+    g, w = gold.latex, rng.choice(gold.wrong)
+    templates = ["The answer is {w} apples and {g} oranges.", "The answer is $x = {w}$, giving $y = {g}$.",
+                 "The answer is {w}; alternatively {g}.", "The answer is {w} hours and {g} minutes.",
+                 "The answer is {w}, wait, no, {g}.", "The final answer is {w} for part (a) and {g} for part (b)."]
+    if rng.random() < 0.3:  # a reason or the arithmetic that ends on the answer is not a second value
+        right = rng.choice([f"The answer is {g} because there are {w} boxes.", f"The answer is {g}, since {w} is too many.",
+                            f"The answer is {int(g) + 3} - 3 = {g}."])
+        return Case("several_values", gold.latex, _reasoning(rng) + right, True)
+    return Case("several_values", gold.latex, _reasoning(rng) + rng.choice(templates).format(w=w, g=g), False)
+
+
+def bound(rng: random.Random) -> Case:
+    """A bound is not a value: "at least 5", "more than 5", "n \\ge 5"."""
+    gold = integer(rng)
+    g = gold.latex
+    templates = ["The answer is at least {g}.", "The answer is more than {g}.", "So the answer is less than {g}.",
+                 "Therefore $n \\ge {g}$.", "Thus we need $x > {g}$.", "Hence it is at most {g}", "The answer is {g}?"]
+    return Case("bound", g, _reasoning(rng) + rng.choice(templates).format(g=g), False)
+
+
+def retraction(rng: random.Random) -> Case:
+    """A stated answer taken back after it (and another value given) is no final answer."""
+    gold = any_gold(rng, ("integer", "fraction"))
+    g, w = rng.choice(gold.spellings), rng.choice(gold.wrong)
+    later = rng.choice(["Wait, I made an error. It should be {w}.", "Wait, recheck: {w} is correct.",
+                        "Actually, that is wrong; we get {w}.", "Oops, a mistake above: the total is {w}."])
+    head = rng.choice(["$\\boxed{{{g}}}$", "<answer>{g}</answer>", "The answer is {g}."])
+    return Case("retraction", gold.latex, _reasoning(rng) + head.format(g=g) + " " + later.format(w=w), False)
+
+
 # Correct answers in notations a reader must accept (truth: 1), each beside a wrong twin (truth: 0).
 
 
@@ -461,7 +494,8 @@ def respelled(rng: random.Random) -> Case:
 CLASSES: dict[str, Callable[[random.Random], Case]] = {
     "hedge": hedge, "base": base_subscript, "words_final": words_final, "compound_gold": compound_gold,
     "set_shape": set_shape, "or_duplicates": or_duplicates, "truncated": truncated, "last_statement": last_statement,
-    "vectors": vectors, "distractor": distractor, "unicode": unicode_math, "equation_rhs": equation_rhs,
+    "vectors": vectors, "distractor": distractor, "several_values": several_values, "bound": bound,
+    "retraction": retraction, "unicode": unicode_math, "equation_rhs": equation_rhs,
     "number_words": number_words, "word_span": word_span, "percent": percent,
     "answer_parenthetical": answer_parenthetical, "scientific": scientific, "respelled": respelled,
 }  # fmt: skip

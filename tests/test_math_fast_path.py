@@ -100,10 +100,14 @@ def test_fast_path_agrees_with_full_path(pair):
 
 
 def percent_number(gold: str, answer: str) -> bool:
-    """Issue 20: a decimal percentage is read like an integer one, as the number of percent too (``35.0\\%``
-    is 35, as ``35\\%`` is); Math-Verify reads ``35\\%`` both ways but ``35.0\\%`` only as 0.35."""
-    decimal = [text for text in (gold, answer) if re.fullmatch(r"-?\d+\.\d+\\%", text)]
-    return bool(decimal) and full_verdict(gold.removesuffix("\\%"), answer.removesuffix("\\%"))
+    """Issue 20: a decimal percentage is read like an integer one, as the number of percent and as its
+    hundredth (``35.0\\%`` is 35 and 0.35, as ``35\\%`` is); Math-Verify reads ``35\\%`` both ways but
+    ``35.0\\%`` only as a hundredth, and not always (``5500.0000\\%`` is not 55 to it)."""
+    if not any(re.fullmatch(r"-?\d+\.\d+\\%", text) for text in (gold, answer)):
+        return False
+    readings = [{text.removesuffix("\\%"), str(Fraction(text.removesuffix("\\%")) / 100)} if text.endswith("\\%")
+                else {text} for text in (gold, answer)]  # fmt: skip
+    return any(full_verdict(g, a) for g in readings[0] for a in readings[1])
 
 
 radicands = st.sampled_from([1, 2, 3, 4, 5, 8, 12, 18])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from rewardhub import Batch, Reward, Score, hookimpl
 
@@ -83,12 +83,27 @@ def gold_answer(gold: Any) -> str | None:
 _SENTENCE = re.compile(r"[.!?]\s+[A-Z]")
 
 
+class _Gold(NamedTuple):
+    """A gold column value read once (golds repeat every step and epoch: cached)."""
+
+    text: str  # normalised; a gold offering alternatives ("n = 1 or n = 2") as the list of its values
+    unit: str | None
+    is_number: bool
+    comma: str  # read with decimal commas ("1,22" is 1.22), for answers that are one number
+
+
 @functools.lru_cache(maxsize=1 << 14)
-def _gold(value: str, max_chars: int) -> str | None:
-    """The normalised gold answer of a gold column value (golds repeat every step and epoch: cached);
-    an answer longer than ``max_chars`` comes back as written, for the caller to report."""
+def _gold(value: str, max_chars: int) -> _Gold | str | None:
+    """The gold of a gold column value; an answer longer than ``max_chars`` comes back as written, for the
+    caller to report, and None when there is none."""
     answer = gold_answer(value)
-    return answer if answer is None or len(answer) > max_chars else normalize(answer)
+    if answer is None or len(answer) > max_chars:
+        return answer
+    values = [normalize(part) for part in alternatives(answer)]
+    text = values[0] if len(values) == 1 else ", ".join(values)
+    if not text or len(text) > max_chars:
+        return text or None
+    return _Gold(text, unit_of(answer), isinstance(parse_literal(text), Scalar), normalize(answer, decimal_comma=True))
 
 
 class MathReward(Reward):
@@ -139,7 +154,7 @@ class MathReward(Reward):
             return Score(None, f"no gold answer in column {self.column!r}")
         gold_text = str(gold_value).strip()
         gold = _gold(gold_text, self.max_answer_chars) if len(gold_text) <= 20 * self.max_answer_chars else None
-        if not gold or len(gold) > self.max_answer_chars:
+        if not isinstance(gold, _Gold):
             return Score(None, f"gold unparseable: no answer of at most {self.max_answer_chars} chars found in it")
         found = find_answer(text, last_number=self.last_number)
         if found is None:
@@ -151,20 +166,17 @@ class MathReward(Reward):
         offered = alternatives(found.answer)
         if not all(offered):
             return Score(0.0, f"no answer: a hedge, {_short(found.answer)!r} leaves an alternative empty", False)
-        golds = [normalize(value) for value in alternatives(gold)]
-        gold = golds[0] if len(golds) == 1 else ", ".join(golds)  # "n = 1 or n = 2": the list of its values
-        units = unit_of(gold_answer(gold_text) or ""), unit_of(found.answer)
-        if None not in units and units[0] != units[1]:
-            return Score(0.0, f"not equal: {_short(found.answer)} is in {units[1]}, the gold in {units[0]}", False)
-        gold_is_number = isinstance(parse_literal(gold), Scalar)
-        answers = [normalize(value, decimal_comma=gold_is_number) for value in offered]
+        unit = unit_of(found.answer)
+        if None not in (gold.unit, unit) and gold.unit != unit:
+            return Score(0.0, f"not equal: {_short(found.answer)} is in {unit}, the gold in {gold.unit}", False)
+        answers = [normalize(value, decimal_comma=gold.is_number) for value in offered]
         if not all(answers):
             return Score(0.0, "no answer found", False)
-        if len(answers) > 1 and len(list_items(gold)) == len(answers) and all(len(list_items(a)) == 1 for a in answers):
+        if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and all(len(list_items(a)) == 1 for a in answers):
             answers = [", ".join(answers)]  # "x = 1 or x = 2" for the gold's two solutions "1, 2"
-        if len(answers) == 1 and not gold_is_number and isinstance(parse_literal(answers[0]), Scalar):
-            gold = normalize(gold_answer(gold_text) or gold_text, decimal_comma=True)  # "1,22" gold, "1.22" answer
-        return [(gold, answer) for answer in answers]
+        if len(answers) == 1 and not gold.is_number and isinstance(parse_literal(answers[0]), Scalar):
+            return [(gold.comma, answers[0])]  # "1,22" gold, "1.22" answer
+        return [(gold.text, answer) for answer in answers]
 
     def _score(self, check: Check, gold: str, answer: str) -> Score:
         how = f" ({check.detail})" if check.detail not in ("", "exact", "as written") else ""
