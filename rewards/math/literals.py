@@ -96,8 +96,8 @@ def _number_spelling(s: str, decimal_comma: bool) -> str:
         s = f"{mixed.group(1)}\\frac{{{mixed.group(2)}}}{{{mixed.group(3)}}}"
     if not _MIXED_TEX.fullmatch(s.lstrip("-")):  # alone, the parser reads it as mixed already (and so do we)
         s = _MIXED_TEX.sub(r"(\1+\\frac{\2}{\3})", s)
-    if s.startswith(("0,", "-0,")) and _DECIMAL_COMMA.fullmatch(s):
-        s = s.replace(",", ".")  # "0,111" cannot be thousands
+    if s.startswith(("0,", "-0,")) and _DECIMAL_COMMA.fullmatch(s):  # "0,111" cannot be thousands: a decimal
+        s = s.replace(",", ".") if decimal_comma else s  # comma beside a number, a list ("0,9") beside a list
     elif _THOUSANDS.fullmatch(s):
         s = s.replace(",", "")
     elif _SPACED_THOUSANDS.fullmatch(s):
