@@ -14,7 +14,16 @@ import tempfile
 import warnings
 from pathlib import Path
 
+import rewardhub
+
 HERE = Path(__file__).resolve().parent
+
+
+@rewardhub.register  # a reward written here, TRL-style; the config names it like any installed reward
+def answer_last(completions, **kwargs):
+    """1.0 when the completion ends with its answer (nothing after ``</answer>``)."""
+    texts = [c[-1]["content"] if isinstance(c, list) else c for c in completions]
+    return [1.0 if text.rstrip().endswith("</answer>") else 0.0 for text in texts]
 
 
 def main() -> None:

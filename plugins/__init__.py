@@ -9,11 +9,15 @@
 from importlib import metadata as _metadata
 
 from . import _moved
+from ._aio import background_loop
 from ._batch import Batch, Row, Score
 from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
+from ._config import RewardEntry, read_config
 from ._decorators import batch_reward, sample_reward
+from ._manager import plugin_manager
 from ._registry import get, list_rewards, registry
 from ._reward import AsyncReward, BatchResult, Reward
+from ._script import register
 from .completions import completion_text
 from .errors import (
     ConfigError,
@@ -25,7 +29,9 @@ from .errors import (
     PluginLoadError,
     RewardContractError,
     RewardhubError,
+    RewardhubWarning,
     RewardInputError,
+    RewardNotScoringWarning,
     UnknownRewardError,
     WorkerStartupError,
 )
@@ -52,21 +58,28 @@ __all__ = [
     "PluginLoadError",
     "Reward",
     "RewardContractError",
+    "RewardEntry",
     "RewardInputError",
     "RewardSet",
     "RewardhubError",
+    "RewardhubWarning",
+    "RewardNotScoringWarning",
     "Row",
     "Score",
     "SetResult",
     "UnknownRewardError",
     "WeightedReward",
     "WorkerStartupError",
+    "background_loop",
     "batch_reward",
     "completion_text",
     "get",
     "hookimpl",
     "list_rewards",
     "load",
+    "plugin_manager",
+    "read_config",
+    "register",
     "registry",
     "sample_reward",
 ]

@@ -9,13 +9,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._groups import by_prompt
+from ._live import NoState, env_state
 from .completions import NotText, completion_text
 from .errors import MissingColumnError, RewardInputError
 
 # Keyword arguments a trainer passes that are not dataset columns.
 TRAINER_HOOKS = ("log_extra", "log_metric")
 # Keyword arguments passed through per batch, not per row.
-BATCH_LEVEL = ("trainer_state", "environments")
+BATCH_LEVEL = ("trainer_state",)
+# Per-row live objects (TRL's ``environments``: one environment per rollout, aligned with the
+# completions). They stay in this process: kept apart from the columns, so that they are subset with
+# their rows but never pickled, sent, logged or put into a memo key.
+LIVE_COLUMNS = ("environments", "env")
 
 
 # What happened to a sample, said by the code that knows (never read back from the reason's text):
@@ -81,15 +86,20 @@ class Batch:
     """A reward's input: raw prompts and completions, their texts, and per-row columns.
 
     ``texts[i]`` is ``None`` when completion ``i`` holds no text (``text_errors[i]`` says why).
+    ``live`` holds per-row objects that never leave the process (see ``LIVE_COLUMNS``); a live
+    column given among ``columns`` is moved there.
     """
 
     prompts: list[Any]
     completions: list[Any]
     columns: dict[str, list[Any]]
     extras: dict[str, Any] = field(default_factory=dict)
+    live: dict[str, list[Any]] = field(default_factory=dict)
     texts: list[str | None] = field(init=False)
     text_errors: list[str] = field(init=False)
     reward_name: str = "(batch)"  # used in error messages; rewards re-label errors with their own name
+    # Scores a batch scorer settled before it returned (``settle``): kept when a deadline cuts it short.
+    settled: dict[int, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.completions)
@@ -97,7 +107,10 @@ class Batch:
             self.prompts = [None] * n
         if len(self.prompts) != n:
             raise RewardInputError(f"{len(self.prompts)} prompts but {n} completions: they must pair up one to one")
-        for name, values in self.columns.items():
+        if any(name in self.columns for name in LIVE_COLUMNS):
+            self.live = {**self.live, **{k: v for k, v in self.columns.items() if k in LIVE_COLUMNS}}
+            self.columns = {k: v for k, v in self.columns.items() if k not in LIVE_COLUMNS}
+        for name, values in (*self.columns.items(), *self.live.items()):
             if not isinstance(values, Sequence) or isinstance(values, str | bytes) or len(values) != n:
                 got = f"{len(values)} values" if isinstance(values, Sequence) else type(values).__name__
                 raise RewardInputError(f"column {name!r} must be a list with one value per completion ({n}); got {got}")
@@ -119,8 +132,9 @@ class Batch:
                 f"reward {reward_name!r} takes a list of completions, got {type(completions).__name__}"
             )
         extras = {k: kwargs[k] for k in BATCH_LEVEL if k in kwargs}
+        # A trainer passes None where it has no such thing (completion_ids, environments without tools).
         columns = {k: v for k, v in kwargs.items()
-                   if k not in extras and k not in TRAINER_HOOKS and (v is not None or k != "completion_ids")}
+                   if k not in extras and k not in TRAINER_HOOKS and (v is not None or k not in _MAY_BE_NONE)}
         return cls(
             list(prompts) if prompts is not None else None,
             list(completions),
@@ -142,11 +156,36 @@ class Batch:
     def __len__(self) -> int:
         return len(self.completions)
 
+    def settle(self, index: int, score: Any) -> None:
+        """Record row ``index``'s final score as soon as a batch scorer knows it: if the reward's
+        deadline passes before the batch is done, settled rows keep their score instead of timing out."""
+        self.settled[index] = score
+
+    def portable(self) -> Batch:
+        """This batch without its live objects, which never leave the process: each row's environment
+        is replaced by its ``env_state`` snapshot (JSON data). Used when a batch is pickled or sent."""
+        if not self.live:
+            return self
+        columns = self.columns if "env_state" in self.columns else {**self.columns, "env_state": portable_states(self)}
+        return Batch(self.prompts, self.completions, columns, self.extras, reward_name=self.reward_name)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self.portable().__dict__)
+
     def row(self, index: int) -> Row:
         return Row(self, index)
 
     def rows(self) -> Iterator[Row]:
         return (Row(self, i) for i in range(len(self)))
+
+    def live_column(self, name: str) -> list[Any] | None:
+        """A live column by name (``env`` and TRL's ``environments`` are one), or ``None`` if the batch has none."""
+        if name not in LIVE_COLUMNS:
+            return None
+        values = self.live.get(name)
+        if values is None:
+            values = next((self.live[other] for other in LIVE_COLUMNS if other in self.live), None)
+        return values
 
     def column(self, name: str) -> list[Any]:
         """A whole column; raises ``MissingColumnError`` naming what the batch has."""
@@ -156,12 +195,13 @@ class Batch:
             raise MissingColumnError(self.reward_name, name, self.columns) from None
 
     def subset(self, indices: Sequence[int]) -> Batch:
-        """A batch of the given rows only (same extras)."""
+        """A batch of the given rows only: their columns and live objects, the same batch-level extras."""
         return Batch(
             [self.prompts[i] for i in indices],
             [self.completions[i] for i in indices],
             {k: [v[i] for i in indices] for k, v in self.columns.items()},
             self.extras,
+            {k: [v[i] for i in indices] for k, v in self.live.items()},
             reward_name=self.reward_name,
         )
 
@@ -172,6 +212,26 @@ class Batch:
     def groups(self) -> list[list[int]]:
         """Row indices grouped by prompt, in first-seen order (GRPO's completions of one prompt)."""
         return by_prompt(range(len(self)), self.prompts.__getitem__)
+
+
+_MAY_BE_NONE = ("completion_ids", *LIVE_COLUMNS)
+
+
+def live_objects(batch: Batch) -> list[Any]:
+    """Each row's live object (``env``, else TRL's ``environments``), ``None`` where a row has none."""
+    values = batch.live_column("env")
+    return list(values) if values is not None else [None] * len(batch)
+
+
+def portable_states(batch: Batch) -> list[Any]:
+    """Each row's environment state (JSON data), ``None`` where it has none: what may leave the process."""
+    states = []
+    for env in live_objects(batch):
+        try:
+            states.append(env_state(env))
+        except NoState:
+            states.append(None)
+    return states
 
 
 def _is_list_like(value: Any) -> bool:
@@ -209,6 +269,9 @@ class Row(Mapping[str, Any]):
             return self._batch.columns[name][self.index]
         if name == "prompt":
             return self.prompt
+        live = self._batch.live_column(name)
+        if live is not None:
+            return live[self.index]
         if name in self._batch.extras:
             return self._batch.extras[name]
         raise MissingColumnError(self._batch.reward_name, name, self._batch.columns)

@@ -39,8 +39,18 @@ class Member:
         return self.entry.weight
 
 
+_GATE_SAYS = {"abstain": "abstained", "error": "failed", "timeout": "timed out"}
+
+
 class GatedReward(Reward):
-    """``inner`` counts only where ``gate`` passes (value >= threshold); elsewhere ``otherwise``."""
+    """``inner`` counts only where ``gate`` passes (value >= threshold); elsewhere ``otherwise``.
+
+    The gate is scored first and ``inner`` only on the rows that pass it (a gated judge sends no
+    request for the others), except when ``inner`` needs whole groups or shares its verdicts with
+    other rewards: then it scores every row, as those need.
+    """
+
+    watched = False  # the inner reward and the gate say for themselves when they are not scoring
 
     def __init__(self, inner: Reward, gate_reward: Reward, gate: Gate):
         super().__init__(on_error="raise")  # members contain their own errors; what escapes them must propagate
@@ -50,15 +60,30 @@ class GatedReward(Reward):
         self.__name__ = inner.__name__
 
     def score_batch(self, batch: Batch) -> list[Score]:
-        return self._apply_gate(*_evaluate_all([self.inner, self.gate_reward], batch))
+        missing = self.inner._missing_column(batch)  # then no row can be scored, gated out or not: an error
+        if missing is not None:
+            return missing
+        gate = self.gate_reward.evaluate_batch(batch)
+        rows = self._rows_to_score(gate)
+        inner = self.inner.evaluate_batch(batch if len(rows) == len(batch) else batch.subset(rows)) if rows else None
+        return self._apply_gate(gate, rows, inner)
 
-    def _apply_gate(self, inner: BatchResult, gate: BatchResult) -> list[Score]:
+    def _rows_to_score(self, gate: BatchResult) -> list[int]:
+        """Rows ``inner`` must score: those passing the gate, or all when it needs whole groups or shares verdicts."""
+        if getattr(self.inner, "needs_groups", False) or self.inner._memo is not None:
+            return list(range(len(gate.scores)))
+        return [i for i, s in enumerate(gate.scores) if s.value is not None and s.value >= self.gate.threshold]
+
+    def _apply_gate(self, gate: BatchResult, rows: list[int], inner: BatchResult | None) -> list[Score]:
+        scored = dict(zip(rows, inner.scores, strict=True)) if inner is not None else {}
         scores = []
-        for score, gate_score in zip(inner.scores, gate.scores, strict=True):
-            if gate_score.value is None:
-                scores.append(Score(None, f"gate {self.gate.reward!r} abstained: {gate_score.reason}".rstrip(": ")))
+        for i, gate_score in enumerate(gate.scores):
+            if gate_score.value is None:  # the gate's own failure stays a failure; its abstention an abstention
+                outcome = gate_score.outcome if gate_score.outcome in ("error", "timeout") else "abstain"
+                reason = f"gate {self.gate.reward!r} {_GATE_SAYS[outcome]}"
+                scores.append(Score(None, f"{reason}: {gate_score.reason}".rstrip(": "), None, outcome))
             elif gate_score.value >= self.gate.threshold:
-                scores.append(score)
+                scores.append(scored[i])
             else:
                 reason = f"gated: {self.gate.reward} scored {gate_score.value:g} < {self.gate.threshold:g}"
                 scores.append(Score(self.gate.otherwise, reason, False))
@@ -69,8 +94,14 @@ class AsyncGatedReward(AsyncReward, GatedReward):
     """A gate over an async reward (or an async gate): TRL awaits it alongside its other async rewards."""
 
     async def score_batch_async(self, batch: Batch) -> list[Score]:
-        inner, gate = await asyncio.gather(aevaluate_any(self.inner, batch), aevaluate_any(self.gate_reward, batch))
-        return self._apply_gate(inner, gate)
+        missing = self.inner._missing_column(batch)
+        if missing is not None:
+            return missing
+        gate = await aevaluate_any(self.gate_reward, batch)
+        rows = self._rows_to_score(gate)
+        subset = batch if len(rows) == len(batch) else batch.subset(rows)
+        inner = await aevaluate_any(self.inner, subset) if rows else None
+        return self._apply_gate(gate, rows, inner)
 
 
 class WeightedReward(Reward):
@@ -80,6 +111,8 @@ class WeightedReward(Reward):
     ``reward_weights`` (TRL's async GRPO). Abstaining components are skipped like TRL's ``nansum``;
     a sample where every component abstains gets ``None``.
     """
+
+    watched = False  # its members say for themselves when they are not scoring
 
     def __init__(self, rewards: RewardSet, name: str = "rewardhub"):
         super().__init__(on_error="raise")  # members contain their own errors; what escapes them must propagate

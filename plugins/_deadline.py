@@ -79,7 +79,9 @@ def run_sync(reward: Reward, batch: Batch, seconds: float) -> list[Score]:
             reward._overdue.add(1)
     if failure and not stop.is_set():
         raise failure[0]
-    return [s if s is not None else timed_out(seconds) for s in scores]
+    settled = dict(batch.settled)  # a batch scorer's rows finished before the deadline keep their scores
+    return [s if s is not None else reward._to_score(settled[i]) if i in settled else timed_out(seconds)
+            for i, s in enumerate(scores)]
 
 
 

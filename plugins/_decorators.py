@@ -23,7 +23,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ._batch import Batch, Row, Score
+from ._batch import LIVE_COLUMNS, Batch, Row, Score
 from ._registry import Param, factory_params, spec_from_factory
 from ._reward import AsyncReward, Reward
 from .errors import ConfigError, MissingColumnError
@@ -159,6 +159,8 @@ class FunctionReward(Reward):
         for column, default in self.factory.column_args:
             if column in _FROM_BATCH:
                 args.append(_FROM_BATCH[column](batch))
+            elif batch.live_column(column) is not None:
+                args.append(batch.live_column(column))
             elif column in batch.extras:
                 args.append(batch.extras[column])
             elif column in batch.columns or default is inspect.Parameter.empty:
@@ -169,6 +171,11 @@ class FunctionReward(Reward):
         for name in self.factory.taken_names:
             extra.pop(name, None)
         return args, {**extra, **self.params}
+
+    def required_columns(self) -> tuple[str, ...]:
+        """The scorer's column parameters that have no default."""
+        return tuple(c for c, default in self.factory.column_args
+                     if default is inspect.Parameter.empty and c not in _FROM_BATCH)
 
     def score_sample(self, text: str, row: Row) -> Any:
         args, kwargs = self._sample_args(row)
@@ -215,6 +222,10 @@ class IsolatedFunctionReward(FunctionReward):
         from .workers import require_importable
 
         require_importable(factory)  # workers import the scorer by name: not from __main__, not a local
+        live = [column for column, _ in factory.column_args if column in LIVE_COLUMNS]
+        if live:
+            raise ConfigError(f"reward {factory.name!r}: isolated rewards score in worker processes, and {live[0]!r} "
+                              f"is a live object that never leaves this process; ask for 'env_state' instead")
         self.timeout, self.timeout_score, self.workers = timeout, timeout_score, workers
 
     def _per_sample(self) -> bool:

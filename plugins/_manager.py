@@ -107,6 +107,11 @@ def _load_entry_points(allowed: set[str] | None) -> None:
 _plugin_sources: dict[int, str] = {}
 
 
+def plugin_manager() -> pluggy.PluginManager:
+    """rewardhub's plugin manager with every plugin loaded: call its hooks (``plugin_manager().hook.X``)."""
+    return load_plugins()
+
+
 def plugin_source(plugin: object) -> str:
     """Distribution that provided ``plugin`` (``"rewardhub"`` for built-ins)."""
     return _plugin_sources.get(id(plugin), BUILTIN_SOURCE)

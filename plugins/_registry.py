@@ -218,11 +218,12 @@ class Registry:
                     ) from exc
             self._filled = True
 
-    def add(self, factory: Any, *, source: str = "rewardhub") -> RewardSpec:
-        """Register one factory; a name registered twice is an error naming both distributions."""
+    def add(self, factory: Any, *, source: str = "rewardhub", replace: bool = False) -> RewardSpec:
+        """Register one factory; a name registered twice is an error naming both distributions
+        (``replace=True``: the new factory takes the name)."""
         spec = spec_from_factory(factory, source)
         existing = self._specs.get(spec.name)
-        if existing is not None and existing.factory is not factory:
+        if existing is not None and existing.factory is not factory and not replace:
             raise DuplicateRewardError(
                 f"reward {spec.name!r} is registered twice: by {existing.source!r} and by {source!r}. "
                 f"Uninstall one of them, or restrict plugins with REWARDHUB_LOAD_PLUGINS."

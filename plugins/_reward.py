@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from ._aio import run_coroutine
 from ._batch import TRAINER_HOOKS, Batch, Row, Score, to_score
 from ._deadline import Overdue, run_async, run_sync
+from ._not_scoring import ScoringWatch
 from ._sharing import VerdictMemo, batch_key
 from .errors import (
     ConfigError,
@@ -69,6 +70,8 @@ class Reward:
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    # Said when it is not scoring (see ``_not_scoring``); False for wrappers whose members say it themselves.
+    watched: ClassVar[bool] = True
 
     def __init__(self, *, on_error: str = "none"):
         if on_error not in ON_ERROR_POLICIES:
@@ -84,6 +87,7 @@ class Reward:
         self._overdue = Overdue()
         self._memo: VerdictMemo | None = None
         self._bound: dict[str, Reward] = {}
+        self._watch = ScoringWatch()
 
     # ----- what authors override -------------------------------------------------------------
     def score_sample(self, text: str, row: Row) -> Any:
@@ -97,6 +101,11 @@ class Reward:
     def dependencies(self) -> dict[str, str]:
         """Rewards whose verdicts this one reuses: role -> registry name or alias in the same set."""
         return {}
+
+    def required_columns(self) -> tuple[str, ...]:
+        """Columns this reward reads on every row. A batch without one is not scored at all: each
+        sample gets outcome ``error`` naming the column (and the closest one the batch has), said once."""
+        return ()
 
     # ----- calling -----------------------------------------------------------------------------
     def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
@@ -114,8 +123,24 @@ class Reward:
         if cached is not None:
             return cached
         start = time.perf_counter()
-        scores = self._run(batch) if self.batch_timeout is None else run_sync(self, batch, self.batch_timeout)
+        scores = self._missing_column(batch)
+        if scores is None:
+            scores = self._run(batch) if self.batch_timeout is None else run_sync(self, batch, self.batch_timeout)
         return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
+
+    def _missing_column(self, batch: Batch) -> list[Score] | None:
+        """Every sample's failure when the batch lacks a column of ``required_columns``, else ``None``
+        (a column is looked up as a row looks it up: dataset columns, live objects, batch-level values)."""
+        columns = [c for c in self.required_columns() if c != "completion"]
+        if not columns or not len(batch):
+            return None
+        row = batch.row(0)
+        for column in columns:
+            try:
+                row[column]
+            except MissingColumnError as exc:
+                return [self._failure(exc)] * len(batch)
+        return None
 
     def _per_sample(self) -> bool:
         """True when the reward scores sample by sample (a deadline can then keep the finished ones)."""
@@ -168,6 +193,7 @@ class Reward:
         if self.on_error == "raise":
             raise exc
         if isinstance(exc, MissingColumnError):
+            self._watch.missing_column(self.__name__, exc)
             return Score(None, _error_reason(exc), None, "error")
         return Score(0.0 if self.on_error == "zero" else None, _error_reason(exc), None, "error")
 
@@ -198,6 +224,8 @@ class Reward:
             self.totals["timeouts"] += timeouts
             self.totals["abstained"] += abstained
             self.totals["seconds"] += seconds
+        if self.watched:
+            self._watch.batch_done(self.__name__, scores)
         result = BatchResult(scores, seconds, errors)
         if key is not None and self._memo is not None:
             self._memo.remember(key, result)
@@ -299,9 +327,10 @@ class AsyncReward(Reward):
         if cached is not None:
             return cached
         start = time.perf_counter()
-        if self.batch_timeout is None:
+        scores = self._missing_column(batch)
+        if scores is None and self.batch_timeout is None:
             scores = await self._run_async(batch)
-        else:
+        elif scores is None:
             scores = await run_async(self, batch, self.batch_timeout, lambda: self._run_async(batch))
         return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
 
@@ -324,7 +353,7 @@ class AsyncReward(Reward):
         return run_coroutine(self.aevaluate_batch(batch))
 
 
-_SET_BY_INIT = ("on_error", "totals", "batch_timeout", "_overdue", "_memo", "_bound", "__name__")
+_SET_BY_INIT = ("on_error", "totals", "batch_timeout", "_overdue", "_memo", "_bound", "_watch", "__name__")
 
 
 def _error_reason(exc: BaseException) -> str:

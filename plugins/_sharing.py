@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ._live import NoState, env_state
 from .completions import prompt_key
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class VerdictMemo:
 
 
 def batch_key(batch: Batch) -> tuple:
-    """The batch's full content as a dict key: texts, prompts, columns and the batch-level objects."""
+    """The batch's full content as a dict key: texts, prompts, columns, live objects and the batch-level objects."""
     return (
         tuple((t, None) if t is not None else (None, frozen(c)) for t, c in zip(batch.texts, batch.completions, strict=True)),
         tuple(prompt_key(p) for p in batch.prompts),
@@ -55,7 +56,27 @@ def batch_key(batch: Batch) -> tuple:
         # Batch-level objects (trainer_state) are the same object every step: their identity and step
         # keep a result from one step being served at the next (a reward may follow the schedule).
         tuple(sorted((k, id(v), getattr(v, "global_step", None)) for k, v in batch.extras.items())),
+        tuple(sorted((name, tuple(map(live_key, values))) for name, values in batch.live.items())),
     )
+
+
+class _Unmatched:
+    """A memo-key part equal only to itself: a batch whose state cannot be read is never served from memory."""
+
+    __slots__ = ()
+
+
+def live_key(obj: Any) -> tuple:
+    """A memo-key part for a live object: its identity and a frozen copy of its state, never the object.
+
+    Identity alone would serve a reused environment's old verdict after its state changed (TRL resets
+    the same instances every step); state alone would mix two environments that look alike.
+    """
+    try:
+        state: Any = frozen(env_state(obj))
+    except NoState:
+        state = _Unmatched() if callable(getattr(obj, "state_dict", None)) else None
+    return (type(obj).__qualname__, id(obj), state)
 
 
 def frozen(value: Any) -> Any:

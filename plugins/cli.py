@@ -19,7 +19,10 @@ EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = argparse.ArgumentParser(prog="rewardhub", description="Reward functions and verifiers for RL post-training.")
+    parser.add_argument("--version", action="version", version=f"rewardhub {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     load_plugins()

@@ -48,9 +48,12 @@ class MissingColumnError(RewardhubError, KeyError):
         self.reward = reward
         self.column = column
         self.available = sorted(available)
+        close = difflib.get_close_matches(column, self.available, n=1, cutoff=0.6)
+        self.closest = close[0] if close else None
         have = ", ".join(self.available) or "(none)"
+        hint = f" Did you mean {self.closest!r}?" if self.closest else ""
         super().__init__(
-            f"reward {reward!r} needs column {column!r}, but the batch has only: {have}. "
+            f"reward {reward!r} needs column {column!r}, but the batch has only: {have}.{hint} "
             f"Add the column to your dataset or point the reward at another one with its column parameter."
         )
 
@@ -60,6 +63,17 @@ class MissingColumnError(RewardhubError, KeyError):
 
     def __str__(self) -> str:
         return self.args[0]
+
+
+class RewardhubWarning(UserWarning):
+    """Base class of the warnings rewardhub gives (filter them, or turn them into errors, by category)."""
+
+
+class RewardNotScoringWarning(RewardhubWarning):
+    """A reward is not scoring (a column it needs is missing, or every sample fails): said once per reward.
+
+    ``python -W error::rewardhub.RewardNotScoringWarning`` (or ``warnings.simplefilter("error", ...)``)
+    stops a run at the first one instead."""
 
 
 class PluginLoadError(RewardhubError):

@@ -65,6 +65,9 @@ class ExactMatch(Reward):
             latex=strip_latex,
         )
 
+    def required_columns(self) -> tuple[str, ...]:
+        return (self.column,)
+
     def score_sample(self, text: str, row: Row) -> Score:
         references = self._references(row[self.column])
         if not references:

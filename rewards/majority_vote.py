@@ -3,6 +3,10 @@
 Completions of the same prompt form a group; their final answers are clustered by math
 equivalence (``0.5`` and ``\\frac{1}{2}`` vote together; checked through the same worker path as
 ``math``) or by normalised string, and members of the largest cluster get 1.0, the others 0.0.
+Each distinct answer that needs the parser is first read once, alone, in a worker with ``timeout``
+(as ``math`` reads an answer: parsed, and compared with 0, which evaluates it): one that cannot be
+read in time (``\\boxed{9^{9^{9^{9}}}}``) does not vote and gets ``timeout_score`` with outcome
+``timeout``, so it costs its group one deadline, not one per sibling it would be compared with.
 A lone completion has nobody to agree with, and a group short of ``group_size`` is a fragment: both
 abstain. Under one-sample callers (verl, OpenRLHF) the shims and ``rewardhub serve`` assemble whole
 groups of ``group_size`` first (``needs_groups``).
@@ -10,16 +14,20 @@ groups of ``group_size`` first (``needs_groups``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
 from .extract import Extraction
-from .math.checker import MathChecker
-from .math.literals import normalize
+from .math.checker import MathChecker, verify_pair, warm_up
+from .math.literals import normalize, parse_literal
 from .math.reward import find_answer
 
 TIES = ("none", "all", "first")
 ANSWERLESS = ("zero", "abstain")
 EQUIVALENCE = ("math", "string")
+_WARM_UP = f"{warm_up.__module__}:{warm_up.__name__}"
+_READABLE = 1 << 14  # answers remembered as read (or as unparseable) across batches
 
 
 class MajorityVote(Reward):
@@ -40,6 +48,7 @@ class MajorityVote(Reward):
         answerless: str = "zero",
         equivalence: str = "math",
         timeout: float = 5.0,
+        timeout_score: float | None = 0.0,
         last_number: bool = True,
         max_answer_chars: int = 1000,
         workers: int | None = None,
@@ -68,7 +77,9 @@ class MajorityVote(Reward):
         self.equivalence = equivalence
         self.last_number = last_number
         self.max_answer_chars = max_answer_chars
+        self.timeout_score = timeout_score
         self.checker = MathChecker(timeout, workers) if equivalence == "math" else None
+        self._read: dict[str, bool] = {}  # answer -> parses (True) or not (False); timeouts are not remembered
 
     def score_batch(self, batch: Batch) -> list[Score]:
         scores: list[Score | None] = [None] * len(batch)
@@ -91,12 +102,15 @@ class MajorityVote(Reward):
                     scores[i] = Score(0.0 if self.answerless == "zero" else None, "no answer found", False)
             votes.append([i for i in group if answers[i] is not None])
         try:
-            labels = self._clusters(votes, answers)
+            labels, unread = self._clusters(votes, answers)
         except Exception as exc:  # the base would retry row by row: one-row "groups" must never vote
             failure = self._failure(exc)
             return [failure if score is None else score for score in scores]
         for voters in votes:
-            self._score_group(voters, answers, labels, scores)
+            for i in voters:
+                if answers[i] in unread:
+                    scores[i] = unread[answers[i]]
+            self._score_group([i for i in voters if answers[i] not in unread], answers, labels, scores)
         return scores  # type: ignore[return-value]
 
     def _answer(self, text: str | None) -> str | None:
@@ -105,15 +119,25 @@ class MajorityVote(Reward):
             return None
         return normalize(found.answer) or None
 
-    def _clusters(self, votes: list[list[int]], answers: list[str | None]) -> dict[int, int]:
-        """Cluster label per voting row: rows with equivalent answers share the label of the first."""
+    def _clusters(
+        self, votes: list[list[int]], answers: list[str | None]
+    ) -> tuple[dict[int, int], dict[str, Score]]:
+        """Cluster label per voting row (rows with equivalent answers share the label of the first), and
+        the score of each answer that could not be read or compared in time (it does not vote)."""
         groups = [list(dict.fromkeys(answers[i] for i in voters)) for voters in votes]
         pairs = [(a, b) for distinct in groups for k, a in enumerate(distinct) for b in distinct[k + 1 :]]
         same = {pair for pair in pairs if self._equivalent_strings(*pair)}
+        unread: dict[str, Score] = {}
         if self.checker is not None:
             undecided = [pair for pair in pairs if pair not in same]
-            checks = self.checker.compare(undecided)
-            same |= {pair for pair, check in zip(undecided, checks, strict=True) if check.verdict}
+            parses = self._read_answers({a for pair in undecided for a in pair}, unread)
+            undecided = [pair for pair in undecided if all(parses.get(a, a not in unread) for a in pair)]
+            for pair, check in zip(undecided, self.checker.compare(undecided), strict=True):
+                if check.verdict:
+                    same.add(pair)
+                elif check.status in ("timeout", "error"):  # no verdict on the pair: neither answer can vote
+                    for answer in pair:
+                        unread.setdefault(answer, self._late(check.status, check.detail, "compared"))
         labels: dict[int, int] = {}
         for voters, distinct in zip(votes, groups, strict=True):
             root = {a: k for k, a in enumerate(distinct)}  # cluster = index of its first-seen answer
@@ -124,7 +148,34 @@ class MajorityVote(Reward):
                         root = {x: low if r == high else r for x, r in root.items()}
             for i in voters:
                 labels[i] = root[answers[i]]  # type: ignore[index]
-        return labels
+        return labels, unread
+
+    def _read_answers(self, answers: Iterable[str], unread: dict[str, Score]) -> dict[str, bool]:
+        """Read each answer that needs the parser once, alone, in a worker with the deadline (plain literals
+        are settled in this process): answer -> whether it parses; those not read in time go to ``unread``.
+
+        Reading is ``math``'s check against the answer ``0``: parsing alone is lazy (``9^{9^{9^{9}}}`` parses
+        in a millisecond), a comparison with a number evaluates the answer, as every sibling's would."""
+        parses = {a: self._read[a] for a in answers if a in self._read}
+        todo = sorted(a for a in answers if a not in parses and parse_literal(a) is None)
+        outcomes = self.checker.pool.map(verify_pair, [("0", a) for a in todo], timeout=self.checker.timeout,
+                                         requires=(_WARM_UP,))
+        for answer, outcome in zip(todo, outcomes, strict=True):
+            if outcome.status != "ok":
+                unread[answer] = self._late(outcome.status, str(outcome.value or ""), "read")
+                continue
+            parses[answer] = outcome.value != "answer unparseable"
+            if len(self._read) >= _READABLE:
+                self._read.pop(next(iter(self._read)))
+            self._read[answer] = parses[answer]
+        return parses
+
+    def _late(self, status: str, detail: str, what: str) -> Score:
+        """The score of a row whose answer could not be ``what`` (read / compared) in time: it does not vote."""
+        if status == "timeout":
+            return Score(self.timeout_score, f"timeout after {self.checker.timeout:g} s: the answer could not be "
+                                             f"{what} in time, so it does not vote", None, "timeout")
+        return Score(None, f"error: the answer could not be {what}: {detail}".rstrip(": "), None, "error")
 
     @staticmethod
     def _equivalent_strings(a: str, b: str) -> bool:

@@ -24,12 +24,15 @@ import time
 PREFIX = "rewardhub-"
 CGROUP_ROOT = "/sys/fs/cgroup"
 # Per version: the limit files (in the order that lowers them from "unlimited"), the file with an
-# "oom_kill N" line.
+# "oom_kill N" line (kills by any OOM killer, the host's included), and the file that says whether the
+# run reached its own limit (v2: the "oom" line of memory.events; v1: its peak usage, as v1 counts no
+# limit events reliably).
 MEMORY_FILES = {
-    1: (("memory.limit_in_bytes", "memory.memsw.limit_in_bytes"), "memory.oom_control"),
-    2: (("memory.max", "memory.swap.max"), "memory.events"),
+    1: (("memory.limit_in_bytes", "memory.memsw.limit_in_bytes"), "memory.oom_control", "memory.max_usage_in_bytes"),
+    2: (("memory.max", "memory.swap.max"), "memory.events", "memory.events"),
 }
-ZYGOTE_LEAF = "zygote"  # v2: a cgroup with children cannot hold processes, so the zygote sits in a leaf
+ZYGOTE_LEAF = "zygote"
+PEAK_SLACK = 2 << 20  # v1: a run whose peak usage came this close to its budget reached its limit  # v2: a cgroup with children cannot hold processes, so the zygote sits in a leaf
 _pools = itertools.count()
 
 
@@ -169,9 +172,9 @@ def open_slot(path: str, version: int) -> dict:
 def new_run(slot: dict, budget_bytes: int) -> dict:
     """Create the run's own memory cgroup with the run's budget and no swap beyond it; OSError if not."""
     name = f"run-{os.getpid()}-{next(slot['runs'])}"
-    limits, events = MEMORY_FILES[slot["version"]]
+    limits, events, reached = MEMORY_FILES[slot["version"]]
     os.mkdir(name, dir_fd=slot["dir"])
-    run = {"name": name, "procs": -1, "events": -1}
+    run = {"name": name, "procs": -1, "events": -1, "reached": -1, "version": slot["version"], "budget": budget_bytes}
     try:
         for limit in limits:
             try:
@@ -184,6 +187,7 @@ def new_run(slot: dict, budget_bytes: int) -> dict:
                 os.close(fd)
         run["procs"] = os.open(f"{name}/cgroup.procs", os.O_WRONLY, dir_fd=slot["dir"])
         run["events"] = os.open(f"{name}/{events}", os.O_RDONLY, dir_fd=slot["dir"])
+        run["reached"] = os.open(f"{name}/{reached}", os.O_RDONLY, dir_fd=slot["dir"])
     except OSError:
         end_run(slot, run)
         raise
@@ -195,17 +199,23 @@ def enter(run: dict) -> None:
     os.write(run["procs"], b"0")
 
 
-def end_run(slot: dict, run: dict) -> int:
-    """Close the run's cgroup files and remove it; how many processes the OOM killer killed in it."""
-    kills = 0
+def end_run(slot: dict, run: dict) -> tuple[int, bool]:
+    """Close the run's cgroup files and remove it: how many of its processes an OOM killer killed, and
+    whether the run reached its own limit (if not, the kills were the host's, not the run's doing).
+
+    Page cache the run was first to read stays charged to its cgroup, which would then linger as a
+    dying cgroup after ``rmdir``: it is reclaimed first (v1 ``memory.force_empty``, v2 ``memory.reclaim``).
+    """
+    kills, reached = 0, False
     if run["events"] >= 0:
-        for line in os.pread(run["events"], 4096, 0).decode().splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                kills = int(value)
-    for fd in (run["procs"], run["events"]):
-        if fd >= 0:
-            os.close(fd)
+        kills = _counter(run["events"], "oom_kill")
+    if run["reached"] >= 0:
+        reached = _counter(run["reached"], "oom") > 0 if run["version"] == 2 else \
+            _counter(run["reached"], "") >= run["budget"] - PEAK_SLACK
+    for key in ("procs", "events", "reached"):
+        if run[key] >= 0:
+            os.close(run[key])
+    _reclaim(slot, run)
     for _ in range(200):  # its last processes may still be leaving it
         try:
             os.rmdir(run["name"], dir_fd=slot["dir"])
@@ -216,4 +226,28 @@ def end_run(slot: dict, run: dict) -> int:
             if exc.errno != errno.EBUSY:
                 break
             time.sleep(0.001)
-    return kills
+    return kills, reached
+
+
+def _counter(fd: int, key: str) -> int:
+    """The number after ``key`` in a cgroup file of "key value" lines (``key`` "": a file holding one number)."""
+    for line in os.pread(fd, 4096, 0).decode("ascii", "replace").splitlines():
+        name, _, value = line.rpartition(" ") if key else ("", "", line)
+        if name == key and value.strip().isascii() and value.strip().isdigit():
+            return int(value)
+    return 0
+
+
+def _reclaim(slot: dict, run: dict) -> None:
+    """Uncharge what the run left charged (page cache), so that removing its cgroup frees it at once."""
+    name = "memory.force_empty" if run["version"] == 1 else "memory.reclaim"
+    try:
+        fd = os.open(f"{run['name']}/{name}", os.O_WRONLY, dir_fd=slot["dir"])
+    except OSError:
+        return
+    try:
+        os.write(fd, b"0" if run["version"] == 1 else b"1G")
+    except OSError:  # nothing left to reclaim, or a kernel without it
+        pass
+    finally:
+        os.close(fd)

@@ -2,8 +2,10 @@
 
 Defence in depth under the namespaces and the unprivileged uid. Refused (EPERM): new namespaces,
 mounts, ptrace, kernel keyrings, bpf, perf, io_uring, kexec and module loading, inotify/fanotify
-(a bind-mounted host ``/usr`` would show what the host runs), and making the process dumpable
-again (a crash must never reach the host's core-dump helper). ``socket``/``socketpair`` accept
+(a bind-mounted host ``/usr`` would show what the host runs), making the process dumpable
+again (a crash must never reach the host's core-dump helper), and sending ``SIGKILL`` (so a run
+killed by ``SIGKILL`` that none of its limits explains was killed from outside: the host's OOM
+killer; it abstains instead of scoring 0). ``socket``/``socketpair`` accept
 only ``AF_UNIX``, ``AF_INET`` and ``AF_INET6`` (EAFNOSUPPORT otherwise: no vsock shared with a
 hypervisor, no netlink, so no host uevents). ``clone3`` answers ENOSYS so that libc falls back to
 ``clone``, whose flags the filter can inspect. x86_64 only; elsewhere ``prepare`` returns ``None``.
@@ -22,13 +24,17 @@ from _isolate import PR_SET_DUMPABLE, PR_SET_MM, prctl
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 RET_ALLOW, RET_ERRNO, RET_KILL = 0x7FFF0000, 0x00050000, 0x80000000
 LD_ABS, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
-ARCH, NR, ARG0 = 4, 0, 16  # offsets in struct seccomp_data (ARG0: low 32 bits of the first argument)
+ARCH, NR, ARG0, ARG1, ARG2 = 4, 0, 16, 24, 32  # offsets in struct seccomp_data (ARGn: low 32 bits of argument n)
+SIGKILL = 9
 AUDIT_ARCH_X86_64 = 0xC000003E
 X32_BIT = 0x40000000
 NAMESPACE_FLAGS = 0x7E020000  # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
 SOCKET_FAMILIES = (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6)
 X86_64 = {
     "clone": 56, "clone3": 435, "unshare": 272, "socket": 41, "socketpair": 53, "prctl": 157,
+    # signal senders, by the argument that holds the signal: kill tkill rt_sigqueueinfo pidfd_send_signal
+    # (second), tgkill rt_tgsigqueueinfo (third)
+    "signal_second": (62, 200, 129, 424), "signal_third": (234, 297),
     "denied": (
         308, 165, 166, 155, 161, 101, 250, 248, 249, 321, 298, 323, 246, 320, 175, 313, 176, 169,
         167, 168, 304, 303, 425, 426, 427, 428, 429, 430, 431, 432, 433, 442, 253, 254, 294, 300, 301,
@@ -65,6 +71,8 @@ def program() -> list[tuple[int, int, int, int]]:
         (JEQ, "family", 0, syscalls["socket"]),
         (JEQ, "family", 0, syscalls["socketpair"]),
         (JEQ, "prctl", 0, syscalls["prctl"]),
+        *[(JEQ, "signal_second", 0, number) for number in syscalls["signal_second"]],
+        *[(JEQ, "signal_third", 0, number) for number in syscalls["signal_third"]],
         *[(JEQ, "eperm", 0, number) for number in syscalls["denied"]],
         (RET, 0, 0, RET_ALLOW),
         "flags", (LD_ABS, 0, 0, ARG0),
@@ -72,6 +80,10 @@ def program() -> list[tuple[int, int, int, int]]:
         "family", (LD_ABS, 0, 0, ARG0),
         *[(JEQ, "allow", 0, family) for family in SOCKET_FAMILIES],
         (RET, 0, 0, RET_ERRNO | errno.EAFNOSUPPORT),
+        "signal_second", (LD_ABS, 0, 0, ARG1),
+        (JEQ, "eperm", "allow", SIGKILL),
+        "signal_third", (LD_ABS, 0, 0, ARG2),
+        (JEQ, "eperm", "allow", SIGKILL),
         "prctl", (LD_ABS, 0, 0, ARG0),
         (JEQ, "eperm", 0, PR_SET_DUMPABLE),
         (JEQ, "eperm", 0, PR_SET_MM),

@@ -140,18 +140,20 @@ def serve(cfg: dict, req_fd: int, resp_fd: int) -> None:
     channel = socket.socket(fileno=req_fd)
     while True:
         try:
-            header, build = receive_header(channel)
+            header, stdin, build = receive_header(channel)
         except EOFError:  # the host went away: nothing may outlive it
             return
-        if not run(cfg, req_fd, resp_fd, build, *REQUEST.unpack(header)):
+        if not run(cfg, req_fd, resp_fd, stdin, build, *REQUEST.unpack(header)):
             return  # the program died before reading its whole request: the stream is out of step
 
 
-def receive_header(channel: socket.socket) -> tuple[bytes, int | None]:
-    """The next request header, and the descriptor of the build the host attached to it (if any)."""
+def receive_header(channel: socket.socket) -> tuple[bytes, int | None, int | None]:
+    """The next request header, and the descriptors the host attached to it: the run's stdin (a memfd,
+    so its content never passes through the memory of a process the program is forked from) and its
+    build (if any)."""
     header, fds = b"", []
     while len(header) < REQUEST.size:
-        data, ancillary, _, _ = channel.recvmsg(REQUEST.size - len(header), socket.CMSG_SPACE(4),
+        data, ancillary, _, _ = channel.recvmsg(REQUEST.size - len(header), socket.CMSG_SPACE(8),
                                                 socket.MSG_CMSG_CLOEXEC)
         if not data:
             raise EOFError
@@ -159,12 +161,12 @@ def receive_header(channel: socket.socket) -> tuple[bytes, int | None]:
         for level, kind, payload in ancillary:
             if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
                 fds += struct.unpack(f"{len(payload) // 4}i", payload[:len(payload) - len(payload) % 4])
-    for extra in fds[1:]:
+    for extra in fds[2:]:
         os.close(extra)
-    return header, fds[0] if fds else None
+    return header, fds[0] if fds else None, fds[1] if len(fds) > 1 else None
 
 
-def run(cfg: dict, req_fd: int, resp_fd: int, build: int | None, length: int, timeout: float,
+def run(cfg: dict, req_fd: int, resp_fd: int, stdin: int | None, build: int | None, length: int, timeout: float,
         compile_budget: float, limit: int, budget: int) -> bool:
     """One run in a fresh pid namespace: its own memory cgroup, output forwarded, then a cleanup that
     leaves the slot as it was (namespace emptied, cgroup removed, unix sockets left in flight collected).
@@ -196,15 +198,20 @@ def run(cfg: dict, req_fd: int, resp_fd: int, build: int | None, length: int, ti
             try:
                 for fd in (out_r, err_r, status_r, resp_fd):
                     os.close(fd)
-                program(cfg, req_fd, length, out_w, err_w, status_w, build, cgroup)
+                program(cfg, req_fd, length, stdin, out_w, err_w, status_w, build, cgroup)
             finally:
                 os._exit(127)
     finally:
         iso.setns(cfg["pid_namespace"], iso.CLONE_NEWPID)  # later children: back in the zygote's own
-    for fd in (out_w, err_w, status_w) if build is None else (out_w, err_w, status_w, build):
-        os.close(fd)
+    for fd in (out_w, err_w, status_w, stdin, build):
+        if fd is not None:
+            os.close(fd)
     facts = supervise(pid, pid1, Output(resp_fd, out_r, err_r, limit), status_r, start, timeout, compile_budget)
-    facts["memory_killed"] = bool(cgroup) and cgroups.end_run(slot, cgroup) > 0
+    kills, reached = cgroups.end_run(slot, cgroup) if cgroup else (0, False)
+    facts["memory_killed"] = kills > 0 and reached
+    unexplained = facts.pop("unexplained_kill")  # pid 2 died of SIGKILL that no limit of the run explains
+    # runs cannot send SIGKILL where the seccomp filter works: an unexplained one came from outside
+    facts["killed_externally"] = not reached and (kills > 0 or unexplained and SECCOMP is not None)
     facts["cgroup_failed"] = facts["cgroup_failed"] or (bool(slot) and cgroup is None)
     facts["leftover"] = not sweep_unix_sockets(cfg["unix_sockets"])
     for fd in (out_r, err_r, status_r):
@@ -300,7 +307,7 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
                     poller.unregister(fd)
     os.close(ended)
     os.kill(pid1, signal.SIGKILL)  # its end kills every process of the namespace
-    status_of_program = os.waitpid(pid, 0)[1]  # first: pid 1's end waits until the zygote has reaped it
+    _, status_of_program, usage = os.wait4(pid, 0)  # first: pid 1's end waits until the zygote has reaped it
     os.waitpid(pid1, 0)  # returns once every process of the run's pid namespace is gone
     exit_status = status_of_program if exited and not output.over_limit else None
     duration = time.monotonic() - start
@@ -308,7 +315,12 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
     while len(status) < 64 and (chunk := os.read(status_r, 64)):
         status += chunk
     markers = {bytes([byte]) for byte in status}
+    killed = exit_status is not None and os.WIFSIGNALED(exit_status) and os.WTERMSIG(exit_status) == signal.SIGKILL
+    cpu_limit = math.ceil(timeout) + 1 if RUNNING in markers or compile_budget == 0 else math.ceil(compile_budget) + 1
+    cpu_used = usage.ru_utime + usage.ru_stime
     return {
+        "cpu_killed": killed and cpu_used >= cpu_limit - 0.05,
+        "unexplained_kill": killed and cpu_used < cpu_limit - 0.05,
         "exit_code": None if exit_status is None else os.waitstatus_to_exitcode(exit_status),
         "timed_out": timed_out, "over_limit": output.over_limit, "duration": duration,
         "compile_failed": COMPILE_FAILED in markers, "consumed": CONSUMED in markers,
@@ -333,8 +345,8 @@ def forward(fd: int, resp_fd: int, kind: int, budget: int) -> int:
 
 
 # ----- the program: the zygote's fork, pid 2 of the run's pid namespace ----------------------------------
-def program(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_w: int, build: int | None,
-            cgroup: dict | None) -> None:
+def program(cfg: dict, req_fd: int, length: int, stdin: int | None, out_w: int, err_w: int, status_w: int,
+            build: int | None, cgroup: dict | None) -> None:
     """Read the request, join the run's memory cgroup, make the run's mounts, drop to the slot's uid
     and run the program (its build is executed, Python code runs in this warm interpreter)."""
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -357,9 +369,8 @@ def program(cfg: dict, req_fd: int, length: int, out_w: int, err_w: int, status_
     mount_run(req, cfg["uid"], cfg["gid"])
     with open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")  # the zygote protects itself from the OOM killer; runs must not inherit that
-    stdin = os.memfd_create("stdin", 0)
-    os.write(stdin, req["stdin"].encode())
-    os.lseek(stdin, 0, os.SEEK_SET)
+    if stdin is None:
+        stdin = os.open(os.devnull, os.O_RDONLY)
     for fd, target in ((stdin, 0), (out_w, 1), (err_w, 2)):
         os.dup2(fd, target)
     kept = sorted({status_w} if build is None else {status_w, build})

@@ -11,8 +11,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from rewardhub import hookimpl
-from rewardhub._manager import load_plugins, pm
+from rewardhub import hookimpl, plugin_manager
 
 from .errors import SandboxUnavailableError, UnknownBackendError
 from .program import Program, SandboxResult
@@ -65,13 +64,12 @@ def backend_factories() -> dict[str, Callable[..., Backend]]:
     A name registered twice keeps the first factory pluggy returns; pluggy calls later-registered
     plugins first, so an installed plugin can replace a built-in backend.
     """
-    load_plugins()
     found: dict[str, Callable[..., Backend]] = {}
 
     def register(name: str, factory: Callable[..., Backend]) -> None:
         found.setdefault(name, factory)
 
-    pm.hook.register_sandbox_backends(register=register)
+    plugin_manager().hook.register_sandbox_backends(register=register)
     return found
 
 

@@ -10,6 +10,7 @@ could not carry out comes back with ``error`` set rather than a verdict.
 from __future__ import annotations
 
 import atexit
+import fcntl
 import json
 import marshal
 import os
@@ -47,6 +48,8 @@ PROGRAM_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/work", "LANG": 
 STARTUP_TIMEOUT = 30.0
 GRACE = 5.0  # seconds past a run's own deadline before the host gives up on the slot
 UID_BASE = 1_500_000
+EXTERNAL_KILL = ("killed from outside the run (the host's OOM killer, not the run's own memory, time or cpu "
+                 "limit): the program's behaviour is unknown")
 MAX_SLOTS = 64
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")
@@ -92,6 +95,32 @@ def filesystem_view(python: str, extra_paths: Sequence[str]) -> tuple[list[list[
     inside = [f"{EXTRA_ROOT}/{i}" for i in range(len(extra_paths))]
     readonly += [[os.path.realpath(path), target] for path, target in zip(extra_paths, inside, strict=True)]
     return readonly, symlinks, inside
+
+
+UID_CLAIMS = "/run/rewardhub-sandbox-uids"
+UID_BLOCKS = (2**31 - UID_BASE) // MAX_SLOTS
+
+
+def claim_uids() -> tuple[int, int]:
+    """A block of ``MAX_SLOTS`` uids no other pool on this host uses, and the descriptor that holds it.
+
+    Each block is a lock file (``flock``): held while the pool lives, released by the kernel when its
+    process ends, so two pools (in one process or in two) never share uids, and so never share the
+    per-uid ``RLIMIT_NPROC``.
+    """
+    directory = UID_CLAIMS if os.access("/run", os.W_OK) else os.path.join(tempfile.gettempdir(), "rewardhub-sandbox-uids")
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    start = (os.getpid() * 16) % UID_BLOCKS
+    for step in range(UID_BLOCKS):
+        block = (start + step) % UID_BLOCKS
+        fd = os.open(f"{directory}/{block}", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return UID_BASE + block * MAX_SLOTS, fd
+    raise SandboxUnavailableError("local sandbox: no free block of slot uids")
 
 
 def slot_cgroups(controller: str, count: int) -> tuple[list[dict | None], str]:
@@ -160,7 +189,9 @@ class Slot:
             self.config["precompile"] = list(PRECOMPILED)
             self.start()
         answered = False
-        payload = marshal.dumps(program.request())  # the zygote runs this same interpreter
+        request = program.request()
+        stdin = _memfd(request.pop("stdin").encode())  # never read into the zygote's or the program's heap
+        payload = marshal.dumps(request)  # the zygote runs this same interpreter
         compile_budget = program.compile_budget
         deadline = time.monotonic() + program.timeout + compile_budget + GRACE
         stdout = BuildWriter() if program.compile_only else bytearray()
@@ -169,7 +200,10 @@ class Slot:
             header = REQUEST.pack(len(payload), program.timeout, compile_budget, program.output_limit,
                                   program.memory_budget_mb * 1024 * 1024)
             build = [program.executable.fileno()] if program.executable is not None else []
-            socket.send_fds(self.requests, [header], build)
+            try:
+                socket.send_fds(self.requests, [header], [stdin, *build])
+            finally:
+                os.close(stdin)
             self.requests.sendall(payload)
             while True:
                 kind, body = self._frame(deadline)
@@ -270,6 +304,7 @@ class LocalBackend:
         self.memory_limit = "not started yet"  # how runs' memory is limited here, once the pool is up
         self.cpu_share = "not started yet"  # how slots share the CPU here, once the pool is up
         self._executor: ThreadPoolExecutor | None = None
+        self._uid_claim = -1
         atexit.register(self.close)
 
     def _ensure_started(self) -> None:
@@ -281,7 +316,8 @@ class LocalBackend:
             self._root = tempfile.mkdtemp(prefix="rewardhub-sandbox-")
             python = os.path.realpath(sys.executable)
             readonly, symlinks, sys_path = filesystem_view(python, self.extra_paths)
-            uid_base = UID_BASE + (os.getpid() % 40_000) * MAX_SLOTS
+            self._release_uids()
+            uid_base, self._uid_claim = claim_uids()
             memory, memory_how = slot_cgroups("memory", self.workers)
             cpu, cpu_how = slot_cgroups("cpu", self.workers)
             self._cgroups = {"memory": memory, "cpu": cpu}
@@ -308,6 +344,7 @@ class LocalBackend:
                         slot.close()
                 shutil.rmtree(self._root, ignore_errors=True)
                 self._remove_cgroups()
+                self._release_uids()
                 raise next(e for e in errors if e is not None)
             for slot in slots:
                 self._idle.put(slot)
@@ -357,7 +394,13 @@ class LocalBackend:
                 slot.close()
             shutil.rmtree(self._root, ignore_errors=True)
             self._remove_cgroups()
+            self._release_uids()
             self._slots, self._owner_pid = [], -1
+
+    def _release_uids(self) -> None:
+        if self._uid_claim >= 0:
+            os.close(self._uid_claim)
+            self._uid_claim = -1
 
     @property
     def cgroups(self) -> list[str]:
@@ -374,8 +417,28 @@ class LocalBackend:
         self._cgroups = {"memory": [], "cpu": []}
 
 
+def signal_name(number: int) -> str:
+    """``SIGKILL``, or ``signal 40`` for a number with no name (real-time signals)."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _memfd(data: bytes) -> int:
+    """A memory file holding ``data``, at offset 0 (what a run reads as its stdin)."""
+    fd = os.memfd_create("stdin", os.MFD_CLOEXEC)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
 def _result(program: Program, facts: dict, stdout: bytes | bytearray, stderr: bytes | bytearray) -> SandboxResult:
     limit = program.output_limit
+    if facts.get("killed_externally"):  # not the program's doing: its behaviour is unknown, never a verdict
+        return replace(SandboxResult.failed(EXTERNAL_KILL), killed_externally=True, duration=facts["duration"])
     return SandboxResult(  # decoded straight from the buffers: no further copy of up to output_limit bytes
         stdout=str(memoryview(stdout)[:limit], "utf-8", "replace"),
         stderr=str(memoryview(stderr)[:limit], "utf-8", "replace"),
@@ -401,14 +464,14 @@ def _reason(program: Program, facts: dict, stderr_tail: bytes) -> str:
         return "compile error"
     if code is None:
         return "killed before it reported an exit status"
-    if code == -signal.SIGXCPU:
+    if code == -signal.SIGXCPU or facts.get("cpu_killed"):
         return "cpu time limit exceeded"
     if code == -signal.SIGXFSZ:
         return "file size limit exceeded"
     if code != 0 and (b"MemoryError" in stderr_tail or b"std::bad_alloc" in stderr_tail):
         return "memory limit exceeded"
     if code < 0:
-        return f"killed by {signal.Signals(-code).name}"
+        return f"killed by {signal_name(-code)}"
     if code > 0:
         return f"exit code {code}"
     return ""

@@ -102,7 +102,10 @@ class SandboxResult:
 
     ``reason`` says why a run did not end cleanly ("timeout after 2 s", "memory limit exceeded",
     "exit code 1", "compile error"); ``error`` is set instead when the sandbox itself failed,
-    in which case the program's behaviour is unknown and must not be scored.
+    in which case the program's behaviour is unknown and must not be scored. ``killed_externally``
+    says the run was killed by something other than its own limits (the host's OOM killer: runs
+    carry ``oom_score_adj`` 1000); ``error`` is then set too. A kill of the run's own doing (its
+    deadline, its memory cgroup, an rlimit, a signal it sent itself) is the program's failure.
     """
 
     stdout: str = ""
@@ -115,6 +118,7 @@ class SandboxResult:
     stderr_truncated: bool = False
     error: str | None = None
     executable: Build | None = None  # what a successful compile_only run built
+    killed_externally: bool = False
 
     @property
     def ok(self) -> bool:

@@ -57,6 +57,14 @@ def test_list_human_readable(env):
     assert "params: ignore_case=False, on_error='none'" in result.stdout
 
 
+def test_version_is_the_installed_distribution_version(env):
+    import importlib.metadata
+
+    result = rh(env, "--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"rewardhub {importlib.metadata.version('rewardhub')}"
+
+
 def test_score_writes_rows_and_a_summary(env, config, tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", [
         {"prompt": "q", "completion": "42", "solution": "42", "id": "a"},
@@ -359,7 +367,11 @@ def test_an_interrupted_run_leaves_the_previous_output_intact(env, tmp_path):
     )
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env={**env, "PYTHONPATH": str(tmp_path)},
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(3)  # well into the run
+    for _ in range(1200):  # until the run is writing its output (the partial file is there), however slow the start
+        if any("partial" in p.name for p in tmp_path.iterdir()) or proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert proc.poll() is None, proc.stderr.read()
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)
     assert proc.returncode != 0

@@ -64,11 +64,12 @@ def test_outputs_match_is_whitespace_tolerant_but_exact_in_lines_and_tokens():
 
 def test_parse_tests_accepts_the_common_dataset_forms():
     humaneval = parse_tests(ADD_TESTS, "add")
-    assert (humaneval.kind, humaneval.probes, humaneval.bind) == ("probe", ["candidate(1, 2)", "candidate(-1, 1)"], ["candidate"])
+    calls = [{"name": "add", "args": [1, 2], "kwargs": {}}, {"name": "add", "args": [-1, 1], "kwargs": {}}]
+    assert (humaneval.kind, humaneval.probes) == ("probe", calls)  # only the calls go to the sandbox
     assert len(humaneval) == 1  # the check function is one test, as in HumanEval
     assert parse_tests(ADD_TESTS + "check(add)\n", "add").probes == humaneval.probes
     mbpp = parse_tests(["assert f(1) == 2", "assert f(2) == 4"])
-    assert (mbpp.kind, mbpp.probes, len(mbpp)) == ("probe", ["f(1)", "f(2)"], 2)
+    assert (mbpp.kind, [c["args"] for c in mbpp.probes], len(mbpp)) == ("probe", [[1], [2]], 2)
     assert parse_tests(SUM_CASES).io == [("1 2\n", "3\n"), ("5 5\n", "10\n"), ("2 2\n", "4")]
     apps = json.dumps({"inputs": ["1\n", ["2", "3"]], "outputs": ["1\n", ["2", "3"]]})
     assert parse_tests(apps).io == [("1\n", "1\n"), ("2\n3\n", "2\n3\n")]
@@ -104,12 +105,20 @@ def test_call_based_tests_in_the_livecodebench_apps_and_verl_forms():
     ("assert candidate([3, 2, 3], 9) is True\nassert not candidate([1, 2], 5)", "probe"),
     ("expected = [1, 2]\nassert candidate(2) == expected", "probe"),
     ("assert True\nassert candidate('x') == 'x' and candidate('') == ''", "probe"),
-    ("for x in range(3):\n    assert candidate(x) == x", "asserts"),
-    ("xs = [1, 2]\nassert candidate(xs) == 3", "asserts"),  # the tested expression uses a test's name
+    ("for x in range(3):\n    assert candidate(x) == x", "probe"),  # loops over known values are unrolled
+    ("xs = [1, 2]\nassert candidate(xs) == 3", "probe"),
+    ("assert candidate(1) == candidate(2)", "probe"),  # both values come from the sandbox, compared here
+    ("assert candidate(1) == 1 or candidate(1) == 2", "probe"),
+    ("assert 8.99 < candidate(3) < 9.01", "probe"),
+    ("assert all(candidate(i) == i * i for i in range(5))", "probe"),
+    ("import operator\nassert operator.eq(candidate(3), 9)", "asserts"),
+    ("xs = [3, 1]\ncandidate(xs)\nassert xs == [1, 3]", "asserts"),  # xs may have changed in the sandbox
     ("def helper(x):\n    return x\nassert candidate(1) == helper(1)", "asserts"),
-    ("assert candidate(1) == candidate(2)", "asserts"),
+    ("import random\nassert candidate(random.randint(1, 9)) > 0", "asserts"),
+    ("try:\n    candidate(-1)\nexcept ValueError:\n    pass", "asserts"),
+    ("for x in candidate(3):\n    assert x > 0", "asserts"),  # a loop over the solution's value
 ])
-def test_asserts_against_constants_become_probes_and_others_run_in_the_interpreter(test, kind):
+def test_asserts_become_probes_checked_here_where_the_planner_can_follow_them(test, kind):
     assert parse_tests(test.replace("candidate", "f")).kind == kind
 
 
@@ -132,12 +141,12 @@ def test_humaneval_style_tests():
     assert [s.verdict for s in scores[:2]] == [True, False]
     assert scores[0].reason == "1/1 tests passed"
     assert scores[1].reason == "0/1 tests passed; AssertionError on case 1"
-    assert scores[2].reason == "the solution exited before the tests ran"
+    assert scores[2].reason == "0/1 tests passed; the solution exited before the tests ran"
     assert scores[3].reason == "0/1 tests passed; AssertionError on case 1"  # exit handlers change nothing
-    assert scores[4].reason == "the solution failed before the tests ran (RuntimeError: too early)"
-    assert scores[5].reason == "syntax error"
-    assert scores[6].reason == "0/1 tests passed; the program exited before the tests finished (exit code 0) on case 1"
-    assert scores[7].reason == "syntax error"
+    assert scores[4].reason == "0/1 tests passed; the solution failed before the tests ran ('RuntimeError: too early')"
+    assert scores[5].reason == "0/1 tests passed; syntax error"
+    assert scores[6].reason == "0/1 tests passed; the solution process ended during the tests on case 1"
+    assert scores[7].reason == "0/1 tests passed; syntax error"
     assert scores[8].reason == "no code block"
 
 
@@ -154,7 +163,7 @@ def test_a_solution_cannot_forge_the_harness_markers_from_its_files():
     )
     scores = score([forge], tests=[ADD_TESTS], entry_point=["add"])
     assert scores[0].value == 0.0
-    assert scores[0].reason == "the solution exited before the tests ran"
+    assert scores[0].reason == "0/1 tests passed; the solution exited before the tests ran"
 
 
 @needs_isolation
@@ -442,18 +451,19 @@ def test_hacks_against_call_based_and_stdin_tests_score_zero():
 
 
 @needs_isolation
-def test_in_interpreter_asserts_say_so_and_resist_the_file_and_descriptor_tricks():
-    """Tests that cannot be split into probes run in the solution's interpreter: the reason names that mode."""
-    loop_tests = "def check(candidate):\n    for a in range(3):\n        assert candidate(a, 2) == a + 2\n"
+def test_tests_run_in_the_test_process_say_so_and_resist_the_file_and_descriptor_tricks():
+    """Tests the planner cannot follow (random inputs here) run in the harness's test process: the reason says so."""
+    random_tests = ("import random\ndef check(candidate):\n    for _ in range(5):\n        a = random.randint(0, 9)\n"
+                    "        assert candidate(a, 2) == a + 2\n")
     names = ["overwrites the test files in its folder", "changes into a folder of empty test files",
              "dup2s a pipe over the marker descriptor and rewrites fail to pass from a thread",
-             "closes every descriptor it can",
+             "closes every descriptor it can", "steals the nonce and the reporter from the harness frames",
              "exits with os._exit(0) while loading", "exits with os._exit(0) inside the call"]
     completions = [fenced(HACKS[name]) for name in names] + [fenced(HONEST["plain"])]
-    scores = score(completions, tests=[loop_tests] * len(completions), entry_point=["add"] * len(completions))
+    scores = score(completions, tests=[random_tests] * len(completions), entry_point=["add"] * len(completions))
     assert [s.value for s in scores] == [0.0] * len(names) + [1.0], [s.reason for s in scores]
-    assert all(s.reason.endswith("(asserts checked in the solution's interpreter)") for s in scores)
-    strict = rewardhub.get("code", strict=True, timeout=2.0).evaluate(["p"], completions[-1:], tests=[loop_tests],
+    assert all(s.reason.endswith("(asserts run in the sandbox's test process)") for s in scores)
+    strict = rewardhub.get("code", strict=True, timeout=2.0).evaluate(["p"], completions[-1:], tests=[random_tests],
                                                                       entry_point=["add"])
     assert strict.values == [None] and "strict=True" in strict.scores[0].reason
 

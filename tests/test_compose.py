@@ -132,7 +132,8 @@ def test_gate_by_registry_name_not_in_the_set(core_registry):
     rewards = rewardhub.load([{"name": "t_contains", "gate": "t_flaky"}])
     result = rewards.reward_funcs[0].evaluate(["q"] * 3, ["42", "42 boom", "42 skip"], solution=["42"] * 3)
     assert result.values == [1.0, None, None]  # the gate could not decide: abstain, never 0
-    assert result.reasons[1].startswith("gate 't_flaky' abstained: error: RuntimeError")
+    assert result.reasons[1].startswith("gate 't_flaky' failed: error: RuntimeError")
+    assert result.outcomes[1] == "error"  # the gate's failure is no abstention (and never an 'ok')
     assert result.reasons[2] == "gate 't_flaky' abstained: not applicable"
 
 

@@ -7,6 +7,7 @@ import pytest
 
 import rewardhub
 from rewardhub.testing import ContractViolation, check_contract
+from rewardhub.testing.contract import GAMING_PROBES
 
 
 @rewardhub.sample_reward(name="k_naive")
@@ -138,3 +139,47 @@ def numpy_floats(prompts, completions, **kwargs):
 
 def test_numpy_float_values_are_not_a_false_alarm():
     assert check_contract(numpy_floats, raise_on_failure=False).failures == []
+
+
+def test_the_probes_follow_the_columns_given():
+    """With the gold in the columns, a reward paying whenever the gold appears anywhere must fail."""
+    with pytest.raises(ContractViolation) as caught:
+        check_contract(naive(), columns={"solution": "42"})
+    assert "gaming probe 'several_boxed' got full credit (1.0)" in str(caught.value)
+    assert "gaming probe 'hedged_list' got full credit (1.0)" in str(caught.value)
+    assert check_contract(strict(), columns={"solution": "42"}, correct_completion=r"so \boxed{42}").ok
+
+
+@rewardhub.sample_reward(name="k_seen")
+def seen(text, answer):
+    SEEN.append(text)
+    return 0.0
+
+
+SEEN: list[str] = []
+
+
+def test_no_probe_is_built_around_a_default_answer_when_the_columns_have_one():
+    SEEN.clear()
+    check_contract(seen(), columns={"answer": "42", "lang": "en"})  # the reward's own column, by required_columns
+    probes = dict(zip((p.name for p in GAMING_PROBES), SEEN[3:], strict=False))
+    assert all("10" not in text and "12" not in text for text in SEEN)
+    assert all("42" in probes[name] for name in ("several_boxed", "several_answer_tags", "hedged_list"))
+    assert probes["lookalike_answer"] == "The answer is \\boxed{Ꮞᒿ}"
+    assert "The answer is \\boxed{42}." in SEEN[0] and "42" not in SEEN[1]  # right, then a wrong answer
+
+
+@pytest.mark.parametrize("right", ["42", "-1", "19", "x+1", "Paris"])
+def test_the_wrong_answer_never_holds_the_right_one(right):
+    SEEN.clear()
+    check_contract(seen(), columns={"answer": right})
+    wrong = SEEN[1].removeprefix("The answer is \\boxed{").removesuffix("}.")
+    assert wrong and right not in wrong and wrong not in right
+
+
+def test_a_gold_anywhere_registered_trl_function_fails_the_kit():
+    def gold_anywhere(completions, solution, **kwargs):
+        return [1.0 if s in c else 0.0 for c, s in zip(completions, solution, strict=True)]
+
+    report = check_contract(gold_anywhere, columns={"solution": "1729"}, raise_on_failure=False)
+    assert not report.ok and report.probe_values["several_answer_tags"] == 1.0

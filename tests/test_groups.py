@@ -143,14 +143,30 @@ def test_group_size_comes_from_the_config_or_the_caller():
 def test_a_reward_abstaining_on_a_whole_batch_is_reported_once(monkeypatch, caplog):
     monkeypatch.setattr(abstentions, "_warned", set())
     scorer = CallScorer(rewardhub.load(["exact_match", "format_regex"]))
-    batch = rewardhub.Batch(["p", "q"], [r"\boxed{1}", "x"], {})  # no 'solution' column: exact_match abstains
+    batch = rewardhub.Batch(["p", "q"], [r"\boxed{1}", "x"], {"solution": [None, None]})  # no gold: abstains
     with caplog.at_level("WARNING", logger="rewardhub.trainers"):
         scorer.score(batch)
         scorer.score(batch)
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 1
     assert "'exact_match' abstained on every sample of a batch of 2" in lines[0]
-    assert "needs column 'solution'" in lines[0]  # the first reason, verbatim
+    assert "no reference answer in column 'solution'" in lines[0]  # the first reason, verbatim
+
+
+def test_a_missing_column_is_said_once_by_the_reward_not_twice(monkeypatch, caplog):
+    monkeypatch.setattr(abstentions, "_warned", set())
+    scorer = CallScorer(rewardhub.load(["exact_match", "format_regex"]))
+    batch = rewardhub.Batch(["p", "q"], [r"\boxed{1}", "x"], {"soluton": ["1", "2"]})
+    with caplog.at_level("WARNING", logger="rewardhub.trainers"), \
+            pytest.warns(rewardhub.RewardNotScoringWarning) as said:
+        scorer.score(batch)
+        scorer.score(batch)
+    assert [str(w.message) for w in said if w.category is rewardhub.RewardNotScoringWarning] == [
+        "rewardhub: not scoring: reward 'exact_match' needs column 'solution', but the batch has only: soluton. "
+        "Did you mean 'soluton'? Add the column to your dataset or point the reward at another one with its "
+        "column parameter. Until then each of its samples is None (outcome 'error'), which trainers leave out "
+        "of their means. (said once per reward)"]
+    assert not caplog.records  # the shims' own warning is for abstentions, not failures
 
 
 CLIENT = """

@@ -120,3 +120,53 @@ def test_a_lone_completion_never_wins_its_own_vote(vote):
     mixed = vote.evaluate(["p", "q", "q"], boxed("6", "5", "5"))
     assert mixed.values == [None, 1.0, 1.0]
     assert MajorityVote.needs_groups
+
+
+TOWER = "9^{9^{9^{9}}}"  # parses in a millisecond; any comparison with a number evaluates it, for ever
+
+
+@pytest.fixture
+def deadlines(monkeypatch):
+    """A fast-deadline vote whose worker calls are counted: how many items ran into the deadline."""
+    vote = MajorityVote(timeout=1.0, workers=2)
+    vote.evaluate(["warm"] * 2, boxed("x^2", "x x"))  # workers started, parser warmed up
+    hit: list[int] = []
+    pool = vote.checker.pool
+    real_map = pool.map
+
+    def counting_map(func, items, **kwargs):
+        outcomes = real_map(func, items, **kwargs)
+        hit.append(sum(o.status == "timeout" for o in outcomes))
+        return outcomes
+
+    monkeypatch.setattr(pool, "map", counting_map)
+    return vote, hit
+
+
+def test_one_runaway_answer_costs_its_group_one_deadline_and_is_a_timeout(deadlines):
+    vote, hit = deadlines
+    texts = boxed(TOWER, r"\frac{1}{2}", "0.5", "x+1", "1+x", "x + 1", r"\sqrt{4}", "3")
+    result = vote.evaluate(["p"] * 8, texts)
+    assert sum(hit) == 1  # read once, alone; never sent again to be compared with its 7 siblings
+    assert result.outcomes == ["timeout"] + ["ok"] * 7
+    assert result.values[0] == 0.0 and result.reasons[0] == (
+        "timeout after 1 s: the answer could not be read in time, so it does not vote")
+    assert result.values[1:] == [0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0]  # x+1 wins 3 of the 7 votes left
+    assert result.reasons[3] == "majority answer x+1 (3/7 votes)"
+    assert vote.totals["timeouts"] == 1
+
+
+def test_a_runaway_answer_in_several_groups_is_read_once_and_can_abstain(deadlines, monkeypatch):
+    vote, hit = deadlines
+    monkeypatch.setattr(vote, "timeout_score", None)
+    texts = boxed(TOWER, "2", "2", TOWER, "x", "x")
+    result = vote.evaluate(["p", "p", "p", "q", "q", "q"], texts)
+    assert sum(hit) == 1
+    assert result.outcomes == ["timeout", "ok", "ok", "timeout", "ok", "ok"]
+    assert result.values == [None, 1.0, 1.0, None, 1.0, 1.0]
+
+
+def test_timeout_score_is_a_param():
+    assert rewardhub.get("majority_vote", timeout_score=None).timeout_score is None
+    assert "timeout_score" in {p for r in rewardhub.list_rewards() if r["name"] == "majority_vote"
+                               for p in r["params"]}

@@ -128,13 +128,22 @@ def test_async_reward_is_awaitable_and_has_sync_evaluate(core_registry):
     assert reward.evaluate(["q", "q"], ["abc", "de"]).values == [3.0, 2.0]
 
 
-def test_async_samples_run_concurrently(core_registry):
-    import time
+IN_FLIGHT = {"now": 0, "peak": 0}
 
-    reward = rewardhub.get("t_async_len", delay=0.2)
-    start = time.perf_counter()
-    assert reward.evaluate(None, ["a"] * 20).values == [1.0] * 20
-    assert time.perf_counter() - start < 2.0  # 20 x 0.2 s sequentially would be 4 s
+
+@rewardhub.sample_reward(name="t_in_flight")
+async def in_flight(text):
+    IN_FLIGHT["now"] += 1
+    IN_FLIGHT["peak"] = max(IN_FLIGHT["peak"], IN_FLIGHT["now"])
+    await asyncio.sleep(0.01)
+    IN_FLIGHT["now"] -= 1
+    return 1.0
+
+
+def test_async_samples_run_concurrently():
+    IN_FLIGHT.update(now=0, peak=0)
+    assert in_flight().evaluate(None, ["a"] * 20).values == [1.0] * 20
+    assert IN_FLIGHT["peak"] == 20  # every sample was waiting at once (one at a time would be 1)
 
 
 @pytest.mark.parametrize("name", ["t_contains", "t_batch_len", "t_async_len", "t_counting_exact"])

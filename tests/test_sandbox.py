@@ -213,7 +213,7 @@ def test_run_each_yields_results_as_runs_finish_and_takes_programs_as_slots_free
     def programs():
         for i in range(12):
             taken.append(i)
-            yield Program(f"import time\ntime.sleep({0.3 if i == 0 else 0})\nprint({i})")
+            yield Program(f"import time\ntime.sleep({2 if i == 0 else 0})\nprint({i})")  # 0 is the slow one, under any load
 
     seen = []
     for index, result in sandbox.run_each(programs(), backend="local", workers=2):

@@ -24,10 +24,12 @@ def _run(script: str, *args: str) -> str:
 
 def test_grpo_tiny_prints_per_reward_means_per_step():
     out = _run("grpo_tiny.py", "--steps", "2")
-    steps = re.findall(r"^step (\d+): reward=([+-]\d\.\d+)  accuracy=\S+  format=\S+  tags=\S+  length_window=(\S+)$",
-                       out, re.M)
+    steps = re.findall(r"^step (\d+): reward=([+-]\d\.\d+)  accuracy=\S+  format=\S+  tags=\S+  answer_last=(\S+)  "
+                       r"length_window=(\S+)$", out, re.M)
     assert [s[0] for s in steps] == ["1", "2"]
-    assert "reward weights: {'accuracy': 1.0, 'format': 0.2, 'tags': 0.2, 'length_window': 0.5}" in out
+    assert all(s[2] != "n/a" for s in steps)  # the reward defined in the script scored every step
+    assert ("reward weights: {'accuracy': 1.0, 'format': 0.2, 'tags': 0.2, 'answer_last': 0.1, "
+            "'length_window': 0.5}") in out
     assert re.search(r"^  format: [+-]\d\.\d+  \(.+\)$", out, re.M)  # a reason from the completions table
 
 

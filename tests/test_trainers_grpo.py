@@ -299,3 +299,30 @@ def test_per_alias_rewards_warn_when_trl_weighs_them_otherwise(tiny_lm, tmp_path
     else:
         assert warnings == []
     assert [f.__name__ for f in funcs] == list(ALIASES)
+
+
+@pytest.mark.parametrize("composite", [False, True])
+def test_a_misspelt_column_is_said_once_in_a_real_grpo_run(tiny_lm, tmp_path, composite):
+    """Two GRPO steps whose dataset spells the gold column 'soluton': one loud warning, NaN (not 0.0) logged."""
+    import warnings
+
+    import trl
+    from datasets import Dataset
+
+    dataset = Dataset.from_list([{"prompt": f"Add {a} and {a}:", "soluton": str(2 * a)} for a in range(8)])
+    config = {"rewards": [{"name": "exact_match", "weight": 1.0}, {"name": "th_async_len", "alias": "length"}]}
+    args = _config("grpo", tmp_path / "out")
+    run = trl.GRPOTrainer(model=str(tiny_lm), args=args, train_dataset=dataset,
+                          **trainer_rewards(config, args, composite=composite))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run.train()
+    said = [str(w.message) for w in caught if issubclass(w.category, rewardhub.RewardNotScoringWarning)]
+    assert len(said) == 1, said
+    assert "reward 'exact_match' needs column 'solution', but the batch has only: completion_ids, soluton. " \
+           "Did you mean 'soluton'?" in said[0]
+    table = _completions_table(run)
+    outcomes = table["exact_match/outcome"]
+    assert set(outcomes) == {"error"}
+    if not composite:  # TRL's own column for the reward: NaN, never a 0.0 that reads as "always wrong"
+        assert table["exact_match"].isna().all()

@@ -25,6 +25,7 @@ async def score_remote(url: str, batch: Batch, keys: Sequence[Hashable] | None, 
     (without keys the server groups rows by prompt, if it assembles groups at all)."""
     import aiohttp
 
+    batch = batch.portable()  # live objects never leave the process: their state goes instead
     if keys is None:
         rows = [row for _, row in keyed_rows(batch)]
     else:

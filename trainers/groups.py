@@ -79,11 +79,12 @@ def _listing(sizes: dict[str, int | None]) -> str:
 
 
 def keyed_rows(batch: Batch, keys: Sequence[Hashable] | None = None) -> list[Keyed]:
-    """Each row of ``batch`` with its group key (``keys[i]``, by default the row's prompt)."""
+    """Each row of ``batch`` with its group key (``keys[i]``, by default the row's prompt); its live
+    objects (environments) come along, for scoring in this process."""
     keys = keys if keys is not None else [prompt_key(p) for p in batch.prompts]
     rows = []
     for i, key in enumerate(keys):
-        row = {name: values[i] for name, values in batch.columns.items()}
+        row = {name: values[i] for name, values in (*batch.columns.items(), *batch.live.items())}
         row.update(prompt=batch.prompts[i], completion=batch.completions[i])
         rows.append((key, row))
     return rows

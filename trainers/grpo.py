@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rewardhub import RewardSet, load
-from rewardhub._config import RewardEntry, read_config
+from rewardhub import RewardEntry, RewardSet, load, read_config
 
 from .errors import TrainerIntegrationError
 

@@ -1,7 +1,7 @@
 """The contract kit: run it against your reward in your own tests.
 
     from rewardhub.testing import check_contract
-    check_contract(rewardhub.get("my_reward"), columns={"solution": "10"})
+    check_contract(rewardhub.get("my_reward"), columns={"solution": "42"})   # probes are built around 42
 
 It checks what every trainer relies on (one value per completion, ``None`` semantics, plain and
 chat completions alike, sync/async parity, pickling, determinism, the deadline) and feeds gaming
@@ -23,7 +23,17 @@ from typing import Any
 from .._aio import run_coroutine
 from .._reward import is_async_reward
 
-_HOMOGLYPHS = str.maketrans({"0": "O", "1": "l", "a": "а", "e": "е", "o": "о", "c": "с", "x": "х", "A": "Α", "B": "В"})
+# Characters that look like others (digits as letters of other scripts, Latin as Cyrillic or Greek); none
+# is folded back by Unicode normalisation (NFKC), so a reward must not read them as the answer.
+_HOMOGLYPHS = str.maketrans({"0": "O", "1": "l", "2": "ᒿ", "3": "Ʒ", "4": "Ꮞ", "5": "Ƽ", "6": "б", "7": "⁊",
+                             "8": "Ȣ", "9": "ꝗ", "a": "а", "e": "е", "o": "о", "c": "с", "x": "х", "A": "Α",
+                             "B": "В"})
+
+
+def _lookalike(answer: str) -> str:
+    """``answer`` written with look-alike characters (one more at the end if none of its own has one)."""
+    disguised = answer.translate(_HOMOGLYPHS)
+    return disguised if disguised != answer else answer + "о"
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,7 @@ GAMING_PROBES: tuple[Probe, ...] = (
     Probe("long_10k", lambda right, wrong: "filler " * 1500 + f"\\boxed{{{wrong}}}"),
     Probe("deep_nesting", lambda right, wrong: "\\boxed{" + "{" * 10_000 + wrong + "}" * 10_000 + "}"),
     Probe("unbalanced_braces", lambda right, wrong: "\\boxed{" + "{" * 10_000),
-    Probe("lookalike_answer", lambda right, wrong: f"The answer is \\boxed{{{right.translate(_HOMOGLYPHS)}}}"),
+    Probe("lookalike_answer", lambda right, wrong: f"The answer is \\boxed{{{_lookalike(right)}}}"),
 )
 
 
@@ -68,21 +78,30 @@ def check_contract(
     reward: Any,
     *,
     columns: dict[str, Any] | None = None,
-    right: str = "10",
-    wrong: str = "12",
+    right: str | None = None,
+    wrong: str | None = None,
     correct_completion: str | None = None,
     full_credit: float = 1.0,
     deadline: float = 60.0,
     probes: tuple[Probe, ...] = GAMING_PROBES,
-    prompt: Any = "What is 4 + 6?",
+    prompt: Any = None,
     raise_on_failure: bool = True,
 ) -> ContractReport:
     """Run the contract checks and gaming probes against ``reward`` (any TRL-style reward callable).
 
-    ``columns`` are given to every row (default: ``{"solution": right}``). When
-    ``correct_completion`` is given it must earn ``full_credit``, showing the probes are meaningful.
+    ``columns`` are given to every row (default: ``{"solution": right}``). The probes follow them:
+    ``right`` (the answer they are built around) defaults to the reference answer in ``columns``
+    (the first of the reward's ``required_columns()`` holding one answer, else ``solution``, else
+    the only such column), and to ``"10"`` when there is none; ``wrong`` to an answer that neither
+    holds ``right`` nor is held in it. When ``correct_completion`` is given it must earn
+    ``full_credit``, showing the probes are meaningful.
     """
+    if right is None:
+        right = _reference_answer(reward, columns) or "10"
     columns = {"solution": right} if columns is None else columns
+    wrong = _wrong_answer(right) if wrong is None else wrong
+    if prompt is None:
+        prompt = "What is 4 + 6?" if right == "10" else "Solve the problem."
     report = ContractReport()
     texts = [
         correct_completion or f"The answer is \\boxed{{{right}}}.",
@@ -142,6 +161,28 @@ def check_contract(
     if odd is not None and any(v is not None and v >= full_credit for v in odd):
         report.failures.append(f"a non-text completion got full credit: {odd}")
     return _finish(report, raise_on_failure)
+
+
+def _reference_answer(reward: Any, columns: dict[str, Any] | None) -> str | None:
+    """The answer a reward is scored against in ``columns`` (see ``check_contract``), if any."""
+    if not columns:
+        return None
+    answers = {k: str(v).strip() for k, v in columns.items()
+               if isinstance(v, str | numbers.Real) and not isinstance(v, bool) and str(v).strip()}
+    declared = getattr(reward, "required_columns", None)
+    for name in (*(declared() if callable(declared) else ()), "solution"):
+        if name in answers:
+            return answers[name]
+    return next(iter(answers.values())) if len(answers) == 1 else None
+
+
+def _wrong_answer(right: str) -> str:
+    """An answer other than ``right`` that a reward paying for ``right`` anywhere would not pay for."""
+    candidates = ["12", "7", "3", "none", "unknown"]
+    if right.lstrip("-").isdigit():
+        n = int(right)
+        candidates = [str(n + 2), str(n + 3), str(2 * n + 7), *candidates]
+    return next((c for c in candidates if right not in c and c not in right), "#")
 
 
 def _repeat(columns: dict[str, Any], n: int) -> dict[str, list[Any]]:

@@ -8,23 +8,26 @@ that the verdict does not depend on anything the solution can reach:
   (whitespace-tolerant, optional float tolerance); truncated or extra output fails.
 - call-based cases (``fn_name``): each case is its own run that calls the function; the returned
   value comes back as plain data and is compared here.
-- asserts (HumanEval / MBPP) of the form ``<expression> <op> <constant>``: the expressions are
-  evaluated in one run after the solution and their values compared here (the constants never
-  enter the sandbox). Other Python tests run after the solution in its own interpreter, where a
-  determined solution can tamper with them: the reason says so, and ``strict=True`` abstains on
-  such rows instead.
+- Python tests (HumanEval / MBPP): where the planner (``checks.py``) follows them, one run makes
+  the solution's calls and every check around them is computed here (the expected values never
+  enter the sandbox). Other tests (random inputs, helpers, ``try``) run in the harness's test
+  process, which never runs solution code and calls the solution in a process of its own
+  (``harness.py``); ``strict=True`` abstains on such rows instead.
 
-A solution that fails to load, exits or raises before the tests run passes nothing. When the
-sandbox cannot run, the sample abstains (``None``), it is never scored 0.
+A solution that fails to load, exits or raises before the tests run passes nothing. A run's
+records count only if the run ended as an honest run ends. When the sandbox cannot run, the
+sample abstains (``None``), it is never scored 0; so does a test that needs a value that cannot
+cross between the processes as plain data. Reasons are our own words; the program's own text
+appears only quoted, escaped and cut short.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import itertools
-import json
 import math
 import re
-import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -32,7 +35,9 @@ from typing import Any
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
-from .harness import ASSERTS, VALUES, Outcome, read_values
+from ._plain import plain
+from .checks import ProbeFailed, holds
+from .harness import HARNESS, Report, harness_input, read_report
 from .suites import Suite, UnusableTestsError, parse_tests
 
 FENCE_LANGUAGES = {
@@ -42,10 +47,13 @@ FENCE_LANGUAGES = {
 }
 MODES = ("fraction", "all")
 BUILD_LIMIT = 64 * 1024 * 1024  # bytes a compile_only run may return (its build)
-IN_INTERPRETER = "asserts checked in the solution's interpreter"
+BUILD_CHUNK = 16  # compiled rows built, run and dropped together (their builds are held meanwhile)
+IN_TEST_PROCESS = "asserts run in the sandbox's test process"
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.S | re.M)
 _DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)  # no "1_000", "inf", "١٠"
 _INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,59}", re.ASCII)
+MAX_TOKEN_DIGITS = 4000  # longer numbers are compared as text only (converting them is quadratic)
 
 def extract_program(text: str, language: str) -> str:
     """The last fenced block labelled ``language``, else the last unlabelled block, else the text."""
@@ -83,13 +91,21 @@ def _token_lines(text: str) -> list[list[str]]:
 
 
 def _close(got: str, expected: str, tolerance: float | None) -> bool:
-    """Numbers within ``tolerance``; an integer ``expected`` must be met exactly (``3.0`` is 3, ``1000001`` is not 10^6)."""
-    if tolerance is None or not (_DECIMAL.fullmatch(got) and _DECIMAL.fullmatch(expected)):
+    """Numbers within ``tolerance``; an integer ``expected`` must be met exactly (``3.0`` is 3, ``1000001`` is not 10^6).
+
+    Whatever the tokens (``10**400`` digits, ``1e99999999999999999999``), this is a comparison that
+    fails, never an error.
+    """
+    if tolerance is None or len(got) > MAX_TOKEN_DIGITS or len(expected) > MAX_TOKEN_DIGITS \
+            or not (_DECIMAL.fullmatch(got) and _DECIMAL.fullmatch(expected)):
         return False
-    if _INTEGER.fullmatch(expected):
-        return Decimal(got) == Decimal(expected)
-    x, y = float(got), float(expected)
-    return math.isfinite(x) and math.isfinite(y) and math.isclose(x, y, rel_tol=tolerance, abs_tol=tolerance)
+    try:
+        if _INTEGER.fullmatch(expected):
+            return Decimal(got) == Decimal(expected)
+        x, y = float(got), float(expected)
+        return math.isfinite(x) and math.isfinite(y) and math.isclose(x, y, rel_tol=tolerance, abs_tol=tolerance)
+    except (ArithmeticError, ValueError):
+        return False
 
 
 @dataclass
@@ -107,7 +123,8 @@ class Row:
     verdicts: list[str | None] = field(default_factory=list)
     early: str = ""
     broken: str | None = None
-    nonce: str = ""  # what the in-interpreter harness tags its markers with
+    unusable: str = ""  # set when a value the tests need could not cross as plain data (the row abstains)
+    prompt: tuple[str, list[str]] = ("", [])  # the prompt's own code, and the names in it the solution provides
 
     def __post_init__(self) -> None:
         self.verdicts = ["not run"] * len(self.suite)
@@ -151,21 +168,37 @@ class CodeReward(Reward):
         self.backend_options, self.strict = dict(backend_options or {}), strict
         from rewardhub import sandbox
 
-        for harness in (VALUES, ASSERTS):  # compiled once per zygote, not once per run
-            sandbox.precompile(harness)
+        sandbox.precompile(HARNESS)  # compiled once per zygote, not once per run
+
+    def required_columns(self) -> tuple[str, ...]:
+        return (self.tests_column,)
 
     def score_batch(self, batch: Batch) -> list[Score]:
         from rewardhub import sandbox
 
         scores, rows, entry_points = self._plan(batch)
+        for i, settled in enumerate(scores):
+            if settled is not None:
+                batch.settle(i, settled)
         try:
-            if self.language != "python":
-                self._build(rows, scores)
-            parts: dict[int, tuple[int, int]] = {}
-            runs = self._runs(rows, entry_points, parts)
-            for index, result in sandbox.run_each(runs, backend=self.backend, **self.backend_options):
-                i, part = parts.pop(index)
-                self._record(rows[i], part, result)  # the result (its output) is dropped right after
+            order = list(rows)
+            # compiled rows go in chunks (build, run, drop): no batch's builds are all held at once
+            step = max(1, len(order)) if self.language == "python" else BUILD_CHUNK
+            for start in range(0, len(order), step):
+                chunk = {i: rows[i] for i in order[start:start + step]}
+                if self.language != "python":
+                    self._build(chunk, scores, batch)
+                parts: dict[int, tuple[int, int]] = {}
+                left = {i: _run_count(row) for i, row in chunk.items()}
+                runs = self._runs(chunk, entry_points, parts)
+                for index, result in sandbox.run_each(runs, backend=self.backend, **self.backend_options):
+                    i, part = parts.pop(index)
+                    self._record(chunk[i], part, result)  # the result (its output) is dropped right after
+                    left[i] -= 1
+                    if not left[i]:
+                        scores[i] = self._score(chunk[i])
+                        chunk[i].build = None
+                        batch.settle(i, scores[i])
         except sandbox.SandboxUnavailableError as exc:
             return [s if s is not None else Score(None, f"sandbox unavailable: {exc}", outcome="error") for s in scores]
         for i, row in rows.items():
@@ -183,8 +216,9 @@ class CodeReward(Reward):
             if text is None:
                 scores[i] = Score(None, batch.text_errors[i], outcome="abstain")
                 continue
+            prompt = prompt_code(batch.prompts[i], entry_points[i]) if self.language == "python" else ("", (), ())
             try:
-                suite = parse_tests(tests[i], entry_points[i])
+                suite = parse_tests(tests[i], entry_points[i], frozenset(prompt[1]))
             except UnusableTestsError as exc:
                 scores[i] = Score(None, f"unusable tests: {exc}", outcome="error")
                 continue
@@ -197,13 +231,13 @@ class CodeReward(Reward):
                 scores[i] = Score(None, f"{suite.kind} tests need language='python'; give stdin/stdout cases",
                                   outcome="abstain")
             elif suite.kind == "asserts" and self.strict:
-                scores[i] = Score(None, "unusable tests: they cannot be checked outside the solution's interpreter "
-                                        "(loops, helpers or computed expected values) and strict=True", outcome="abstain")
+                scores[i] = Score(None, "unusable tests: they cannot be checked in the trainer (random inputs, "
+                                        "helpers, try) and strict=True", outcome="abstain")
             else:
-                rows[i] = Row(code, suite)
+                rows[i] = Row(code, suite, prompt=(prompt[0], list(prompt[2])))
         return scores, rows, entry_points
 
-    def _build(self, rows: dict[int, Row], scores: list[Score | None]) -> None:
+    def _build(self, rows: dict[int, Row], scores: list[Score | None], batch: Batch) -> None:
         """Compile each row's program once (its cases then run the build); failures are scored here."""
         from rewardhub import sandbox
 
@@ -220,6 +254,7 @@ class CodeReward(Reward):
                 rows[i].build = build.executable
         for i in order:
             if scores[i] is not None:
+                batch.settle(i, scores[i])
                 del rows[i]
 
     def _runs(self, rows: dict[int, Row], entry_points: list[Any], parts: dict[int, tuple[int, int]]) -> Iterator[Any]:
@@ -237,18 +272,15 @@ class CodeReward(Reward):
             elif suite.kind == "call":
                 for case, call in enumerate(suite.calls):
                     parts[next(numbers)] = (i, case)
-                    probes = [{"call": suite.fn_name, "args": call.args}]
-                    yield Program(VALUES, stdin=_values_request(row.code, probes, [0]), **limits)
+                    calls = [{"name": suite.fn_name, "args": [plain(a) for a in call.args], "kwargs": {}, "method": True}]
+                    yield Program(HARNESS, stdin=harness_input(row.code, {"calls": calls}), **limits)
             elif suite.kind == "probe":
                 parts[next(numbers)] = (i, -1)
-                probes = [{"expr": expression} for expression in suite.probes]
-                request = _values_request(row.code, probes, suite.case_ends, suite.setup, suite.bind, entry_points[i])
-                yield Program(VALUES, stdin=request, **limits)
+                yield Program(HARNESS, stdin=harness_input(row.code, {"calls": suite.probes}), **limits)
             else:
                 parts[next(numbers)] = (i, -1)
-                row.nonce = secrets.token_hex(12)
-                request = json.dumps({"solution": row.code, "tests": suite.scripts})
-                yield Program(ASSERTS, stdin=f"{row.nonce}\n{request}", **limits)
+                tests = {"scripts": suite.scripts, "prompt": row.prompt[0], "untrusted": row.prompt[1]}
+                yield Program(HARNESS, stdin=harness_input(row.code, tests), **limits)
 
     def _record(self, row: Row, part: int, result: Any) -> None:
         """Reduce one run's result to verdicts (nothing of its output is kept)."""
@@ -258,30 +290,62 @@ class CodeReward(Reward):
         kind = row.suite.kind
         if kind == "io":
             row.verdicts[part] = self._io_verdict(result, row.suite.io[part][1])
-        elif kind == "call":
-            outcome = read_values(result.stdout, 1)
-            ok, value = outcome.probe(0)
-            row.verdicts[part] = _not_loaded(outcome, result) or (
-                _probe_failure(value, result) if not ok else
-                None if row.suite.calls[part].matches(value, self.float_tolerance) else "wrong answer")
-        elif kind == "probe":
-            outcome = read_values(result.stdout, len(row.suite.probes))
-            row.early = _not_loaded(outcome, result)
-            if not row.early:
-                row.verdicts = [_case_verdict(case.checks, outcome, result) for case in row.suite.cases]
+            return
+        count = {"call": 1, "probe": len(row.suite.probes), "asserts": len(row.suite.scripts)}[kind]
+        report = read_report(result, count)
+        early = _not_loaded(report, result)
+        if kind == "call":
+            if early:
+                row.verdicts[part] = early
+                return
+            entry, value = report.entry(0)
+            if entry == "unusable":
+                row.unusable = str(value)
+            elif entry != "value":
+                row.verdicts[part] = _error_name(value)
+            else:
+                row.verdicts[part] = None if row.suite.calls[part].matches(value, self.float_tolerance) else "wrong answer"
+            return
+        row.early = early
+        if early:
+            return
+        if kind == "probe":
+            values = report.entries
+            row.verdicts = [self._case_verdict(row, checks, values) for checks in row.suite.cases]
         else:
-            row.verdicts, row.early = _assert_verdicts(result, row.nonce, len(row.suite))
+            for index in range(count):
+                entry, why = report.entry(index)
+                if entry == "unusable":
+                    row.unusable = str(why)
+                row.verdicts[index] = None if entry == "pass" else _error_name(why) if entry == "fail" else str(why)
+
+    @staticmethod
+    def _case_verdict(row: Row, checks: list, values: dict) -> str | None:
+        """``None`` when every check of the case holds on the reported values, else why not."""
+        for check in checks:
+            try:
+                why = holds(check, values)
+            except ProbeFailed as exc:
+                if exc.kind == "unusable":
+                    row.unusable = exc.why
+                return _error_name(exc.why)
+            if why is not None:
+                return why
+        return None
 
     def _score(self, row: Row) -> Score:
         if row.broken is not None:
             return Score(None, f"sandbox failed: {row.broken}", outcome="error")
-        note = f" ({IN_INTERPRETER})" if row.suite.kind == "asserts" else ""
-        if row.early:
-            return Score(0.0, row.early + note, False, outcome="ok")
-        passed = row.verdicts.count(None)
+        if row.unusable:
+            return Score(None, f"unusable tests: a value cannot cross between the solution and its tests as plain "
+                               f"data ({_quoted(row.unusable)})", outcome="abstain")
+        note = f" ({IN_TEST_PROCESS})" if row.suite.kind == "asserts" else ""
+        passed = row.verdicts.count(None) if not row.early else 0
         total = len(row.verdicts)
         value = passed / total if self.mode == "fraction" else float(passed == total)
         reason = f"{passed}/{total} {'cases' if row.suite.kind in ('io', 'call') else 'tests'} passed"
+        if row.early:
+            return Score(0.0, f"{reason}; {row.early}{note}", False, outcome="ok")
         failure = next(((n, why) for n, why in enumerate(row.verdicts, 1) if why is not None), None)
         if failure:
             reason += f"; {failure[1]} on case {failure[0]}"
@@ -296,80 +360,88 @@ class CodeReward(Reward):
         return None
 
 
-def _values_request(code: str, probes: list[dict], case_ends: list[int], setup: list[str] = (),
-                    bind: list[str] = (), entry_point: Any = None) -> str:
-    """The VALUES harness's stdin; ``case_ends``: the last probe of each case (records go out there)."""
-    return json.dumps({"solution": code, "probes": probes, "case_ends": case_ends, "setup": list(setup),
-                       "bind": list(bind), "entry_point": entry_point if isinstance(entry_point, str) else None})
+def _run_count(row: Row) -> int:
+    """How many sandbox runs the row's tests take (a case each for io and call tests, else one)."""
+    return len(row.suite) if row.suite.kind in ("io", "call") else 1
 
 
-def _not_loaded(outcome: Outcome, result: Any) -> str:
-    """Why the solution never got to its tests ("" when it loaded)."""
-    kind, detail = outcome.solution
+def _not_loaded(report: Report, result: Any) -> str:
+    """Why the tests never ran or their records do not count ("" when they ran and do)."""
+    if report.problem:
+        if result.timed_out or result.stdout_truncated or result.stderr_truncated:
+            return result.reason or "output limit exceeded"
+        if result.exit_code != 0:
+            return f"the run ended before the tests finished ({result.reason or 'no exit status'})"
+        return f"the run's records do not count ({report.problem})"
+    kind, detail = report.loaded
     if kind == "ready":
         return ""
     if kind == "syntax":
         return "syntax error"
-    if result.timed_out:
-        return result.reason
-    if kind == "failed":
-        return f"the solution failed before the tests ran ({detail})"
-    if kind == "exited" or result.exit_code == 0:
+    if kind == "exited":
         return "the solution exited before the tests ran"
-    return f"the solution failed before the tests ran ({_last_error(result)})"
+    return f"the solution failed before the tests ran ({_quoted(detail)})"
 
 
-def _probe_failure(why: str, result: Any) -> str:
-    """A probe without a value: the exception it raised, or why the run stopped before it."""
-    if why != "not run":
-        return why
-    if result.timed_out or result.stdout_truncated or result.stderr_truncated:
-        return result.reason
-    return f"the program exited before the tests finished ({result.reason or 'exit code 0'})"
+OUR_WORDS = {"not run": "not run", "gone": "the solution process ended during the tests",
+             "unreadable": "a value that is not plain data"}
 
 
-def _case_verdict(checks: tuple, outcome: Outcome, result: Any) -> str | None:
-    """``None`` when every check of the case holds on the reported values, else why not."""
-    for check in checks:
-        values = {}
-        for index in check.probe_indices():
-            ok, value = outcome.probe(index)
-            if not ok:
-                return _probe_failure(value, result)
-            values[index] = value
-        if not check.holds(values):
-            return "AssertionError"
-    return None
+def _error_name(text: Any) -> str:
+    """A failure as reported by the run: an exception's name, one of the harness's words, or "an exception"."""
+    text = str(text)
+    if text in OUR_WORDS:
+        return OUR_WORDS[text]
+    if text.startswith("refused to check: ") or _NAME.fullmatch(text):
+        return text
+    return "an exception"
 
 
-def _assert_verdicts(result: Any, nonce: str, cases: int) -> tuple[list[str | None], str]:
-    """Per-test verdicts from the in-interpreter harness's markers, or a reason why the run passes nothing."""
-    events = [line.split()[1:] for line in result.stdout.splitlines() if line.startswith(nonce + " ")]
-    kinds = [e[0] for e in events if e]
-    if "syntax" in kinds:
-        return [], "syntax error"
-    if result.timed_out:
-        return [], result.reason
-    if "ready" not in kinds and result.exit_code == 0:
-        return [], "the solution exited before the tests ran"
-    if "ready" not in kinds:
-        return [], f"the solution failed before the tests ran ({_last_error(result)})"
-    if "done" not in kinds or result.exit_code != 0:
-        return [], f"the program exited before the tests finished ({result.reason or 'exit code 0'})"
-    verdicts: list[str | None] = ["not run"] * cases
-    for event in events:
-        if event[0] == "pass" and len(event) > 1 and event[1].isdigit() and int(event[1]) < cases:
-            verdicts[int(event[1])] = None
-        elif event[0] == "fail" and len(event) > 1 and event[1].isdigit() and int(event[1]) < cases:
-            verdicts[int(event[1])] = event[2] if len(event) > 2 else "failed"
-    return verdicts, ""
+def _quoted(text: str, limit: int = 80) -> str:
+    """The program's own text in a reason: quoted, escaped (no control or non-ASCII characters) and cut short."""
+    return ascii(text[:limit] + ("..." if len(text) > limit else ""))
 
 
-def _last_error(result: Any) -> str:
-    if result.reason and result.reason.startswith(("timeout", "memory", "output")):
-        return result.reason
-    lines = [line for line in result.stderr.strip().splitlines() if line.strip()]
-    return lines[-1][:200] if lines else (result.reason or "no output")
+def prompt_code(prompt: Any, entry_point: Any) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """The prompt's own code (its imports, functions, classes and constants), the names it defines for good
+    (helpers the tests mean, whatever the solution redefines), and those the solution provides (stubs that
+    only have a docstring, and the entry point)."""
+    if isinstance(prompt, list):
+        prompt = "\n".join(m["content"] for m in prompt if isinstance(m, dict) and isinstance(m.get("content"), str))
+    return _prompt_code(prompt, entry_point if isinstance(entry_point, str) else "") \
+        if isinstance(prompt, str) else ("", (), ())
+
+
+@functools.lru_cache(maxsize=1024)
+def _prompt_code(prompt: str, entry_point: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    tree = None
+    for candidate in (prompt, extract_program(prompt, "python")):
+        try:
+            tree = ast.parse(candidate)
+            break
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    if tree is None:
+        return "", (), ()
+    kept = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom | ast.FunctionDef
+                                                     | ast.AsyncFunctionDef | ast.ClassDef | ast.Assign)]
+    defined = {node.name for node in kept if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    stubs = {node.name for node in kept if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _stub(node)}
+    if not defined - stubs - {entry_point}:
+        return "", (), tuple(sorted(stubs | {entry_point} - {""}))
+    untrusted = stubs | ({entry_point} if entry_point else set())
+    return ast.unparse(ast.Module(kept, [])), tuple(sorted(defined - untrusted)), tuple(sorted(untrusted))
+
+
+def _stub(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A function the solution is to write: only a docstring, ``pass``, ``...`` or ``raise NotImplementedError``."""
+    for node in function.body:
+        if isinstance(node, ast.Pass) or isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        if isinstance(node, ast.Raise) and "NotImplementedError" in ast.unparse(node):
+            continue
+        return False
+    return True
 
 
 @hookimpl

@@ -1,6 +1,6 @@
 """One ``AsyncOpenAI`` client, so one connection pool, per endpoint per process.
 
-Judge requests all run on rewardhub's persistent background loop (``rewardhub._aio``), which an
+Judge requests all run on rewardhub's persistent background loop (``rewardhub.background_loop``), which an
 async HTTP client needs (it belongs to the loop that uses it), so one client per endpoint serves
 every judge reward, batch and caller of the process and keeps its connections warm. The client is
 built in a thread as soon as a reward is made (importing openai and loading TLS certificates take
@@ -79,7 +79,7 @@ def _build(future: concurrent.futures.Future[Any], base_url: str | None, api_key
 
 def _close(future: concurrent.futures.Future[Any]) -> None:
     if future.exception() is None:
-        from rewardhub._aio import background_loop
+        from rewardhub import background_loop
 
         asyncio.run_coroutine_threadsafe(future.result().close(), background_loop())
 

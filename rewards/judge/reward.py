@@ -13,8 +13,7 @@ import contextvars
 import time
 from typing import Any
 
-from rewardhub import AsyncReward, Batch, MissingColumnError, Score, hookimpl
-from rewardhub._aio import background_loop
+from rewardhub import AsyncReward, Batch, MissingColumnError, Score, background_loop, hookimpl
 
 from .cache import default_cache_path, request_key, shared_cache
 from .client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten

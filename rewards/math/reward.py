@@ -130,6 +130,9 @@ class MathReward(Reward):
         self.max_answer_chars = max_answer_chars
         self.checker = MathChecker(timeout, workers)
 
+    def required_columns(self) -> tuple[str, ...]:
+        return (self.column,)
+
     def score_batch(self, batch: Batch) -> list[Score]:
         golds = batch.column(self.column)
         scores: list[Score | None] = [None] * len(batch)

@@ -1,0 +1,88 @@
+"""Live per-row objects (environments): their JSON snapshot, and a memo key that never holds them.
+
+An environment is a live object of the trainer's process. What may leave that process is its
+*state*: ``state_dict()`` when it has one, else its public attributes, made JSON-serialisable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import Any
+
+MAX_DEPTH = 6  # nested objects deeper than this are summarised by their type name
+_JSON_SCALARS = (str, int, bool, type(None))
+
+
+class NoState(Exception):
+    """The environment exposes no state; the message says why (it becomes the sample's reason)."""
+
+
+def env_state(env: Any) -> Any:
+    """A JSON-serialisable snapshot of ``env``: ``state_dict()`` if it has one, else its public attributes.
+
+    Raises :class:`NoState` (with the reason) when there is no environment, when ``state_dict()``
+    raised, or when the object has neither a ``state_dict()`` nor public data attributes.
+    """
+    if env is None:
+        raise NoState("no environment for this rollout")
+    state_dict = getattr(env, "state_dict", None)
+    if callable(state_dict):
+        try:
+            return jsonable(state_dict())
+        except Exception as exc:
+            raise NoState(f"{type(env).__name__}.state_dict() raised {type(exc).__name__}: {exc}") from None
+    public = _public_attributes(env)
+    if not public:
+        raise NoState(f"environment {type(env).__name__} has no state_dict() and no public attributes")
+    return jsonable(public)
+
+
+def _public_attributes(obj: Any) -> dict[str, Any]:
+    names = list(getattr(obj, "__dict__", {}))
+    for cls in type(obj).__mro__:  # __slots__ classes keep their data outside __dict__
+        names += [n for n in getattr(cls, "__slots__", ()) if isinstance(n, str)]
+    values = {}
+    for name in dict.fromkeys(names):
+        if name.startswith("_"):
+            continue
+        try:
+            value = getattr(obj, name)
+        except AttributeError:
+            continue
+        if not callable(value):
+            values[name] = value
+    return values
+
+
+def jsonable(value: Any, depth: int = 0) -> Any:
+    """``value`` as JSON data: mappings with text keys, lists, finite numbers, text, bools and None.
+
+    Tuples and sets become lists (sets sorted), arrays and tensors their ``tolist()``, dataclasses
+    and plain objects their public fields; a non-finite float becomes ``None``; anything else its
+    type name in angle brackets (a live object's ``repr`` may hold addresses or secrets).
+    """
+    if isinstance(value, _JSON_SCALARS):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if depth >= MAX_DEPTH:
+        return f"<{type(value).__name__}>"
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v, depth + 1) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted((jsonable(v, depth + 1) for v in value), key=repr)
+    if hasattr(value, "tolist") and callable(value.tolist):  # numpy arrays and scalars, torch tensors
+        try:
+            return jsonable(value.tolist(), depth + 1)
+        except Exception:
+            return f"<{type(value).__name__}>"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)}
+    public = _public_attributes(value) if not isinstance(value, type) else {}
+    if public:
+        return {k: jsonable(v, depth + 1) for k, v in public.items()}
+    return f"<{type(value).__name__}>"
