@@ -4,12 +4,11 @@ answers boxed: bench/math_agreement.py, which also prints TRL's figures)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from bench_modules import load_bench
 
 ROOT = Path(__file__).resolve().parent.parent
 # Agreement of `math` when these tables were written (Math-Verify 0.9.0 scored 85.0, 100, 51.2, 99.2, 93.2,
@@ -28,17 +27,9 @@ FLOOR = {
 }
 
 
-def _agreement_module():
-    spec = importlib.util.spec_from_file_location("math_agreement", ROOT / "bench" / "math_agreement.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def tallies():
-    bench = _agreement_module()
+    bench = load_bench("math_agreement")
     return {
         suite.name: {verifier: bench.tally(suite, bench.RUNNERS[verifier](suite)) for verifier in ("math", "exact_match", "math_verify")}
         for suite in bench.load_suites()

@@ -8,30 +8,17 @@ A wrong answer's 0 carries a reason that names what was refused.
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 
 import pytest
+from bench_modules import load_bench
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rewardhub
 from rewardhub.rewards.math import MathReward
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _cases_module():
-    spec = importlib.util.spec_from_file_location("math_cases", ROOT / "bench" / "math_cases.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-CASES = _cases_module()
+CASES = load_bench("math_cases")
 PROPERTY = settings(max_examples=12, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
 seeds = st.lists(st.integers(0, 2**32 - 1), min_size=12, max_size=12)

@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from bench_modules import load_bench
 from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardhub.rewards.number_words import words_to_number
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _in_words():
-    spec = importlib.util.spec_from_file_location("math_cases", ROOT / "bench" / "math_cases.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module.in_words
-
-
-IN_WORDS = _in_words()
+IN_WORDS = load_bench("math_cases").in_words
 
 
 @pytest.mark.parametrize(
