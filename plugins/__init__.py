@@ -11,11 +11,12 @@ from importlib import metadata as _metadata
 from . import _moved
 from ._aio import background_loop
 from ._batch import Batch, Row, Score
+from ._by_group import evaluate_by_group, innermost_reward, needs_groups
 from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
-from ._config import RewardEntry, read_config
+from ._config import RewardEntry, SetConfig, read_config
 from ._decorators import batch_reward, sample_reward
 from ._manager import plugin_manager
-from ._registry import get, list_rewards, registry
+from ._registry import Param, factory_params, get, list_rewards, registry
 from ._reward import AsyncReward, BatchResult, Reward
 from ._script import register
 from .completions import completion_text
@@ -66,6 +67,7 @@ __all__ = [
     "RewardNotScoringWarning",
     "Row",
     "Score",
+    "SetConfig",
     "SetResult",
     "UnknownRewardError",
     "WeightedReward",
@@ -73,13 +75,18 @@ __all__ = [
     "background_loop",
     "batch_reward",
     "completion_text",
+    "evaluate_by_group",
     "get",
     "hookimpl",
     "list_rewards",
+    "innermost_reward",
     "load",
+    "needs_groups",
     "plugin_manager",
     "read_config",
     "register",
     "registry",
+    "Param",
+    "factory_params",
     "sample_reward",
 ]

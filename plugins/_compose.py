@@ -1,23 +1,25 @@
-"""Compose rewards from a config: weights for TRL, gates, shared verdicts, one weighted callable."""
+"""Compose rewards from a config: weights (fixed or scheduled) for TRL, gates, routes, shared verdicts, the
+aggregate (``sum`` / ``normalize_then_sum``) and one weighted callable."""
 
 from __future__ import annotations
 
 import asyncio
 import difflib
-import math
 import warnings
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
+from . import _aggregate
 from ._aio import submit
 from ._batch import Batch, Score
-from ._config import TOTAL, Gate, RewardEntry, read_config
+from ._config import TOTAL, Gate, RewardEntry, SetConfig, read_config
 from ._registry import registry
 from ._reward import AsyncReward, BatchResult, Reward, aevaluate_any
+from ._routing import routed
 from .completions import prompt_key
-from .errors import ConfigError, UnknownRewardError
+from .errors import ConfigError, RewardInputError, UnknownRewardError
 
 # Rows of one prompt kept in one batch when the batch size is smaller (GRPO groups are 2-64 completions).
 MAX_GROUP_ROWS = 1024
@@ -105,11 +107,12 @@ class AsyncGatedReward(AsyncReward, GatedReward):
 
 
 class WeightedReward(Reward):
-    """All rewards of a set as one callable returning the weighted sum; components are logged.
+    """All rewards of a set as one callable returning the set's total; components are logged.
 
     For trainers that take a single reward function (verl, OpenRLHF, PPO loops) or ignore
-    ``reward_weights`` (TRL's async GRPO). Abstaining components are skipped like TRL's ``nansum``;
-    a sample where every component abstains gets ``None``.
+    ``reward_weights`` (TRL's async GRPO). The total follows the set's ``aggregate`` and weights at
+    the trainer's step; abstaining components are skipped like TRL's ``nansum``; a sample where
+    every component abstains gets ``None``.
     """
 
     watched = False  # its members say for themselves when they are not scoring
@@ -123,7 +126,8 @@ class WeightedReward(Reward):
         return [Score(t) for t in self.rewards.evaluate_batch(batch).totals]
 
     def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
-        result = self.rewards.evaluate_batch(Batch.from_call(prompts, completions, kwargs, self.__name__))
+        batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
+        result = self.rewards.evaluate_batch(batch)
         log_metric, log_extra = kwargs.get("log_metric"), kwargs.get("log_extra")
         for alias, component in result.components.items():
             present = [v for v in component.values if v is not None]
@@ -134,21 +138,88 @@ class WeightedReward(Reward):
             if log_extra is not None:
                 log_extra(f"{alias}/reason", component.reasons)
                 log_extra(f"{alias}/outcome", component.outcomes)
+        if log_metric is not None:
+            self.rewards.log_weights(result.weights, log_metric)
+        self.rewards.notify(result.step, batch, result.components, log_metric)
         return result.totals
+
+
+class EntryReward:
+    """One entry of a set as TRL calls it (``RewardSet.reward_funcs``): the entry's reward, plus its schedule.
+
+    TRL's ``reward_weights`` are fixed, so a scheduled entry scales its own values by its weight at
+    ``trainer_state.global_step`` (TRL's weight for it is 1.0) and logs the weight as
+    ``<alias>/weight`` and its unscaled mean as ``<alias>/mean``. Every call is reported to the set's
+    watchers (the hacking monitor). Anything else (``evaluate``, ``close``, params) is the reward's own.
+    """
+
+    def __init__(self, rewards: RewardSet, member: Member):
+        self.rewards = rewards
+        self.member = member
+        self.__name__ = member.alias
+
+    @property
+    def reward(self) -> Reward:
+        return self.member.reward
+
+    def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
+        batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
+        return self._finish(batch, self.reward.evaluate_batch(batch), kwargs)
+
+    def _finish(self, batch: Batch, result: BatchResult, kwargs: dict[str, Any]) -> list[float | None]:
+        log_metric = kwargs.get("log_metric")
+        self.reward._report(result, log_extra=kwargs.get("log_extra"), log_metric=log_metric)
+        step = trainer_step(batch)
+        values = result.values
+        entry = self.member.entry
+        if entry.schedule is not None:
+            weight = entry.weight_at(step)
+            present = [v for v in values if v is not None]
+            if log_metric is not None:
+                log_metric(f"{entry.alias}/weight", weight)
+                if present:
+                    log_metric(f"{entry.alias}/mean", sum(present) / len(present))
+            values = [None if v is None else weight * v for v in values]
+        self.rewards.notify(step, batch, {entry.alias: result}, log_metric)
+        return values
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("rewards", "member"):  # not set yet (unpickling): never recurse
+            raise AttributeError(name)
+        return getattr(self.member.reward, name)
+
+    def __repr__(self) -> str:
+        return f"<EntryReward {self.__name__!r}: {self.member.reward!r}>"
+
+
+class AsyncEntryReward(EntryReward):
+    """:class:`EntryReward` for an async reward: TRL awaits it alongside its other async rewards."""
+
+    async def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
+        batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
+        return self._finish(batch, await self.reward.aevaluate_batch(batch), kwargs)
+
+
+def trainer_step(batch: Batch) -> int | None:
+    """The trainer's step a batch was scored at: TRL's ``trainer_state.global_step`` when it was passed."""
+    state = batch.extras.get("trainer_state")
+    step = getattr(state, "global_step", None)
+    return step if isinstance(step, int) and not isinstance(step, bool) else None
 
 
 @dataclass(frozen=True)
 class SetResult:
-    """A batch scored by a whole set: per-sample weighted totals (``None`` where every reward
-    abstained) and each member's result by alias (``result["math"]``)."""
+    """A batch scored by a whole set: per-sample totals (``None`` where every reward abstained), each
+    member's result by alias (``result["math"]``), and the weights and trainer step the totals used
+    (``weights`` is ``None`` when rows of the batch were scored at different steps). When the rows'
+    prompt groups were given, ``group_means[alias][i]`` is the mean of that reward over row i's group
+    (``None`` where it abstained on the whole group): what verl's GDPO mode fills abstentions with."""
 
     totals: list[float | None]
     components: dict[str, BatchResult]
-
-    @classmethod
-    def of(cls, components: dict[str, BatchResult], weights: dict[str, float]) -> SetResult:
-        """The result of these components, totalled with these weights (``None`` where all abstained)."""
-        return cls(weighted_totals(components, weights), components)
+    weights: dict[str, float] | None = None
+    step: float | None = None
+    group_means: dict[str, list[float | None]] | None = None
 
     def __getitem__(self, alias: str) -> BatchResult:
         return self.components[alias]
@@ -158,16 +229,6 @@ class SetResult:
 
     def component_reasons(self) -> dict[str, list[str]]:
         return {alias: r.reasons for alias, r in self.components.items()}
-
-
-def weighted_totals(components: dict[str, BatchResult], weights: dict[str, float]) -> list[float | None]:
-    """Per-sample weighted sum skipping ``None`` values; ``None`` where every component abstained."""
-    n = len(next(iter(components.values())).scores) if components else 0
-    totals: list[float | None] = []
-    for i in range(n):
-        parts = [weights[a] * r.scores[i].value for a, r in components.items() if r.scores[i].value is not None]
-        totals.append(math.fsum(parts) if parts else None)
-    return totals
 
 
 def _evaluate_all(rewards: list[Reward], batch: Batch) -> list[BatchResult]:
@@ -195,10 +256,15 @@ async def _aevaluate_all(rewards: list[Reward], batch: Batch, executor: Executor
 
 
 class RewardSet:
-    """The rewards of a config, ready for TRL (``reward_funcs`` / ``reward_weights``) or offline scoring."""
+    """The rewards of a config, ready for TRL (``reward_funcs`` / ``reward_weights``) or offline scoring.
 
-    def __init__(self, entries: list[RewardEntry], *, default_timeout: float | None = None):
-        self.entries = entries
+    The config's ``aggregate``, weight schedules and routes live here, so every caller (TRL, the
+    weighted callable, the server, the framework shims) gets the same totals.
+    """
+
+    def __init__(self, config: SetConfig | list[RewardEntry], *, default_timeout: float | None = None):
+        self.config = config if isinstance(config, SetConfig) else SetConfig(list(config))
+        entries = self.config.entries
         bases = {e.alias: _create(e, default_timeout) for e in entries}
         alias_of = {id(reward): alias for alias, reward in bases.items()}
         uses: dict[str, list[str]] = {}
@@ -219,25 +285,37 @@ class RewardSet:
                 gated = AsyncGatedReward if isinstance(reward, AsyncReward) or isinstance(gate_reward, AsyncReward) \
                     else GatedReward
                 reward = gated(reward, gate_reward, entry.gate)
-            self.members.append(Member(entry, reward))
+            self.members.append(Member(entry, routed(reward, entry.when, entry.where)))
+        self._watchers: list[Any] = []
+
+    @property
+    def entries(self) -> list[RewardEntry]:
+        return self.config.entries
+
+    @property
+    def aggregate(self) -> str:
+        """``sum`` or ``normalize_then_sum`` (the config's top-level ``aggregate``)."""
+        return self.config.aggregate
 
     @property
     def aliases(self) -> list[str]:
         return [m.alias for m in self.members]
 
     @property
-    def reward_funcs(self) -> list[Reward]:
+    def reward_funcs(self) -> list[EntryReward]:
         """The reward callables, in config order, for ``GRPOTrainer(reward_funcs=...)``."""
-        return [m.reward for m in self.members]
+        return [(AsyncEntryReward if isinstance(m.reward, AsyncReward) else EntryReward)(self, m)
+                for m in self.members]
 
     @property
     def reward_weights(self) -> list[float]:
-        """The weights, in the same order, for ``GRPOConfig(reward_weights=...)``."""
+        """The weights, in the same order, for ``GRPOConfig(reward_weights=...)``: 1.0 for a scheduled
+        entry, whose reward applies its weight at the trainer's step itself."""
         return [m.weight for m in self.members]
 
     @property
     def weighted(self) -> WeightedReward:
-        """One callable returning the weighted total (for PPO loops, verl, OpenRLHF, async GRPO)."""
+        """One callable returning the set's total (for PPO loops, verl, OpenRLHF, async GRPO)."""
         return WeightedReward(self)
 
     def __getitem__(self, alias: str) -> Reward:
@@ -252,24 +330,74 @@ class RewardSet:
     def __len__(self) -> int:
         return len(self.members)
 
-    @property
-    def weights(self) -> dict[str, float]:
-        return {m.alias: m.weight for m in self.members}
+    def weights_at(self, step: float | None = None) -> dict[str, float]:
+        """Each alias's weight at trainer step ``step``; raises ``ConfigError`` for a schedule and no step."""
+        return {m.alias: m.entry.weight_at(step) for m in self.members}
+
+    def log_weights(self, weights: dict[str, float] | None, log_metric: Any) -> None:
+        """Log the scheduled entries' weights as ``<alias>/weight`` (fixed weights are in the config)."""
+        for member in self.members:
+            if member.entry.schedule is not None and weights is not None:
+                log_metric(f"{member.alias}/weight", weights[member.alias])
 
     def evaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> SetResult:
         """Score a batch given as TRL-style arguments (as :meth:`Reward.evaluate` takes them)."""
         return self.evaluate_batch(Batch.from_call(prompts, completions, columns, "rewardhub"))
 
-    def evaluate_batch(self, batch: Batch) -> SetResult:
-        """Every member's result on ``batch`` and the weighted totals (async members run concurrently)."""
-        return self._result(_evaluate_all(self.reward_funcs, batch))
+    def evaluate_batch(self, batch: Batch, *, step: float | None = None,
+                       groups: list[list[int]] | None = None) -> SetResult:
+        """Every member's result on ``batch`` and the totals (async members run concurrently).
 
-    async def aevaluate_batch(self, batch: Batch, executor: Executor | None = None) -> SetResult:
+        ``step``: the trainer's step for scheduled weights (default: TRL's ``trainer_state``, else a
+        ``step`` column); ``groups``: row indices of each prompt group for ``normalize_then_sum``
+        (default: rows grouped by prompt).
+        """
+        return self.combine(self._by_alias(_evaluate_all(self.member_rewards, batch)), batch, step=step, groups=groups)
+
+    async def aevaluate_batch(self, batch: Batch, executor: Executor | None = None, *, step: float | None = None,
+                              groups: list[list[int]] | None = None) -> SetResult:
         """:meth:`evaluate_batch` for an event loop (the reward server): sync members run in ``executor``."""
-        return self._result(await _aevaluate_all(self.reward_funcs, batch, executor))
+        results = await _aevaluate_all(self.member_rewards, batch, executor)
+        return self.combine(self._by_alias(results), batch, step=step, groups=groups)
 
-    def _result(self, results: list[BatchResult]) -> SetResult:
-        return SetResult.of({m.alias: r for m, r in zip(self.members, results, strict=True)}, self.weights)
+    @property
+    def member_rewards(self) -> list[Reward]:
+        """Each entry's reward (gated and routed as configured), unscaled: what the set scores with."""
+        return [m.reward for m in self.members]
+
+    def _by_alias(self, results: list[BatchResult]) -> dict[str, BatchResult]:
+        return {m.alias: r for m, r in zip(self.members, results, strict=True)}
+
+    def combine(self, components: dict[str, BatchResult], batch: Batch, *, step: float | None = None,
+                groups: list[list[int]] | None = None) -> SetResult:
+        """The :class:`SetResult` of member results on ``batch``: totals by the set's aggregate and weights."""
+        steps = _row_steps(batch, step) if self.config.scheduled else [None] * len(batch)
+        per_step: dict[Any, dict[str, float]] = {}
+        weights = []
+        for row_step in steps:
+            if row_step not in per_step:
+                per_step[row_step] = self.weights_at(row_step)
+            weights.append(per_step[row_step])
+        values = {alias: r.values for alias, r in components.items()}
+        means = None if groups is None else {alias: _aggregate.group_means(v, groups) for alias, v in values.items()}
+        if self.aggregate == "normalize_then_sum" and groups is None:
+            groups = batch.groups()
+        totals = _aggregate.combine(values, weights, self.aggregate, groups)
+        single = len(per_step) == 1
+        return SetResult(totals, components, next(iter(per_step.values())) if single else None,
+                         next(iter(per_step)) if single else None, means)
+
+    def watch(self, watcher: Any) -> None:
+        """Report what trainers score to ``watcher.observe(step, batch, results, log_metric, keys)`` (the
+        hacking monitor): TRL's calls, the weighted callable, the PPO adapter, the server and shims."""
+        self._watchers.append(watcher)
+
+    def notify(self, step: float | None, batch: Batch, results: dict[str, BatchResult], log_metric: Any = None,
+               keys: Any = None) -> None:
+        """Tell the watchers what was scored (``results``: alias -> result, all or some of the members;
+        ``keys``: each row's group, when not its prompt)."""
+        for watcher in self._watchers:
+            watcher.observe(step, batch, results, log_metric, keys)
 
     def score(self, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         """Score rows (``prompt``, ``completion`` and columns) as one batch; see :meth:`iter_scores`."""
@@ -317,6 +445,20 @@ class RewardSet:
             }
             for i, row in enumerate(rows)
         ]
+
+
+def _row_steps(batch: Batch, step: float | None) -> list[Any]:
+    """The trainer step of each row: ``step``, else TRL's ``trainer_state``, else a ``step`` column, else None."""
+    if step is None:
+        step = trainer_step(batch)
+    if step is not None:
+        return [step] * len(batch)
+    steps = batch.columns.get("step", [None] * len(batch))
+    for i, value in enumerate(steps):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise RewardInputError(f"row {i}: column 'step' is read as the trainer step of scheduled weights and "
+                                   f"must be a number, got {type(value).__name__} {value!r:.40}")
+    return list(steps)
 
 
 def _warn_split_group(cap: int) -> None:

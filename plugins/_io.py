@@ -94,12 +94,15 @@ class Progress:
 
 
 def iter_input(path: str | Path) -> Iterator[InputRow]:
-    """Rows of a JSONL file (``-`` = stdin), a ``.parquet`` file, or a ``datasets`` folder."""
+    """Rows of a JSONL file (``-`` = stdin), a ``.parquet`` file, a folder of Parquet parts (what Ray
+    Data and Spark write), or a ``datasets`` folder."""
     if str(path) == "-":
         yield from _iter_jsonl(sys.stdin.buffer)
         return
     path = Path(path)
-    if path.is_dir():
+    if path.is_dir() and (parts := parquet_parts(path)):
+        yield from _iter_parquet_parts(parts)
+    elif path.is_dir():
         yield from _iter_dataset(path)
     elif not path.exists():
         raise InputFileError(f"input not found: {path}")
@@ -115,15 +118,16 @@ def count_rows(path: str | Path) -> int | None:
     if str(path) == "-":
         return None
     path = Path(path)
-    if path.is_dir():
-        return None
-    if path.suffix.lower() == ".parquet":
+    parts = parquet_parts(path) if path.is_dir() else [path] if path.suffix.lower() == ".parquet" else None
+    if parts:
         try:
             import pyarrow.parquet as pq
 
-            return pq.ParquetFile(path).metadata.num_rows
+            return sum(pq.ParquetFile(part).metadata.num_rows for part in parts)
         except Exception:  # no pyarrow, or not Parquet: reading it says why
             return None
+    if path.is_dir():
+        return None
     if not path.is_file():
         return None
     with path.open("rb") as handle:
@@ -163,6 +167,22 @@ def _has_lone_surrogate(row: dict[str, Any]) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+def parquet_parts(folder: Path) -> list[Path]:
+    """The Parquet files of a folder of parts, in name order (empty for a ``datasets`` folder)."""
+    if (folder / "dataset_info.json").exists() or (folder / "dataset_dict.json").exists():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() == ".parquet" and p.is_file())
+
+
+def _iter_parquet_parts(parts: list[Path]) -> Iterator[InputRow]:
+    """Rows of several Parquet files as one input, numbered across them."""
+    number = 0
+    for part in parts:
+        for record in _iter_parquet(part):
+            number += 1
+            yield InputRow(number, record.row, unit="row")
 
 
 def _iter_parquet(path: Path) -> Iterator[InputRow]:

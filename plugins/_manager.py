@@ -28,6 +28,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.cli",
     "rewardhub.report.command",
     "rewardhub.preference.command",
+    "rewardhub.scaffold",
     # reward families
     "rewardhub.rewards.exact_match",
     "rewardhub.rewards.format_regex",
@@ -39,6 +40,11 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.code.reward",
     "rewardhub.rewards.judge.reward",
     "rewardhub.rewards.reward_model.reward",
+    "rewardhub.rewards.reward_model.process",
+    "rewardhub.rewards.instructions.reward",
+    "rewardhub.rewards.similarity",
+    "rewardhub.rewards.multiple_choice",
+    "rewardhub.rewards.json_schema",
     # code execution
     "rewardhub.sandbox.backends",
     "rewardhub.sandbox.commands",

@@ -32,14 +32,20 @@ class VerdictMemo:
 
     def recall(self, key: tuple) -> BatchResult | None:
         with self._lock:
-            result = self._results.get(key)
-            if result is not None:
-                self._results.move_to_end(key)
+            try:
+                result = self._results.get(key)
+                if result is not None:
+                    self._results.move_to_end(key)
+            except RecursionError:  # a key nested deeper than Python compares (a hostile body): a miss
+                return None
             return result
 
     def remember(self, key: tuple, result: BatchResult) -> None:
         with self._lock:
-            self._results[key] = result
+            try:
+                self._results[key] = result
+            except RecursionError:  # such a batch is not remembered; it is scored again if asked again
+                return
             while len(self._results) > MEMO_SIZE:
                 self._results.popitem(last=False)
 

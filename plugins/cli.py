@@ -64,6 +64,11 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     score_parser.add_argument("--report", metavar="HTML", help="also write an HTML reward report")
     score_parser.add_argument("--progress", action="store_true", help="force the progress bar (default: on a TTY)")
     score_parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+    score_parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                              help="score on a Ray cluster with Ray Data: ADDRESS as ray.init takes it (auto, HOST:PORT, "
+                              "ray://...); without it $RAY_ADDRESS, else a local Ray (needs rewardhub[ray])")
+    score_parser.add_argument("--actors", type=int, default=None,
+                              help="with --ray: scoring actors, each holding the reward set (default: one per CPU)")
     score_parser.set_defaults(handler=_score)
 
     check_parser = subparsers.add_parser("check", help="run offline verifier test cases (YAML case files)")
@@ -108,7 +113,16 @@ def _score(args: argparse.Namespace) -> int:
         print("rewardhub: error: --report needs -o/--output (the report is built from the scored file)", file=sys.stderr)
         return EXIT_USAGE
     show_progress = not args.quiet and (args.progress or sys.stderr.isatty())
-    summary = score_file(args.config, args.input, args.output, batch_size=args.batch_size, progress=show_progress)
+    if args.ray is not None:
+        from .ray import score_file as score_on_ray
+
+        if args.actors is not None and args.actors < 1:
+            print("rewardhub: error: --actors must be at least 1", file=sys.stderr)
+            return EXIT_USAGE
+        summary = score_on_ray(args.config, args.input, args.output, address=args.ray or None,
+                               batch_size=args.batch_size, concurrency=args.actors)
+    else:
+        summary = score_file(args.config, args.input, args.output, batch_size=args.batch_size, progress=show_progress)
     if not args.quiet:
         print(summary.render(), file=sys.stderr)
     if args.report:

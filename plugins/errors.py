@@ -97,6 +97,24 @@ class WorkerStartupError(RewardhubError, RuntimeError):
     """Worker processes could not be started (the message names the command and the modules they import)."""
 
 
+def key_names(keys: Iterable[object]) -> str:
+    """Keys quoted for a message: ``'foo', 'bar'``."""
+    return ", ".join(repr(k) for k in keys)
+
+
+def key_hint(key: object, allowed: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for a misspelt key, else ``""``."""
+    close = difflib.get_close_matches(str(key), list(allowed), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def unknown_keys_message(where: str, unknown: list[object], allowed: Iterable[str]) -> str:
+    """``<where>: unknown key(s) 'x' (did you mean 'y'?); allowed keys: a, b``."""
+    allowed = list(allowed)
+    return (f"{where}: unknown key(s) {key_names(unknown)}{key_hint(unknown[0], allowed)}; "
+            f"allowed keys: {', '.join(allowed)}")
+
+
 def number_text_hint(value: object) -> str:
     """A hint when a number arrived as text, as YAML 1.1 reads ``1e-3`` (no dot): else ``""``."""
     if not isinstance(value, str):

@@ -98,6 +98,11 @@ def prctl(option: int, arg: int = 0, arg3: int = 0, arg4: int = 0) -> None:
     _check(_libc.prctl(option, arg, arg3, arg4, 0), f"prctl({option})")
 
 
+def syscall(number: int, *args: int) -> int:
+    """A raw system call; its result (-1 on failure, the reason in ``ctypes.get_errno()``)."""
+    return _libc.syscall(ctypes.c_long(number), *(ctypes.c_ulong(arg) for arg in args))
+
+
 class MMMap(ctypes.Structure):
     """``struct prctl_mm_map``: a process's memory layout as ``PR_SET_MM_MAP`` takes it."""
 

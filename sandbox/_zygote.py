@@ -19,6 +19,7 @@ Stdlib only: it runs outside the rewardhub package (``-I -S``) and before the ho
 from __future__ import annotations
 
 import ctypes
+import errno
 import fcntl
 import gc
 import importlib
@@ -57,7 +58,9 @@ SLEEP = ("/usr/bin/sleep", "/bin/sleep")
 REAPER_GRACE = 30  # seconds past the deadline after which a run's pid 1 ends by itself
 SWEEP_TIMEOUT = 2.0  # seconds to wait for the kernel to collect unix sockets a run left in flight
 ARGUMENTS = ctypes.create_string_buffer(b"python3\0main.py\0")  # what a run's /proc/self/cmdline says
-CONSUMED, COMPILE_FAILED, RUNNING, CGROUP_FAILED = b"P", b"C", b"R", b"G"
+CONSUMED, COMPILE_FAILED, RUNNING, CGROUP_FAILED, LISTENER = b"P", b"C", b"R", b"G", b"N"
+NOTIF_RECV, NOTIF_SEND = 0xC0502100, 0xC0182101  # SECCOMP_IOCTL_NOTIF_RECV / _SEND (struct sizes 80 and 24)
+NOTIF_CONTINUE = 1  # SECCOMP_USER_NOTIF_FLAG_CONTINUE: the kernel runs the call as asked
 SECCOMP = seccomp.prepare()
 
 
@@ -158,9 +161,7 @@ def receive_header(channel: socket.socket) -> tuple[bytes, int | None, int | Non
         if not data:
             raise EOFError
         header += data
-        for level, kind, payload in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                fds += struct.unpack(f"{len(payload) // 4}i", payload[:len(payload) - len(payload) % 4])
+        fds += passed(ancillary)
     for extra in fds[2:]:
         os.close(extra)
     return header, fds[0] if fds else None, fds[1] if len(fds) > 1 else None
@@ -177,7 +178,7 @@ def run(cfg: dict, req_fd: int, resp_fd: int, stdin: int | None, build: int | No
     """
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    status_r, status_w = os.pipe()
+    status_r, status_w = (end.detach() for end in socket.socketpair())  # a socket: it also carries the listener
     slot = cfg["memory_slot"]
     try:
         cgroup = cgroups.new_run(slot, budget) if slot else None
@@ -206,7 +207,9 @@ def run(cfg: dict, req_fd: int, resp_fd: int, stdin: int | None, build: int | No
     for fd in (out_w, err_w, status_w, stdin, build):
         if fd is not None:
             os.close(fd)
-    facts = supervise(pid, pid1, Output(resp_fd, out_r, err_r, limit), status_r, start, timeout, compile_budget)
+    facts = supervise(pid, pid1, Output(resp_fd, out_r, err_r, limit), status_r, start, timeout, compile_budget,
+                      cfg["proc"])
+    os.close(status_r)  # a unix socket: the sweep below must find none of the zygote's own
     kills, reached = cgroups.end_run(slot, cgroup) if cgroup else (0, False)
     facts["memory_killed"] = kills > 0 and reached
     unexplained = facts.pop("unexplained_kill")  # pid 2 died of SIGKILL that no limit of the run explains
@@ -214,7 +217,7 @@ def run(cfg: dict, req_fd: int, resp_fd: int, stdin: int | None, build: int | No
     facts["killed_externally"] = not reached and (kills > 0 or unexplained and SECCOMP is not None)
     facts["cgroup_failed"] = facts["cgroup_failed"] or (bool(slot) and cgroup is None)
     facts["leftover"] = not sweep_unix_sockets(cfg["unix_sockets"])
-    for fd in (out_r, err_r, status_r):
+    for fd in (out_r, err_r):
         os.close(fd)
     send(resp_fd, DONE, json.dumps(facts).encode())
     return facts["consumed"]
@@ -275,12 +278,13 @@ class Output:
 
 
 def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, timeout: float,
-              compile_budget: float) -> dict:
+              compile_budget: float, proc: int) -> dict:
     """Forward capped output until the program exits, is over its output cap or its deadline; then
     kill the namespace's pid 1 (and so whatever the run left) and forward what remains."""
     deadline = start + timeout + compile_budget
     status = bytearray()
     timed_out = exited = False
+    listener = None
     ended = os.pidfd_open(pid)
     poller = select.poll()
     for fd in (*output.kinds, status_r, ended):
@@ -290,11 +294,21 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
         if remaining <= 0:
             timed_out = True
             break
-        for fd, _ in poller.poll(remaining * 1000):
+        for fd, events in poller.poll(remaining * 1000):
             if fd == ended:
                 exited = True
+            elif fd == listener:
+                if events & select.POLLIN:
+                    answer_kill(listener, pid, proc)
+                elif events & (select.POLLHUP | select.POLLERR):
+                    poller.unregister(fd)
             elif fd == status_r:
-                chunk = os.read(fd, 64)
+                chunk, fds = receive(status_r)
+                if fds and listener is None and LISTENER in chunk:
+                    listener = fds.pop(0)
+                    poller.register(listener, select.POLLIN)
+                for extra in fds:
+                    os.close(extra)
                 status += chunk[:64 - len(status)]
                 if chunk.endswith(RUNNING):  # compiled: the run's own clock starts now
                     start = time.monotonic()
@@ -306,13 +320,15 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
                 if fd in output.ended:
                     poller.unregister(fd)
     os.close(ended)
+    if listener is not None:
+        os.close(listener)  # a kill still waiting for an answer fails (ENOSYS)
     os.kill(pid1, signal.SIGKILL)  # its end kills every process of the namespace
     _, status_of_program, usage = os.wait4(pid, 0)  # first: pid 1's end waits until the zygote has reaped it
     os.waitpid(pid1, 0)  # returns once every process of the run's pid namespace is gone
     exit_status = status_of_program if exited and not output.over_limit else None
     duration = time.monotonic() - start
     output.drain()
-    while len(status) < 64 and (chunk := os.read(status_r, 64)):
+    while len(status) < 64 and (chunk := receive(status_r)[0]):
         status += chunk
     markers = {bytes([byte]) for byte in status}
     killed = exit_status is not None and os.WIFSIGNALED(exit_status) and os.WTERMSIG(exit_status) == signal.SIGKILL
@@ -326,6 +342,65 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
         "compile_failed": COMPILE_FAILED in markers, "consumed": CONSUMED in markers,
         "cgroup_failed": CGROUP_FAILED in markers,
     }
+
+
+def receive(status_r: int) -> tuple[bytes, list[int]]:
+    """Status bytes from the program, and the descriptors it passed (the seccomp listener); b"" at the end."""
+    channel = socket.socket(fileno=status_r)
+    try:
+        data, ancillary, _, _ = channel.recvmsg(64, socket.CMSG_SPACE(4 * 4), socket.MSG_CMSG_CLOEXEC)
+    finally:
+        channel.detach()
+    return data, passed(ancillary)
+
+
+def passed(ancillary: list) -> list[int]:
+    """The descriptors a message carried (``SCM_RIGHTS``)."""
+    fds: list[int] = []
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds += struct.unpack(f"{len(payload) // 4}i", payload[:len(payload) - len(payload) % 4])
+    return fds
+
+
+def answer_kill(listener: int, program_pid: int, proc: int) -> None:
+    """Answer a run's ``kill(pid > 2, SIGKILL)`` held by the seccomp filter: refused (EPERM) when the
+    target is a thread of the run's main program (its whole process would die: a SIGKILL that looks
+    as if it came from outside), ESRCH when there is no such process, else carried out as asked."""
+    request = bytearray(80)  # struct seccomp_notif: id, pid, flags, then seccomp_data (nr, arch, ip, args)
+    try:
+        fcntl.ioctl(listener, NOTIF_RECV, request, True)
+    except OSError:  # the caller is gone (killed while it waited)
+        return
+    ident, = struct.unpack_from("<Q", request, 0)
+    target, = struct.unpack_from("<i", request, 32)  # args[0] as the kernel reads a pid_t
+    error = kill_refusal(program_pid, target, proc)
+    response = bytearray(struct.pack("<QqiI", ident, 0, -error, 0 if error else NOTIF_CONTINUE))
+    try:
+        fcntl.ioctl(listener, NOTIF_SEND, response, True)
+    except OSError:
+        pass
+
+
+def kill_refusal(program_pid: int, target: int, proc: int) -> int:
+    """0 if the run's process ``target`` (a pid in the run's namespace) is not the main program's, else
+    the errno to answer. Read in the run's own /proc, reached through the main program's root."""
+    try:
+        fd = os.open(f"{program_pid}/root/proc/{target}/status", os.O_RDONLY, dir_fd=proc)
+    except FileNotFoundError:
+        return errno.ESRCH
+    except OSError:
+        return errno.EPERM
+    try:
+        text = os.read(fd, 4096)
+    except OSError:
+        return errno.EPERM
+    finally:
+        os.close(fd)
+    for line in text.split(b"\n"):
+        if line.startswith(b"Tgid:"):
+            return errno.EPERM if line.split()[1:2] == [b"2"] else 0
+    return errno.EPERM
 
 
 def forward(fd: int, resp_fd: int, kind: int, budget: int) -> int:
@@ -350,6 +425,7 @@ def program(cfg: dict, req_fd: int, length: int, stdin: int | None, out_w: int, 
     """Read the request, join the run's memory cgroup, make the run's mounts, drop to the slot's uid
     and run the program (its build is executed, Python code runs in this warm interpreter)."""
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
+    os.setsid()  # process group and session 2, for good (a session leader cannot move): seccomp knows whom to guard
     req = marshal.loads(read_exact(req_fd, length))  # from the host, same interpreter: fewer pages touched than json
     os.close(req_fd)
     os.write(status_w, CONSUMED)
@@ -376,7 +452,7 @@ def program(cfg: dict, req_fd: int, length: int, stdin: int | None, out_w: int, 
     kept = sorted({status_w} if build is None else {status_w, build})
     for low, high in zip([3] + [fd + 1 for fd in kept], kept + [1 << 16], strict=True):
         os.closerange(low, high)
-    drop_privileges(cfg["uid"], cfg["gid"])
+    drop_privileges(cfg["uid"], cfg["gid"], status_w)
     os.chdir(WORK)
     for name, content in req["files"].items():
         with open(os.path.join(WORK, name), "w") as f:
@@ -411,8 +487,9 @@ def mount_run(req: dict, uid: int, gid: int) -> None:
     iso.mount("proc", "/proc", "proc", iso.MS_NOSUID | iso.MS_NODEV | iso.MS_NOEXEC, "hidepid=2")
 
 
-def drop_privileges(uid: int, gid: int) -> None:
-    """The slot's uid, no way back, non-dumpable, and the seccomp filter.
+def drop_privileges(uid: int, gid: int, status_w: int) -> None:
+    """The slot's uid, no way back, non-dumpable, and the seccomp filter (its listener handed to the
+    zygote over ``status_w`` and closed here, before any of the program runs).
 
     Not dumpable: no core dump, whatever the host's core_pattern (a pipe helper runs as root), and
     /proc/self stays root's; the seccomp filter keeps the program from undoing it.
@@ -423,7 +500,14 @@ def drop_privileges(uid: int, gid: int) -> None:
     iso.prctl(iso.PR_SET_DUMPABLE, 0)
     iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
     iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)  # the uid change cleared it
-    seccomp.install(SECCOMP)
+    listener = seccomp.install(SECCOMP)
+    if listener is not None:
+        channel = socket.socket(fileno=status_w)
+        try:
+            socket.send_fds(channel, [LISTENER], [listener])
+        finally:
+            channel.detach()
+            os.close(listener)
 
 
 def set_limits(req: dict, *, memory_mb: int, cpu: float, baseline: int) -> None:
@@ -445,6 +529,7 @@ def set_limits(req: dict, *, memory_mb: int, cpu: float, baseline: int) -> None:
         resource.RLIMIT_CORE: 1,
         resource.RLIMIT_MEMLOCK: 0,
         resource.RLIMIT_MSGQUEUE: 0,
+        resource.RLIMIT_RTPRIO: 0,  # no realtime scheduling, so no RLIMIT_RTTIME kill
     }
     for which, value in limits.items():
         _, hard = resource.getrlimit(which)
@@ -527,6 +612,7 @@ def main() -> None:
             cgroups.join(cfg["cpu"]["path"], cfg["cpu"]["version"])
         cfg["memory_slot"] = cgroups.open_slot(**cfg["memory"]) if cfg["memory"] else None  # /sys is hidden next
         statm = os.open("/proc/self/statm", os.O_RDONLY)  # there is no /proc in the new root
+        cfg["proc"] = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)  # a run's /proc, through its root (answer_kill)
         cfg["layout"] = iso.memory_layout()
         cfg["pid_namespace"] = os.open("/proc/self/ns/pid", os.O_RDONLY)
         build_root(cfg)

@@ -1,6 +1,6 @@
 """Pluggable backends: name -> factory(**options) -> backend, filled by ``register_sandbox_backends``.
 
-The built-ins (``local``, ``docker``, ``unsafe``) register through the same hook a third-party
+The built-ins (``local``, ``docker``, ``remote``, ``unsafe``) register through the same hook a third-party
 package uses to add, say, a remote execution service. ``auto`` picks the first isolated backend
 that works here and never falls back to ``unsafe``.
 """
@@ -41,6 +41,12 @@ def _docker(**options: Any) -> Backend:
     return DockerBackend(**options)
 
 
+def _remote(**options: Any) -> Backend:
+    from .remote import RemoteBackend
+
+    return RemoteBackend(**options)
+
+
 def _unsafe(**options: Any) -> Backend:
     from .unsafe import UnsafeBackend
 
@@ -51,6 +57,7 @@ def _unsafe(**options: Any) -> Backend:
 def register_sandbox_backends(register):
     register("local", _local)
     register("docker", _docker)
+    register("remote", _remote)
     register("unsafe", _unsafe)
 
 

@@ -1,4 +1,5 @@
-"""``rewardhub sandbox``: which code-execution backends work here, and if not, what is missing."""
+"""``rewardhub sandbox``: which code-execution backends work here, and if not, what is missing;
+``rewardhub sandbox serve``: the sandbox behind SandboxFusion's HTTP API (see :mod:`.service`)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,19 @@ def register_commands(subparsers):
     parser = subparsers.add_parser("sandbox", help="check which sandbox backends can run code here")
     parser.add_argument("--backend", action="append", help="check only this backend (repeatable)")
     parser.set_defaults(handler=check_backends)
+    actions = parser.add_subparsers(dest="sandbox_command", metavar="COMMAND")
+    serve = actions.add_parser("serve", help="serve the sandbox over SandboxFusion's API (POST /run_code)",
+                               description="Answer SandboxFusion's POST /run_code with rewardhub's sandbox, so verl's "
+                               "reward.sandbox_fusion.url (or the remote backend) can point here. GET /ready, /health.")
+    serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, local only)")
+    serve.add_argument("--port", type=int, default=8080, help="port (default: 8080, SandboxFusion's)")
+    serve.add_argument("--backend", dest="service_backend", default="auto",
+                       help="sandbox backend that runs the programs (default: auto, never unsafe)")
+    serve.add_argument("--workers", type=int, default=None, help="programs run at once (default: one per CPU)")
+    serve.add_argument("--max-timeout", type=float, default=300.0,
+                       help="longest run_timeout/compile_timeout honoured, in seconds (default: 300)")
+    serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    serve.set_defaults(handler=serve_sandbox)
 
 
 def check_backends(args: argparse.Namespace) -> int:
@@ -44,3 +58,15 @@ def check_backends(args: argparse.Namespace) -> int:
                     print(f"{name}: {what}: {getattr(backend, attribute)}")
             working += isolated
     return 0 if working else 1
+
+
+def serve_sandbox(args: argparse.Namespace) -> int:
+    from .service import serve
+
+    if args.workers is not None and args.workers < 1:
+        print("rewardhub sandbox serve: --workers must be at least 1")
+        return 2
+    options = {"workers": args.workers} if args.workers and args.service_backend in ("auto", "local") else {}
+    serve(host=args.host, port=args.port, log_level=args.log_level, backend=args.service_backend,
+          max_timeout=args.max_timeout, **options)
+    return 0

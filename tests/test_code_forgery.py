@@ -108,7 +108,7 @@ def test_checks_refuse_unbounded_work_on_hostile_values():
     from rewardhub.rewards.code.suites import parse_tests
 
     for test, hostile in [("assert f(1) * 10 ** 9 == 0", "x"), ("assert f(1) ** 9999999 == 0", 3),
-                          ("assert len(f(1).zfill(10 ** 12)) == 1", "x"), ("assert sum(range(f(1))) == 0", 10 ** 18),
+                          ("assert len(str(f(1)) * 10 ** 12) == 1", "x"), ("assert sum(range(f(1))) == 0", 10 ** 18),
                           ("assert f(1) // 7 == 0", 1 << 200_000), ("assert len(set(f(1))) == 100", [(2 ** 61 - 1) * k + 7 for k in range(1, 101)])]:
         suite = parse_tests([test])
         assert suite.kind == "probe", test
@@ -290,3 +290,114 @@ def _owned_by(pid: str, uids: list[int]) -> bool:
             return any(line.startswith("Uid:") and int(line.split()[1]) in uids for line in f)
     except OSError:
         return False
+
+
+# ----- 21.3 narrowed: SIGKILL reaches everything but the run's main program --------------------------------------------
+HONEST_KILLS = [  # a program ending what it started, as honest programs do
+    "import subprocess, sys\np = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])\np.kill()\n"
+    "print(p.wait())",
+    "import os, subprocess, sys\np = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], "
+    "start_new_session=True)\nos.killpg(p.pid, 9)\nprint(p.wait())",
+    "import os, signal, time\npid = os.fork()\nif pid == 0:\n    time.sleep(30)\n    os._exit(0)\n"
+    "os.kill(pid, signal.SIGKILL)\nprint(-os.WTERMSIG(os.waitpid(pid, 0)[1]))",
+    "import subprocess\nprint(subprocess.run(['/bin/sh', '-c', 'sleep 30 & kill -9 $!; wait $!; echo $?']).stdout or -9)",
+]
+# Every way found to SIGKILL a process, aimed at the run's main program ({main}: its pid, from where the code runs)
+SELF_KILLS = {
+    "kill": "os.kill({main}, 9)",
+    "its process group": "os.kill(0, 9)",
+    "every process": "os.kill(-1, 9)",
+    "killpg": "os.killpg(os.getpgid({main}), 9)",
+    "a thread's id": (
+        "import threading\nfound = []\nthreading.Thread(target=lambda: found.append(threading.get_native_id())).start()\n"
+        "ready = threading.Event()\ndef wait():\n    found.append(threading.get_native_id())\n    ready.wait()\n"
+        "threading.Thread(target=wait, daemon=True).start()\nimport time\ntime.sleep(0.05)\nos.kill(found[-1], 9)"),
+    "a thread's id, from a child": (
+        "import threading, subprocess, time\nfound = []\nstop = threading.Event()\n"
+        "def wait():\n    found.append(threading.get_native_id())\n    stop.wait()\n"
+        "threading.Thread(target=wait, daemon=True).start()\ntime.sleep(0.05)\n"
+        "subprocess.run(['/bin/sh', '-c', 'kill -9 %d' % found[0]])"),
+    "a child's shell": "import subprocess\nsubprocess.run(['/bin/sh', '-c', 'kill -9 %d' % {main}])",
+    "pthread_kill": "import signal, threading\nsignal.pthread_kill(threading.get_ident(), 9)",
+    "raw tkill": "import ctypes\nctypes.CDLL(None).syscall(200, {main}, 9)",
+    "raw tgkill": "import ctypes\nctypes.CDLL(None).syscall(234, {main}, {main}, 9)",
+    "rt_sigqueueinfo": "import ctypes\ninfo = (ctypes.c_int * 32)(9, 0, -1)\nctypes.CDLL(None).syscall(129, {main}, 9, info)",
+    "pidfd_send_signal": "fd = os.pidfd_open({main})\nimport signal\nsignal.pidfd_send_signal(fd, 9)",
+    "pidfd of /proc": "fd = os.open('/proc/%d' % {main}, os.O_RDONLY)\nimport signal\nsignal.pidfd_send_signal(fd, 9)",
+    "a child whose exit signal is SIGKILL": (
+        "import ctypes\nif ctypes.CDLL(None).syscall(56, 9, 0, 0, 0, 0) == 0:\n    os._exit(0)\nimport time\ntime.sleep(0.2)"),
+    "I/O signal SIGKILL": (
+        "import fcntl\nr, w = os.pipe()\nfcntl.fcntl(r, fcntl.F_SETOWN, {main})\nfcntl.fcntl(r, 10, 9)\n"
+        "fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC)\nos.write(w, b'x')\nimport time\ntime.sleep(0.1)"),
+    "a timer that sends SIGKILL": (
+        "import ctypes, time\nevent = (ctypes.c_int * 16)()\nevent[2] = 9\ntimer = ctypes.c_void_p()\n"
+        "libc = ctypes.CDLL(None)\nlibc.timer_create(1, event, ctypes.byref(timer))\n"
+        "spec = (ctypes.c_long * 4)(0, 0, 0, 1000000)\nlibc.timer_settime(timer, 0, spec, None)\ntime.sleep(0.2)"),
+}
+
+
+def _guarded(attack: str, main: str) -> str:
+    body = "\n".join("    " + line for line in attack.format(main=main).splitlines())
+    return f"import os\ntry:\n{body}\nexcept Exception:\n    pass\n"
+
+
+@needs_isolation
+def test_honest_programs_kill_what_they_started():
+    results = sandbox.run_many([Program(code, timeout=20) for code in HONEST_KILLS])
+    assert [(r.error, r.exit_code, r.stdout.split()[-1:]) for r in results] == [(None, 0, ["-9"])] * len(HONEST_KILLS), \
+        [(r.stdout, r.stderr[-300:]) for r in results]
+
+
+@needs_isolation
+@pytest.mark.parametrize("mode", ["stdin/stdout", "asserts in the test process", "probes"])
+def test_no_self_kill_turns_a_zero_into_an_abstention(mode):
+    """The attacks run in the program itself (stdin/stdout cases: it is the main program) or in the solution
+    process, against the test process (the main program there); each must score 0, never None."""
+    names = list(SELF_KILLS)
+    if mode == "stdin/stdout":
+        completions = [fenced(_guarded(SELF_KILLS[n], "os.getpid()") + "print(41)") for n in names]
+        tests = [[{"input": "", "output": "42"}]] * len(names)
+    else:
+        completions = [fenced(_guarded(SELF_KILLS[n], "os.getppid()") + "def f(x):\n    return 41\n") for n in names]
+        script = "for i in [1]:\n    assert f(i) == 42" if mode == "probes" else \
+            "import random\nassert f(random.choice([1])) == 42"
+        tests = [script] * len(names)
+    got = scores(completions, tests=tests)
+    assert [(n, s.value) for n, s in zip(names, got, strict=True)] == [(n, 0.0) for n in names], \
+        [(n, s.reason) for n, s in zip(names, got, strict=True) if s.value != 0.0]
+
+
+# ----- 20.6: a run that first reads a file leaves no memory cgroup behind ---------------------------------------------
+def _dying_memory_cgroups(slot: dict) -> int:
+    """v2: the slot's dying descendants; v1 has no such count, so the host's memory cgroups, dying ones included."""
+    if slot["version"] == 2:
+        with open(os.path.join(slot["path"], "cgroup.stat")) as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("nr_dying_descendants"))
+    with open("/proc/cgroups") as f:
+        return next(int(line.split()[2]) for line in f if line.startswith("memory"))
+
+
+@needs_isolation
+def test_runs_that_first_read_a_file_leave_no_dying_memory_cgroup():
+    runs = 20
+    stdlib = os.path.dirname(os.__file__)
+    files = sorted((os.path.join(folder, name) for folder, _, names in os.walk(stdlib) for name in names
+                    if name.endswith(".py")), key=os.path.getsize)[-runs:]
+    backend = LocalBackend(workers=1)
+    try:
+        backend.run(Program("pass"))
+        slot = backend._cgroups["memory"][0]
+        if slot is None:
+            pytest.skip("no memory cgroup for the slots here")
+        before = _dying_memory_cgroups(slot)
+        for path in files:  # out of the page cache, so the run is the first to read it: the pages are charged to it
+            fd = os.open(path, os.O_RDONLY)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
+            assert backend.run(Program(f"open({path!r}, 'rb').read()")).ok
+        left = [name for name in os.listdir(slot["path"]) if os.path.isdir(os.path.join(slot["path"], name))]
+        assert [name for name in left if name.startswith("run-")] == []
+        # v1 counts the whole host's: other processes may add a few; one per run is what a leak looks like
+        assert _dying_memory_cgroups(slot) - before < (1 if slot["version"] == 2 else runs // 2)
+    finally:
+        backend.close()

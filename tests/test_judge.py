@@ -28,7 +28,6 @@ from judge_server import (  # noqa: F401
 )
 
 import rewardhub
-from rewardhub.rewards.judge import JudgeReward
 from rewardhub.rewards.judge.client import Answer
 from rewardhub.rewards.judge.errors import JudgeConfigError
 
@@ -326,7 +325,9 @@ def test_config_errors(monkeypatch):
 
 def test_registered_with_its_params_and_light_to_import():
     spec = rewardhub.registry.spec("judge")
-    assert spec.source == "rewardhub" and spec.factory is JudgeReward
+    from rewardhub.rewards.judge.modes import JUDGE
+
+    assert spec.source == "rewardhub" and spec.factory is JUDGE  # mode "pointwise" (the default) builds a JudgeReward
     assert {"base_url", "model", "api_key_env", "template", "concurrency", "max_retries", "timeout", "cache",
             "temperature", "max_tokens", "rpm", "tpm", "deadline", "logprobs"} <= set(spec.params)  # fmt: skip
     code = "import sys, rewardhub; rewardhub.list_rewards(); print('openai' in sys.modules)"

@@ -23,6 +23,7 @@ CONFIG_ENV = "REWARDHUB_CONFIG"
 @hookimpl
 def register_commands(subparsers):
     _add_serve(subparsers)
+    _add_route(subparsers)
     _add_train_rm(subparsers)
 
 
@@ -61,10 +62,76 @@ def _add_serve(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--timeout", type=_positive(float), default=DEFAULT_REWARD_TIMEOUT,
                         help="seconds a reward may take on one request's batch, for config entries that set no "
                         f"'timeout' of their own; past it unfinished samples time out (default: {DEFAULT_REWARD_TIMEOUT:g})")
+    parser.add_argument("--samples-per-step", type=_positive(int), default=None,
+                        help="count the trainer's step from samples when requests carry no 'step' (for scheduled "
+                        "weights and the hacking monitor's windows): verl train_batch_size * rollout.n, "
+                        "OpenRLHF rollout_batch_size * n_samples_per_prompt")
+    parser.add_argument("--no-monitor", dest="monitor", action="store_false",
+                        help="do not watch for reward hacking (GET /hacking then answers 404)")
     parser.add_argument("--no-access-log", dest="access_log", action="store_false",
                         help="do not log one line per request to stderr")
+    _add_drain_timeout(parser)
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     parser.set_defaults(handler=run_serve)
+
+
+def _add_drain_timeout(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--drain-timeout", type=_positive(float), default=None,
+                        help="on SIGTERM: seconds to let requests in flight finish (new ones get 503) before "
+                        "exiting (default: 150)")
+
+
+def _add_route(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "route",
+        help="one front for several `rewardhub serve` replicas: each group always to one replica",
+        description="Forward OpenRLHF (POST /, /get_reward) and native (POST /score) requests to reward server "
+        "replicas by consistent hashing on each sample's group key (OpenRLHF's prompt, the native 'group' "
+        "field), so group assembly works behind it; replicas that fail are routed around. GET /health, "
+        "/ready, /metrics.",
+    )
+    parser.add_argument("--replicas", required=True, metavar="URL,URL,...",
+                        help="base URLs of the `rewardhub serve` replicas, comma-separated")
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, local only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    parser.add_argument("--token-env", metavar="VAR", help="require 'Authorization: Bearer $VAR' (also passed on)")
+    parser.add_argument("--check-interval", type=_positive(float), default=1.0,
+                        help="seconds between readiness checks of each replica (default: 1)")
+    parser.add_argument("--max-body-mb", type=_positive(float), default=16.0,
+                        help="largest request body in MiB (default: 16)")
+    _add_drain_timeout(parser)
+    parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    parser.set_defaults(handler=run_route)
+
+
+def run_route(args: argparse.Namespace) -> int:
+    replicas = [url.strip() for url in args.replicas.split(",") if url.strip()]
+    bad = [url for url in replicas if not url.startswith(("http://", "https://"))]
+    if not replicas or bad:
+        print(f"rewardhub route: --replicas needs http(s) base URLs, comma-separated; got {args.replicas!r}",
+              file=sys.stderr)
+        return 2
+    token = _token(args, "route")
+    if token is False:
+        return 2
+    from .router import route
+
+    route(replicas, host=args.host, port=args.port, log_level=args.log_level, token=token,
+          check_interval=args.check_interval, max_body_bytes=int(args.max_body_mb * 1024 * 1024),
+          drain_timeout=args.drain_timeout)
+    return 0
+
+
+def _token(args: argparse.Namespace, command: str) -> str | None | bool:
+    """The bearer token ``--token-env`` names (None without it; False, with a message, when it is unset)."""
+    if not args.token_env:
+        return None
+    token = os.environ.get(args.token_env)
+    if not token:
+        print(f"rewardhub {command}: --token-env {args.token_env}: that environment variable is not set "
+              f"or empty", file=sys.stderr)
+        return False
+    return token
 
 
 def _positive(kind: type) -> object:
@@ -88,13 +155,9 @@ def run_serve(args: argparse.Namespace) -> int:
     if not args.config:
         print(f"rewardhub serve: no reward config: pass --config rewards.yaml or set {CONFIG_ENV}", file=sys.stderr)
         return 2
-    token = None
-    if args.token_env:
-        token = os.environ.get(args.token_env)
-        if not token:
-            print(f"rewardhub serve: --token-env {args.token_env}: that environment variable is not set "
-                  f"or empty", file=sys.stderr)
-            return 2
+    token = _token(args, "serve")
+    if token is False:
+        return 2
     from .groups import DEFAULT_GROUP_TIMEOUT
     from .openrlhf import STRIP_TOKENS
     from .server import serve
@@ -105,7 +168,8 @@ def run_serve(args: argparse.Namespace) -> int:
         max_body_bytes=int(args.max_body_mb * 1024 * 1024), threads=args.threads,
         label_column=args.label_column, abstain_value=args.abstain_value, strip_tokens=strip,
         group_size=args.group_size, group_timeout=args.group_timeout or DEFAULT_GROUP_TIMEOUT, access_log=args.access_log,
-        reward_timeout=args.timeout,
+        reward_timeout=args.timeout, samples_per_step=args.samples_per_step, monitor=args.monitor,
+        drain_timeout=args.drain_timeout,
     )
     return 0
 

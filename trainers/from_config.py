@@ -18,10 +18,9 @@ reward looks up the weight the trainer gives it and logs a warning when it diffe
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 from typing import Any
-
-from rewardhub import AsyncReward, Reward
 
 from .grpo import CompositeReward
 from .shims import resolve_config, reward_set
@@ -40,11 +39,11 @@ def __getattr__(name: str) -> Any:
             f"the rewardhub config has no reward with alias {name!r}; aliases: {', '.join(rewards.aliases)} "
             f"(or use rewardhub.trainers.from_config.weighted for the whole set)"
         )
-    weight = next(m.weight for m in rewards.members if m.alias == name)
-    return _weight_checked(rewards[name], name, weight)
+    index = rewards.aliases.index(name)  # the entry as TRL calls it: a scheduled weight scales its values
+    return _weight_checked(rewards.reward_funcs[index], name, rewards.reward_weights[index])
 
 
-def _weight_checked(reward: Reward, alias: str, weight: float) -> Any:
+def _weight_checked(reward: Any, alias: str, weight: float) -> Any:
     """``reward`` as a TRL reward function (async if it is) that checks TRL's weight on its first call."""
     checked: list[bool] = []
 
@@ -53,7 +52,7 @@ def _weight_checked(reward: Reward, alias: str, weight: float) -> Any:
             checked.append(True)
             _warn_if_weight_differs(getattr(kwargs.get("log_metric"), "__self__", None), function, alias, weight)
 
-    if isinstance(reward, AsyncReward):
+    if inspect.iscoroutinefunction(reward.__call__):
         async def function(prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
             check(kwargs)
             return await reward(prompts, completions, **kwargs)

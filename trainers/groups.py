@@ -25,7 +25,16 @@ from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from rewardhub import Batch, BatchResult, ConfigError, RewardSet, Score, SetResult
+from rewardhub import (
+    Batch,
+    BatchResult,
+    ConfigError,
+    RewardSet,
+    Score,
+    SetResult,
+    innermost_reward,
+    needs_groups,
+)
 from rewardhub.completions import prompt_key
 
 from .abstentions import warn_if_all_abstained
@@ -38,15 +47,6 @@ Keyed = tuple[Hashable, dict[str, Any]]  # (group key, row with prompt, completi
 SampleResult = tuple[SetResult, int]  # a scored group and the sample's index in it
 
 
-def needs_groups(reward: Any) -> bool:
-    """Whether ``reward`` (or the reward inside a gate) compares completions of one prompt.
-
-    A reward says so with a true ``needs_groups`` attribute (``majority_vote``, ``length_penalty`` in
-    ``group`` mode); third-party group rewards set it too.
-    """
-    return bool(getattr(getattr(reward, "inner", reward), "needs_groups", False))
-
-
 def group_size_for(rewards: RewardSet, requested: int | None = None) -> int | None:
     """The group size to assemble for ``rewards``: ``requested`` or the group rewards' own ``group_size``.
 
@@ -55,7 +55,7 @@ def group_size_for(rewards: RewardSet, requested: int | None = None) -> int | No
     """
     if requested is not None and requested < 1:
         raise ConfigError(f"group_size must be a positive number of completions per prompt; got {requested}")
-    declared = {m.alias: getattr(getattr(m.reward, "inner", m.reward), "group_size", None)
+    declared = {m.alias: getattr(innermost_reward(m.reward), "group_size", None)
                 for m in rewards.members if needs_groups(m.reward)}
     sizes = {size for size in declared.values() if size is not None}
     if requested is not None:
@@ -65,6 +65,12 @@ def group_size_for(rewards: RewardSet, requested: int | None = None) -> int | No
         return requested
     if len(sizes) > 1:
         raise ConfigError(f"the group rewards disagree on group_size: {_listing(declared)}")
+    if rewards.aggregate == "normalize_then_sum" and not sizes:
+        raise ConfigError(
+            "aggregate normalize_then_sum normalises each reward within its prompt group, but verl and OpenRLHF "
+            "send one completion per call: pass --group-size / group_size (the completions per prompt: OpenRLHF "
+            "--rollout.n_samples_per_prompt, verl actor_rollout_ref.rollout.n) so that groups are assembled"
+        )
     if declared and not sizes:
         raise ConfigError(
             f"{', '.join(declared)} compare(s) the completions of one prompt, but verl and OpenRLHF send one "
@@ -90,15 +96,18 @@ def keyed_rows(batch: Batch, keys: Sequence[Hashable] | None = None) -> list[Key
     return rows
 
 
-def score_group(rewards: RewardSet, rows: list[dict[str, Any]], incomplete: str | None = None) -> SetResult:
-    """Score one prompt's rows together; with ``incomplete`` (the reason) group rewards abstain."""
+def score_group(rewards: RewardSet, rows: list[dict[str, Any]], incomplete: str | None = None,
+                step: float | None = None) -> SetResult:
+    """Score one prompt's rows together (one group for ``normalize_then_sum``, at trainer step ``step``);
+    with ``incomplete`` (the reason) group rewards abstain."""
     batch = Batch.from_rows(rows)
+    whole = [list(range(len(batch)))]
     if incomplete is None:
-        return rewards.evaluate_batch(batch)
+        return rewards.evaluate_batch(batch, step=step, groups=whole)
     abstained = BatchResult([Score(None, incomplete, outcome="abstain")] * len(batch), 0.0, 0)
     components = {m.alias: abstained if needs_groups(m.reward) else m.reward.evaluate_batch(batch)
                   for m in rewards.members}
-    return SetResult.of(components, rewards.weights)
+    return rewards.combine(components, batch, step=step, groups=whole)
 
 
 def collect(results: Sequence[SampleResult]) -> SetResult:
@@ -113,13 +122,17 @@ def collect(results: Sequence[SampleResult]) -> SetResult:
         )
         for alias in aliases
     }
-    return SetResult([scored.totals[i] for scored, i in results], components)
+    means = None
+    if all(g.group_means is not None for g in groups):
+        means = {alias: [scored.group_means[alias][i] for scored, i in results] for alias in aliases}
+    return SetResult([scored.totals[i] for scored, i in results], components, group_means=means)
 
 
 @dataclass
 class _Group:
     deadline: float
     serial: int
+    step: float | None = None  # the trainer step of its first completion (for scheduled weights)
     rows: list[dict[str, Any]] = field(default_factory=list)
     waiters: list[Future] = field(default_factory=list)
 
@@ -155,15 +168,16 @@ class GroupAssembler:
         with self._cond:
             return sum(len(g.rows) for g in self._pending.values())
 
-    def submit(self, key: Hashable, row: dict[str, Any]) -> Future:
-        """Add one completion to its group; the future resolves to ``(scored group, index in it)``."""
+    def submit(self, key: Hashable, row: dict[str, Any], step: float | None = None) -> Future:
+        """Add one completion (scored at trainer step ``step``) to its group; the future resolves to
+        ``(scored group, index in it)``."""
         waiter: Future = Future()
         with self._cond:
             if self._closed:
                 raise RuntimeError("the group assembler is closed")
             group = self._pending.get(key)
             if group is None:
-                group = self._pending[key] = _Group(time.monotonic() + self.timeout, next(self._serials))
+                group = self._pending[key] = _Group(time.monotonic() + self.timeout, next(self._serials), step)
                 heapq.heappush(self._deadlines, (group.deadline, group.serial, key))
                 self._cond.notify()
             group.rows.append(row)
@@ -173,13 +187,13 @@ class GroupAssembler:
                 self._pool.submit(self._score, group, None)
         return waiter
 
-    def score(self, rows: Iterable[Keyed]) -> SetResult:
+    def score(self, rows: Iterable[Keyed], step: float | None = None) -> SetResult:
         """Score keyed rows, blocking until each one's group is scored (or its deadline passed)."""
-        return collect([waiter.result() for waiter in [self.submit(key, row) for key, row in rows]])
+        return collect([waiter.result() for waiter in [self.submit(key, row, step) for key, row in rows]])
 
-    async def ascore(self, rows: Iterable[Keyed]) -> SetResult:
+    async def ascore(self, rows: Iterable[Keyed], step: float | None = None) -> SetResult:
         """:meth:`score` for an event loop: waits without holding a thread."""
-        waiters = [asyncio.wrap_future(self.submit(key, row)) for key, row in rows]
+        waiters = [asyncio.wrap_future(self.submit(key, row, step)) for key, row in rows]
         return collect(await asyncio.gather(*waiters))
 
     def close(self) -> None:
@@ -209,7 +223,7 @@ class GroupAssembler:
 
     def _score(self, group: _Group, incomplete: str | None) -> None:
         try:
-            scored = score_group(self.rewards, group.rows, incomplete)
+            scored = score_group(self.rewards, group.rows, incomplete, group.step)
         except BaseException as exc:  # every waiter must hear of it, or it would wait forever
             for waiter in group.waiters:
                 _resolve(waiter, exception=exc)
@@ -232,31 +246,70 @@ def _resolve(waiter: Future, *, result: Any = None, exception: BaseException | N
 class CallScorer:
     """Scores one framework call: straight through, or through a :class:`GroupAssembler` when the
     set needs whole groups (see :func:`group_size_for`); a batch where a reward abstained on every
-    sample is reported once per reward (:func:`~rewardhub.trainers.abstentions.warn_if_all_abstained`)."""
+    sample is reported once per reward (:func:`~rewardhub.trainers.abstentions.warn_if_all_abstained`).
+
+    Each call is scored at a trainer step: the one the caller gives (the server's ``step`` field), else
+    one counted from the samples scored so far when ``samples_per_step`` is set (see :class:`StepClock`).
+    What was scored is reported to the set's watchers (the hacking monitor) with the call's group keys.
+    """
 
     def __init__(self, rewards: RewardSet, *, group_size: int | None = None,
-                 group_timeout: float = DEFAULT_GROUP_TIMEOUT):
+                 group_timeout: float = DEFAULT_GROUP_TIMEOUT, samples_per_step: int | None = None):
         self.rewards = rewards
         size = group_size_for(rewards, group_size)
         self.assembler = GroupAssembler(rewards, size, group_timeout) if size else None
+        self.clock = StepClock(samples_per_step) if samples_per_step else None
 
-    def score(self, batch: Batch, keys: Sequence[Hashable] | None = None) -> SetResult:
+    def score(self, batch: Batch, keys: Sequence[Hashable] | None = None, step: float | None = None) -> SetResult:
         """Score ``batch`` (blocking); ``keys`` group rows when assembling (default: by prompt)."""
+        step = self._step(step, len(batch))
         if self.assembler is None:
-            return _watched(self.rewards.evaluate_batch(batch))
-        return _watched(self.assembler.score(keyed_rows(batch, keys)))
+            return self._watched(batch, keys, step, self.rewards.evaluate_batch(batch, step=step))
+        return self._watched(batch, keys, step, self.assembler.score(keyed_rows(batch, keys), step))
 
-    async def ascore(self, batch: Batch, keys: Sequence[Hashable] | None = None, executor: Any = None) -> SetResult:
+    async def ascore(self, batch: Batch, keys: Sequence[Hashable] | None = None, executor: Any = None,
+                     step: float | None = None) -> SetResult:
         """:meth:`score` for an event loop (sync rewards in ``executor`` when not assembling)."""
+        step = self._step(step, len(batch))
         if self.assembler is None:
-            return _watched(await self.rewards.aevaluate_batch(batch, executor))
-        return _watched(await self.assembler.ascore(keyed_rows(batch, keys)))
+            scored = await self.rewards.aevaluate_batch(batch, executor, step=step)
+        else:
+            scored = await self.assembler.ascore(keyed_rows(batch, keys), step)
+        # the watchers (the hacking monitor) read texts: off the event loop, which keeps serving meanwhile
+        return await asyncio.get_running_loop().run_in_executor(executor, self._watched, batch, keys, step, scored)
+
+    def _step(self, step: float | None, samples: int) -> float | None:
+        if step is None and self.clock is not None:
+            return self.clock.advance(samples)
+        return step
+
+    def _watched(self, batch: Batch, keys: Sequence[Hashable] | None, step: float | None,
+                 scored: SetResult) -> SetResult:
+        warn_if_all_abstained(scored)
+        self.rewards.notify(step, batch, scored.components, keys=keys)
+        return scored
 
     def close(self) -> None:
         if self.assembler is not None:
             self.assembler.close()
 
 
-def _watched(scored: SetResult) -> SetResult:
-    warn_if_all_abstained(scored)
-    return scored
+class StepClock:
+    """A trainer step counted from samples, for callers that do not send one (verl, OpenRLHF): the
+    step is the number of samples scored before this call, divided by ``samples_per_step`` (verl
+    data.train_batch_size * actor_rollout_ref.rollout.n; OpenRLHF rollout_batch_size *
+    n_samples_per_prompt). Thread-safe."""
+
+    def __init__(self, samples_per_step: int):
+        if samples_per_step < 1:
+            raise ConfigError(f"samples_per_step must be a positive number of samples; got {samples_per_step}")
+        self.samples_per_step = samples_per_step
+        self._scored = 0
+        self._lock = threading.Lock()
+
+    def advance(self, samples: int) -> int:
+        """The step of a call of ``samples`` samples, counting them as scored."""
+        with self._lock:
+            step = self._scored // self.samples_per_step
+            self._scored += samples
+            return step

@@ -113,12 +113,16 @@ class RewardFunc:
     (``majority_vote``, ``length_penalty`` mode group) calls of one prompt are assembled into groups of
     ``group_size`` in this process (see :mod:`rewardhub.trainers.groups`); OpenRLHF runs one reward
     file per vLLM engine, and an engine generates all samples of a prompt, so groups meet there.
+    ``samples_per_step`` (rollout_batch_size * n_samples_per_prompt) counts the trainer's step for
+    scheduled weights; ``monitor`` watches for reward hacking in this process (alarms are warnings).
     """
 
     def __init__(self, config: Any = None, *, label_column: str = LABEL_COLUMN, abstain_value: float = 0.0,
                  strip_tokens: Sequence[str] = STRIP_TOKENS, group_size: int | None = None,
-                 group_timeout: float = DEFAULT_GROUP_TIMEOUT):
-        self.scorer = call_scorer(config, group_size=group_size, group_timeout=group_timeout)
+                 group_timeout: float = DEFAULT_GROUP_TIMEOUT, samples_per_step: int | None = None,
+                 monitor: bool = True):
+        self.scorer = call_scorer(config, group_size=group_size, group_timeout=group_timeout,
+                                  samples_per_step=samples_per_step, monitor=monitor)
         self.label_column = label_column
         self.abstain_value = abstain_value
         self.strip_tokens = tuple(strip_tokens)

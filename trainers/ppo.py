@@ -1,7 +1,7 @@
 """What a hand-written PPO loop needs from rewardhub: per-sequence scores as tensors, and per-token rewards.
 
-    rewards = PPORewards("rewards.yaml")
-    scores = rewards(prompts, responses, solution=solutions)      # .total (B,), .components, .reasons
+    rewards = PPORewards("rewards.yaml", monitor=True)
+    scores = rewards(prompts, responses, step=i, solution=solutions)   # .total (B,), .components, .reasons
     token_rewards, kl = kl_shaped_rewards(scores.total, logprobs, ref_logprobs, response_mask, kl_coef=0.05)
 
 The sequence score lands on the last response token; every response token also carries the
@@ -11,7 +11,7 @@ per-token KL penalty ``-kl_coef * (logprob - ref_logprob)``, as in the classic R
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rewardhub import Batch, RewardSet, load
@@ -24,35 +24,52 @@ if TYPE_CHECKING:
 class SequenceScores:
     """Scores of a batch of responses as tensors of shape (B,).
 
-    ``total``: weighted sum (``abstain_value`` where every reward abstained); ``components``: each
-    alias's values (NaN where it abstained); ``scored``: False where every reward abstained.
+    ``total``: the set's total (``abstain_value`` where every reward abstained); ``components``: each
+    alias's values (NaN where it abstained); ``scored``: False where every reward abstained;
+    ``metrics``: scheduled weights (``<alias>/weight``) and the hacking monitor's ``rewardhub/hacking/...``.
     """
 
     total: torch.Tensor
     components: dict[str, torch.Tensor]
     scored: torch.Tensor
     reasons: dict[str, list[str]]
+    metrics: dict[str, float] = field(default_factory=dict)
 
     def means(self) -> dict[str, float]:
-        """NaN-skipping batch means of the total and each component (for logging)."""
+        """NaN-skipping batch means of the total and each component, and ``metrics`` (for logging)."""
         out = {"reward": float(self.total.mean())}
         for alias, values in self.components.items():
             out[f"rewards/{alias}"] = float(values.nanmean())
+        out.update(self.metrics)
         return out
 
 
 class PPORewards:
-    """A reward set called as ``(prompts, responses, **columns) -> SequenceScores``."""
+    """A reward set called as ``(prompts, responses, step=..., **columns) -> SequenceScores``.
 
-    def __init__(self, config: Any, *, abstain_value: float = 0.0, device: Any = None):
+    ``step`` (the loop's iteration) is where scheduled weights are read; ``monitor=True`` watches the
+    set for reward hacking (one step per call) and puts its figures in ``SequenceScores.metrics``.
+    """
+
+    def __init__(self, config: Any, *, abstain_value: float = 0.0, device: Any = None, monitor: bool = False):
         self.rewards = config if isinstance(config, RewardSet) else load(config)
         self.abstain_value = abstain_value
         self.device = device
+        self.monitor = None
+        if monitor:
+            from rewardhub.hacking import HackingMonitor
 
-    def __call__(self, prompts: Sequence[Any], responses: Sequence[Any], **columns: Sequence[Any]) -> SequenceScores:
+            self.monitor = HackingMonitor.for_set(self.rewards)
+
+    def __call__(self, prompts: Sequence[Any], responses: Sequence[Any], *, step: int | None = None,
+                 **columns: Sequence[Any]) -> SequenceScores:
         import torch
 
-        scored = self.rewards.evaluate_batch(Batch(list(prompts), list(responses), {k: list(v) for k, v in columns.items()}))
+        batch = Batch(list(prompts), list(responses), {k: list(v) for k, v in columns.items()})
+        scored = self.rewards.evaluate_batch(batch, step=step)
+        metrics: dict[str, float] = {}
+        self.rewards.log_weights(scored.weights, metrics.__setitem__)
+        self.rewards.notify(step, batch, scored.components, metrics.__setitem__)
         nan = float("nan")
         total = [self.abstain_value if t is None else t for t in scored.totals]
         return SequenceScores(
@@ -63,6 +80,7 @@ class PPORewards:
             },
             scored=torch.tensor([t is not None for t in scored.totals], dtype=torch.bool, device=self.device),
             reasons=scored.component_reasons(),
+            metrics=metrics,
         )
 
 

@@ -102,6 +102,7 @@ class PPOLoop:
         self.reference = copy.deepcopy(model).eval().requires_grad_(False)
         self.optimizer = torch.optim.AdamW(self.policy.parameters(), lr=self.config.learning_rate)
         self.generator = torch.Generator().manual_seed(self.config.seed)
+        self.steps_done = 0  # the step scheduled weights and the hacking monitor read
 
     def train(self, rows: Sequence[dict[str, Any]], iterations: int) -> Iterable[dict[str, float]]:
         """Yield the stats of ``iterations`` steps, cycling through ``rows`` in rollout-sized batches."""
@@ -118,6 +119,7 @@ class PPOLoop:
         stats["kl"] = float((rollout.kl.sum(1)).mean())
         stats["response_length"] = float(rollout.response_mask.sum(1).float().mean())
         self.last_rollout = rollout
+        self.steps_done += 1
         return stats
 
     # ----- 1-3: rollout, rewards, advantages --------------------------------------------------------
@@ -146,7 +148,7 @@ class PPOLoop:
         kept = [tokens[keep.bool()] for tokens, keep in zip(response, response_mask, strict=True)]
         texts = self.tokenizer.batch_decode(kept, skip_special_tokens=True)
         columns = {k: [row.get(k) for row in rows] for k in rows[0] if k != "prompt"}
-        scores = self.rewards(prompts, texts, **columns)
+        scores = self.rewards(prompts, texts, step=self.steps_done, **columns)
         token_rewards, kl = kl_shaped_rewards(scores.total, logprobs, ref_logprobs, response_mask, cfg.kl_coef)
         advantages, returns = gae(token_rewards, values, response_mask, cfg.gamma, cfg.lam)
         return Rollout(sequences, attention_mask, prompt_length, response_mask, texts, logprobs, ref_logprobs,

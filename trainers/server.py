@@ -9,6 +9,14 @@ Endpoints (JSON in and out; errors are ``{"error": message}`` with a 4xx/5xx sta
   (``null`` = no score; the outcome says why: abstain, error or timeout).
 - ``GET /health`` — scores a probe row through the whole set; 200 with each reward's outcome, 503
   if scoring raised or did not finish within ``health_timeout`` seconds.
+- ``GET /ready`` — readiness, without scoring: 200, or 503 while draining (see :mod:`.drain`).
+- ``GET /metrics`` — Prometheus metrics (see :mod:`.metrics`).
+- ``GET /hacking`` — the reward-hacking monitor over the steps scored so far: its alarms and the latest
+  ``rewardhub/hacking/...`` metrics (see :mod:`rewardhub.hacking`).
+
+Both scoring endpoints take an optional ``step`` (the trainer's step: scheduled weights are read
+there, the monitor's windows are made of steps); without one, steps are counted from samples when
+``samples_per_step`` is set, and the monitor counts 256 samples per step.
 
 Sync rewards run in a thread pool and async ones on rewardhub's background loop, so the event loop
 keeps serving while a slow reward works; a bearer token (when set) guards the scoring endpoints.
@@ -31,10 +39,13 @@ from typing import Any
 
 from rewardhub import Batch, RewardhubError, RewardSet
 from rewardhub.completions import prompt_key
+from rewardhub.hacking import HackingMonitor
 
 from . import openrlhf
+from .drain import DEFAULT_DRAIN_TIMEOUT, Drain, DrainMiddleware, draining_server, readiness
 from .errors import BadRequest
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
+from .metrics import MeteredScorer, Metrics, MetricsMiddleware, metrics_response, noting_status
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 DEFAULT_THREADS = 32
@@ -58,8 +69,12 @@ def create_app(
     group_size: int | None = None,
     group_timeout: float = DEFAULT_GROUP_TIMEOUT,
     access_log: bool = True,
+    samples_per_step: int | None = None,
+    monitor: bool = True,
+    drain: Drain | None = None,
 ):
     """The Starlette app serving ``rewards`` (run it with any ASGI server; ``serve`` uses uvicorn).
+    ``drain`` is the drain state a SIGTERM sets (``serve`` passes the one its uvicorn server drives).
 
     Raises :class:`~rewardhub.ConfigError` when the set has group rewards but no group size to go by.
     """
@@ -67,7 +82,10 @@ def create_app(
     from starlette.requests import Request
     from starlette.routing import Route
 
-    scorer = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout)
+    metrics, drain = Metrics("server"), drain or Drain()
+    scorer = MeteredScorer(CallScorer(rewards, group_size=group_size, group_timeout=group_timeout,
+                                      samples_per_step=samples_per_step), metrics)
+    hacking = HackingMonitor.for_set(rewards, eager=False) if monitor else None
     executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-serve")
     probe = Batch.from_rows([probe_row or PROBE_ROW])
 
@@ -78,7 +96,7 @@ def create_app(
         if scorer.assembler is not None and body.get("prompts") is None:
             raise BadRequest("missing 'prompts': group assembly groups queries by their prompt")
         batch = openrlhf.to_batch(body["query"], body.get("prompts"), body.get("labels"), label_column, strip_tokens)
-        scored = await scorer.ascore(batch, executor=executor)
+        scored = await scorer.ascore(batch, executor=executor, step=_step_field(body))
         return _json(openrlhf.to_response(scored, rewards.reward_weights, abstain_value))
 
     async def score_endpoint(request: Request) -> Any:
@@ -90,13 +108,21 @@ def create_app(
             if unkeyed is not None:
                 raise BadRequest(f"rows[{unkeyed}] has neither 'group' nor 'prompt': group assembly needs one "
                                  f"to know which completions belong together")
-        scored = await scorer.ascore(batch, keys, executor=executor)
-        return _json({
+        scored = await scorer.ascore(batch, keys, executor=executor, step=_step_field(body))
+        reply = {
             "values": scored.totals,
             "components": scored.component_values(),
             "reasons": scored.component_reasons(),
             "outcomes": {alias: [s.outcome for s in r.scores] for alias, r in scored.components.items()},
-        })
+        }
+        if scored.group_means is not None:
+            reply["group_means"] = scored.group_means
+        return _json(reply)
+
+    async def hacking_endpoint(request: Request) -> Any:
+        if hacking is None:
+            return _error("the reward-hacking monitor is off (rewardhub serve --no-monitor)", 404)
+        return _json(hacking.report())
 
     async def health_endpoint(request: Request) -> Any:
         start = time.perf_counter()
@@ -123,8 +149,12 @@ def create_app(
         Route("/get_reward", _guarded(openrlhf_endpoint), methods=["POST"]),
         Route("/score", _guarded(score_endpoint), methods=["POST"]),
         Route("/health", health_endpoint, methods=["GET"]),
+        Route("/hacking", hacking_endpoint, methods=["GET"]),
+        Route("/ready", lambda request: readiness(drain), methods=["GET"]),
+        Route("/metrics", lambda request: metrics_response(metrics), methods=["GET"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
+    app = MetricsMiddleware(DrainMiddleware(app, drain), metrics, {route.path for route in routes})
     return AccessLog(app) if access_log else app
 
 
@@ -137,20 +167,13 @@ class AccessLog:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        start, status = time.perf_counter(), 500
-
-        async def send_and_note(message):
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
+        start, (send_and_note, noted) = time.perf_counter(), noting_status(send)
         try:
             await self.app(scope, receive, send_and_note)
         finally:
             client = scope.get("client")
             access_logger.info('%s "%s %s" %d %.1f ms', f"{client[0]}:{client[1]}" if client else "-",
-                               scope["method"], scope["path"], status, 1000 * (time.perf_counter() - start))
+                               scope["method"], scope["path"], noted["status"], 1000 * (time.perf_counter() - start))
 
 
 def _json(content: Any, status: int = 200, headers: dict[str, str] | None = None):
@@ -218,6 +241,16 @@ def _check_token(header: str | None, token: str | None) -> None:
         raise BadRequest("invalid bearer token", 401)
 
 
+def _step_field(body: dict[str, Any]) -> float | None:
+    """A request's ``step`` (the trainer's step), or None; a 400 when it is not a number."""
+    step = body.get("step")
+    if step is None:
+        return None
+    if isinstance(step, bool) or not isinstance(step, int | float) or not step == step or step < 0:
+        raise BadRequest(f"'step' must be the trainer's step, a number >= 0; got {step!r}", 400)
+    return step
+
+
 def _rows_batch(rows: Any) -> tuple[Batch, list[str]]:
     """The batch of native rows and each row's group key (its ``group`` field, else its prompt)."""
     if not isinstance(rows, list) or not rows:
@@ -242,11 +275,13 @@ def serve(
 
     import rewardhub
 
-    app = create_app(rewardhub.load(config, default_timeout=reward_timeout), access_log=access_log, **options)
+    drain = Drain(options.pop("drain_timeout", None) or DEFAULT_DRAIN_TIMEOUT)
+    app = create_app(rewardhub.load(config, default_timeout=reward_timeout), access_log=access_log, drain=drain,
+                     **options)
     if access_log:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
         access_logger.addHandler(handler)
         access_logger.setLevel(logging.INFO)
         access_logger.propagate = False
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
+    draining_server(uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False), drain).run()

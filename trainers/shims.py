@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardhub import RewardSet
+from rewardhub.hacking import HackingMonitor
 
 from .errors import ShimConfigError
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
@@ -21,7 +22,8 @@ from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
 CONFIG_ENV = "REWARDHUB_CONFIG"
 
 _sets: dict[str, RewardSet] = {}
-_scorers: dict[tuple[str, int | None, float], CallScorer] = {}
+_scorers: dict[tuple[str, int | None, float, int | None], CallScorer] = {}
+_monitors: dict[str, HackingMonitor] = {}
 _lock = threading.RLock()
 
 
@@ -50,15 +52,26 @@ def reward_set(config: Any = None) -> RewardSet:
         return _sets[key]
 
 
-def call_scorer(config: Any = None, *, group_size: int | None = None,
-                group_timeout: float = DEFAULT_GROUP_TIMEOUT) -> CallScorer:
-    """The scorer for ``config`` in this process: assembles groups when the set needs them."""
+def call_scorer(config: Any = None, *, group_size: int | None = None, group_timeout: float = DEFAULT_GROUP_TIMEOUT,
+                samples_per_step: int | None = None, monitor: bool = True) -> CallScorer:
+    """The scorer for ``config`` in this process: assembles groups when the set needs them, counts steps
+    from samples when ``samples_per_step`` is given, and (``monitor``) has the set watched for reward
+    hacking over windows of steps (alarms are warnings in this process's log)."""
     config = resolve_config(config)
-    key = (_config_key(config), group_size, float(group_timeout))
+    key = (_config_key(config), group_size, float(group_timeout), samples_per_step)
     with _lock:
         if key not in _scorers:
-            _scorers[key] = CallScorer(reward_set(config), group_size=group_size, group_timeout=group_timeout)
+            rewards = reward_set(config)
+            _scorers[key] = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout,
+                                       samples_per_step=samples_per_step)
+            if monitor and key[0] not in _monitors:
+                _monitors[key[0]] = HackingMonitor.for_set(rewards, eager=False)
         return _scorers[key]
+
+
+def monitor_of(config: Any = None) -> HackingMonitor | None:
+    """The hacking monitor watching ``config``'s set in this process (None before its first call)."""
+    return _monitors.get(_config_key(resolve_config(config)))
 
 
 def _config_key(config: Any) -> str:

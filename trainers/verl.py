@@ -18,6 +18,11 @@ out of their means) and ``abstained`` (1.0/0.0). ``ground_truth`` becomes the ``
 (``label_column``), ``data_source`` a column of its own, and the keys of ``extra_info`` further
 columns (``extra_info["prompt"]`` the prompt).
 
+With ``gdpo: true`` in ``reward_kwargs`` every alias is a finite number plus ``<alias>/abstained``, for
+verl's GDPO estimator (``algorithm.adv_estimator=gdpo``; :func:`gdpo_overrides` gives the overrides and
+docs/composition.md explains the fill). ``samples_per_step`` counts the trainer's step for scheduled
+weights; the hacking monitor watches in this process unless ``monitor: false``.
+
 Group rewards need the completions of a prompt together. verl spreads a batch's responses over
 ``reward.num_workers`` processes at random, so pass ``rewardhub_url`` (a ``rewardhub serve`` every
 worker reaches) to meet there; in one process (``reward.num_workers=1``) the async function assembles
@@ -30,12 +35,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rewardhub import Batch, SetResult
+from rewardhub import Batch, RewardSet, SetResult
 from rewardhub.completions import prompt_key
 
 from .errors import ShimConfigError
 from .groups import DEFAULT_GROUP_TIMEOUT
-from .shims import as_list, call_scorer
+from .shims import as_list, call_scorer, reward_set
 
 LABEL_COLUMN = "solution"
 GROUP_BY = ("split", "index")
@@ -45,20 +50,21 @@ def compute_score(
     data_source: Any, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None = None, *,
     rewardhub_config: Any = None, label_column: str = LABEL_COLUMN, abstain_value: float = 0.0,
     group_size: int | None = None, group_timeout: float = DEFAULT_GROUP_TIMEOUT, group_by: Sequence[str] = GROUP_BY,
-    **kwargs: Any,
+    gdpo: bool = False, samples_per_step: int | None = None, monitor: bool = True, **kwargs: Any,
 ) -> dict[str, float | None]:
     """Score one response, blocking the calling thread (and, with group rewards, until its group is in)."""
-    scorer = call_scorer(rewardhub_config, group_size=group_size, group_timeout=group_timeout)
+    scorer = _scorer(rewardhub_config, group_size, group_timeout, gdpo, samples_per_step, monitor)
     batch = to_batch([data_source], [solution_str], [ground_truth], [extra_info], label_column)
     keys = group_keys(batch, group_by) if scorer.assembler is not None else None
-    return to_results(scorer.score(batch, keys), abstain_value)[0]
+    return to_results(scorer.score(batch, keys), abstain_value, gdpo=gdpo)[0]
 
 
 async def compute_score_async(
     data_source: Any, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None = None, *,
     rewardhub_config: Any = None, rewardhub_url: str | None = None, label_column: str = LABEL_COLUMN,
     abstain_value: float = 0.0, group_size: int | None = None, group_timeout: float = DEFAULT_GROUP_TIMEOUT,
-    group_by: Sequence[str] = GROUP_BY, **kwargs: Any,
+    group_by: Sequence[str] = GROUP_BY, gdpo: bool = False, samples_per_step: int | None = None,
+    monitor: bool = True, **kwargs: Any,
 ) -> dict[str, float | None]:
     """Score one response without holding a thread while its group fills; with ``rewardhub_url`` the
     reward server scores it (and assembles groups across verl's reward workers)."""
@@ -70,10 +76,49 @@ async def compute_score_async(
             keys: list[str] | None = group_keys(batch, group_by)
         except ShimConfigError:
             keys = None
-        return to_results(await score_remote(rewardhub_url, batch, keys), abstain_value)[0]
-    scorer = call_scorer(rewardhub_config, group_size=group_size, group_timeout=group_timeout)
+        return to_results(await score_remote(rewardhub_url, batch, keys), abstain_value, gdpo=gdpo)[0]
+    scorer = _scorer(rewardhub_config, group_size, group_timeout, gdpo, samples_per_step, monitor)
     keys = group_keys(batch, group_by) if scorer.assembler is not None else None
-    return to_results(await scorer.ascore(batch, keys), abstain_value)[0]
+    return to_results(await scorer.ascore(batch, keys), abstain_value, gdpo=gdpo)[0]
+
+
+def _scorer(config: Any, group_size: int | None, group_timeout: float, gdpo: bool, samples_per_step: int | None,
+            monitor: bool):
+    scorer = call_scorer(config, group_size=group_size, group_timeout=group_timeout,
+                         samples_per_step=samples_per_step, monitor=monitor)
+    if gdpo:
+        check_gdpo(scorer.rewards, assembled=scorer.assembler is not None)
+    return scorer
+
+
+def check_gdpo(rewards: RewardSet, *, assembled: bool) -> None:
+    """GDPO mode's preconditions, as a :class:`ShimConfigError` saying what to change."""
+    scheduled = [e.alias for e in rewards.entries if e.schedule is not None]
+    if scheduled:
+        raise ShimConfigError(
+            f"gdpo: verl's GDPO weights its components with the fixed algorithm.gdpo_reward_weights and normalises "
+            f"each one, which would undo a schedule; give {', '.join(map(repr, scheduled))} a fixed weight, or "
+            f"leave gdpo off (rewardhub then applies the schedule to 'score')")
+    if not assembled:
+        raise ShimConfigError(
+            "gdpo: an abstaining component is filled with its prompt group's mean, so the group must be assembled: "
+            "set reward_kwargs.group_size to actor_rollout_ref.rollout.n (or score through rewardhub_url with a "
+            "server started with --group-size)")
+
+
+def gdpo_overrides(config: Any) -> list[str]:
+    """The verl command-line overrides that train on ``config``'s rewards with verl's GDPO estimator.
+
+    ``gdpo_reward_keys`` are the paid aliases (weight-0 audit entries stay out of the advantage) and
+    ``gdpo_reward_weights`` their weights, in config order.
+    """
+    rewards = config if isinstance(config, RewardSet) else reward_set(config)
+    paid = [e for e in rewards.entries if e.schedule is not None or e.weight != 0]
+    keys = ",".join(e.alias for e in paid)
+    weights = ",".join(f"{e.weight:g}" for e in paid)
+    # verl 0.9.1's ppo_trainer.yaml has no gdpo_* keys (only its AlgoConfig dataclass does): hence the '+'
+    return ["algorithm.adv_estimator=gdpo", f"+algorithm.gdpo_reward_keys=[{keys}]",
+            f"+algorithm.gdpo_reward_weights=[{weights}]", "+reward.custom_reward_function.reward_kwargs.gdpo=true"]
 
 
 def to_batch(
@@ -108,11 +153,25 @@ def group_keys(batch: Batch, group_by: Sequence[str] = GROUP_BY) -> list[str]:
     )
 
 
-def to_results(scored: SetResult, abstain_value: float = 0.0) -> list[dict[str, float | None]]:
-    """One verl result dict per response: aliases (``None`` where abstained), ``abstained``, ``score``."""
+def to_results(scored: SetResult, abstain_value: float = 0.0, *, gdpo: bool = False) -> list[dict[str, float | None]]:
+    """One verl result dict per response: aliases (``None`` where abstained), ``abstained``, ``score``.
+
+    With ``gdpo`` every alias is a finite number, as verl's GDPO estimator needs (it reads each key of
+    ``algorithm.gdpo_reward_keys`` with ``np.asarray(..., dtype=float32)``, where ``None`` would be NaN):
+    an abstention becomes its prompt group's mean of that reward (0.0 if the whole group abstained),
+    so that its normalised advantage is 0, and ``<alias>/abstained`` (1.0/0.0) says which values were filled.
+    """
+    if gdpo and scored.group_means is None:
+        raise ShimConfigError("gdpo needs the scored prompt groups (group assembly) to fill abstentions")
     results = []
     for i, total in enumerate(scored.totals):
         result: dict[str, float | None] = {alias: c.scores[i].value for alias, c in scored.components.items()}
+        if gdpo:
+            for alias in scored.components:
+                missing = result[alias] is None
+                if missing:
+                    result[alias] = scored.group_means[alias][i] or 0.0
+                result[f"{alias}/abstained"] = 1.0 if missing else 0.0
         result["abstained"] = 1.0 if total is None else 0.0
         result["score"] = abstain_value if total is None else total  # last: an alias never hides it
         results.append(result)

@@ -16,14 +16,17 @@ def register_commands(subparsers):
         description=(
             "Write one self-contained HTML page about the rewards in SCORED (the output of "
             "`rewardhub score`): per-reward distributions, None reasons, errors, timeouts and speed; "
-            "within-group spread; agreement between rewards; top and bottom completions; and, with "
-            "--trainer-state, the per-reward means over training steps."
+            "within-group spread; agreement between rewards; top and bottom completions; with "
+            "--trainer-state, the per-reward means over training steps; and, over scored files of successive "
+            "steps (or rows with a 'step' column), the reward-hacking monitor's alarms and figures."
         ),
     )
-    parser.add_argument("scored", metavar="SCORED", help="scored rows: JSONL (- for stdin), Parquet or a datasets folder")
+    parser.add_argument("scored", metavar="SCORED", nargs="+",
+                        help="scored rows: JSONL (- for stdin), Parquet or a datasets folder; several = successive steps")
     parser.add_argument("-o", "--output", default="report.html", help="HTML file to write (default: report.html)")
     parser.add_argument("--trainer-state", metavar="JSON", help="a TRL trainer_state.json to plot reward means over steps")
     parser.add_argument("--title", help="page title (default: derived from SCORED)")
+    parser.add_argument("--config", help="the reward config: roles, weights and routes for the hacking monitor")
     parser.set_defaults(handler=run_report)
 
 
@@ -31,6 +34,7 @@ def run_report(args: argparse.Namespace) -> int:
     """Write the report (a ``ReportError`` on bad input reaches the CLI, which prints it and exits 2)."""
     from .page import write_report
 
-    path = write_report(args.scored, args.output, trainer_state=args.trainer_state, title=args.title)
+    scored = args.scored[0] if len(args.scored) == 1 else args.scored
+    path = write_report(scored, args.output, trainer_state=args.trainer_state, title=args.title, config=args.config)
     print(f"wrote {path}", file=sys.stderr)
     return 0

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..completions import NotText, completion_text, message_text
+from .hacking import HackingRun
 from .stats import TOTAL, Analysis, PairDisagreements, ReasonGroup, RewardSummary, ScoredRow, time_unit
 from .training import TrainingCurves
 
@@ -32,6 +33,7 @@ class Charts:
     speed: str | None = None
     correlation: str | None = None
     training: str | None = None
+    hacking: str | None = None
 
 
 CSS = """
@@ -136,8 +138,9 @@ def _table(
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def render(analysis: Analysis, charts: Charts, *, title: str, curves: TrainingCurves | None = None) -> str:
-    """The whole report page."""
+def render(analysis: Analysis, charts: Charts, *, title: str, curves: TrainingCurves | None = None,
+           hacking: HackingRun | None = None) -> str:
+    """The whole report page (with a reward-hacking section when ``hacking`` covers several steps)."""
     sections = [
         _overview(analysis, charts),
         _per_reward(analysis, charts),
@@ -147,10 +150,14 @@ def render(analysis: Analysis, charts: Charts, *, title: str, curves: TrainingCu
     ]
     if curves is not None:
         sections.append(_training(curves, charts))
+    if hacking is not None:
+        sections.append(_hacking(hacking, charts))
     links = [("overview", "Overview"), ("rewards", "Per reward"), ("spread", "Within-group spread"),
              ("agreement", "Agreement"), ("extremes", "Top &amp; bottom")]
     if curves is not None:
         links.append(("training", "Training"))
+    if hacking is not None:
+        links.append(("hacking", "Reward hacking"))
     nav = "".join(f'<a href="#{anchor}">{label}</a>' for anchor, label in links)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     source = f" from <code>{esc(analysis.data.source)}</code>" if analysis.data.source else ""
@@ -337,3 +344,17 @@ def _training(curves: TrainingCurves, charts: Charts) -> str:
             ["reward", "logged steps", "first mean", "last mean"], rows, numeric={1, 2, 3}
         )
     return f'<section id="training"><h2>Training</h2><p>Per-reward means logged by TRL{source}.</p>{body}</section>'
+
+
+def _hacking(run: HackingRun, charts: Charts) -> str:
+    intro = (f"<p>The reward-hacking monitor over {len(run.steps)} steps (told apart by {esc(run.source)}): each "
+             "signal with the figures behind it, raised once; dashed lines in the plots mark the steps.</p>")
+    if run.alarms:
+        rows = [[esc(a.signal), esc(a.subject or "—"), f"{a.step:g}", esc(a.message)] for a in run.alarms]
+        table = _table(["signal", "about", "step", "what the numbers say"], rows, numeric={2},
+                       widths=["12%", "16%", "7%"])
+    else:
+        table = '<p>No alarm: no signal held over these steps.</p>'
+    return (f'<section id="hacking"><h2>Reward hacking</h2>{intro}{table}'
+            f'{_image(charts.hacking, "monitored figures over steps")}</section>')
+

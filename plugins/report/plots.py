@@ -11,6 +11,7 @@ import io
 import math
 from typing import TYPE_CHECKING
 
+from .hacking import HackingRun
 from .stats import Correlation, RewardSummary, Spread, time_unit
 from .training import TrainingCurves
 
@@ -162,5 +163,43 @@ def training_chart(curves: TrainingCurves) -> str | None:
         axes.plot(steps, values, color=colour, marker="." if len(series) < 40 else None, linewidth=1.5)
         axes.set_title(_plain(title), fontsize=9)
         axes.set_xlabel("step", fontsize=8)
+        _tidy(axes)
+    return _data_uri(figure)
+
+
+def hacking_chart(run: HackingRun) -> str | None:
+    """Small plots over steps of what the monitor reads, with its alarms marked where they were raised."""
+    steps = [s.step for s in run.steps]
+    if len(steps) < 2:
+        return None
+
+    def series(name: str) -> list[float]:
+        return [s.means.get(name, math.nan) for s in run.steps]
+
+    panels = [("paid reward and rewards", [("paid", series("reward"))] +
+               [(a, series(f"value/{a}")) for a in run.aliases]),
+              ("completion length (characters)", [("length", series("length"))]),
+              ("templating", [(n, series(n)) for n in ("repeat", "dup_group", "dup_across", "template_share")]),
+              ("abstained / failed", [(f"{a} {k}", series(f"{k}/{a}")) for a in run.aliases
+                                      for k in ("abstained", "failed")]),
+              ("hack signatures", [(n.split("/")[1], series(n)) for n in run.steps[-1].means if
+                                   n.startswith("signature/")]),
+              ("share of the advantage", [(a, [s.shares.get(a, math.nan) for s in run.steps]) for a in run.aliases])]
+    panels = [(title, [(label, ys) for label, ys in lines if any(not math.isnan(y) for y in ys)])
+              for title, lines in panels]
+    panels = [(title, lines) for title, lines in panels if lines]
+    columns = min(3, len(panels))
+    rows = math.ceil(len(panels) / columns)
+    figure = _figure(3.8 * columns, 2.6 * rows)
+    for index, (title, lines) in enumerate(panels):
+        axes = figure.add_subplot(rows, columns, index + 1)
+        for label, ys in lines:
+            axes.plot(steps, ys, marker="." if len(steps) < 40 else None, linewidth=1.3, label=_plain(label))
+        for alarm in run.alarms:
+            axes.axvline(alarm.step, color=ACCENT, linewidth=1, linestyle="--")
+        axes.set_title(_plain(title), fontsize=9)
+        axes.set_xlabel("step", fontsize=8)
+        if len(lines) > 1:
+            axes.legend(fontsize=7, frameon=False)
         _tidy(axes)
     return _data_uri(figure)

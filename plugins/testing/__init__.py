@@ -7,9 +7,10 @@
 """
 
 from .cases import load_case_file, run_case, run_cases
-from .contract import ContractReport, ContractViolation, Probe, check_contract
+from .contract import GAMING_PROBES, ContractReport, ContractViolation, Probe, check_contract
 
 __all__ = [
+    "GAMING_PROBES",
     "ContractReport",
     "ContractViolation",
     "Probe",

@@ -148,6 +148,11 @@ def make_seq_classifier(path: str | Path, *, seed: int = 0, **config_overrides: 
     return _save_model("Qwen2ForSequenceClassification", path, seed, {"num_labels": 1, **config_overrides})
 
 
+def make_token_classifier(path: str | Path, *, seed: int = 0, num_labels: int = 2, **config_overrides: Any) -> Path:
+    """A random 2-layer ``Qwen2ForTokenClassification`` (a process reward model's shape) with its tokenizer."""
+    return _save_model("Qwen2ForTokenClassification", path, seed, {"num_labels": num_labels, **config_overrides})
+
+
 def tiny_chat_model(seed: int = 0, path: str | Path | None = None) -> tuple[Any, Any]:
     """A random tiny ``Qwen2ForCausalLM`` and its tokenizer, loaded back through ``from_pretrained``.
 

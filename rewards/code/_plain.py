@@ -1,21 +1,39 @@
 """Values as plain data: what crosses between a solution and its tests, in both directions.
 
-``plain`` writes a value of exact built-in type (no subclass, so no ``__eq__`` of the solution's)
-as JSON data, with tags for what JSON lacks; ``decode`` reads it back, refusing anything else and
-anything whose reading would cost more than its size (keys made to hash alike). Stdlib only: the
-same source runs in the sandbox's harness (see ``harness.py``) and in the trainer.
+``plain`` writes a value of exact built-in type (no subclass, so no ``__eq__`` of the solution's),
+one of the standard containers ``Counter``, ``OrderedDict``, ``defaultdict`` (of a built-in
+factory) and ``deque``, or a built-in type itself (``int``, ``str``, ...) as JSON data, with tags for
+what JSON lacks; ``decode`` reads it back, refusing anything else and anything whose reading would
+cost more than its size (keys made to hash alike). The types are the ones this module found when it
+was loaded, before any solution ran, so no solution can pass its own class off as one of them.
+
+Any other value is an *object*: ``plain`` writes it as a handle (``{"handle": [number, type name]}``,
+what ``handle(obj)`` returns: it keeps the object and numbers it) when given one, else refuses it;
+``decode`` turns a handle into what its ``handle`` function makes of it (the test process: a proxy
+that works on the object in the solution process; the trainer: an :class:`Opaque`), and refuses it
+without one. Stdlib only: the same source runs in the sandbox's harness (see ``harness.py``) and in
+the trainer.
 """
+
+import collections as _collections
 
 MAX_DEPTH = 100
 MAX_SAME_HASH = 64  # distinct keys of one set or dict allowed to share a hash (honest data: 2 at most)
+MAX_NAME = 60  # characters of an object's type name that cross with its handle
+BUILTIN_TYPES = {kind.__name__: kind for kind in (
+    int, float, str, bool, list, tuple, dict, set, frozenset, bytes, complex, type(None), object)}
+FACTORIES = {kind.__name__: kind for kind in (list, int, set, dict, str, float, tuple, frozenset, bool)}
+COUNTER, ORDERED, DEFAULT, DEQUE = (_collections.Counter, _collections.OrderedDict, _collections.defaultdict,
+                                    _collections.deque)
 
 
 class NotPlainData(ValueError):
     """A value (or its JSON form) that is not plain data of built-in types."""
 
 
-def plain(value, depth=0):
-    """The value as JSON data; exact types only (a subclass or any other type raises NotPlainData)."""
+def plain(value, depth=0, handle=None):
+    """The value as JSON data; exact types only (a subclass or any other type is an object: a handle, when
+    ``handle(obj) -> [number, type name]`` is given, else NotPlainData)."""
     kind = type(value)
     if depth > MAX_DEPTH:
         raise NotPlainData("nested too deeply")
@@ -26,25 +44,38 @@ def plain(value, depth=0):
     if kind is float:
         return value if value == value and value not in (float("inf"), float("-inf")) else {"float": repr(value)}
     if kind is list:
-        return [plain(item, depth + 1) for item in value]
+        return [plain(item, depth + 1, handle) for item in value]
     if kind in (tuple, set, frozenset):
-        return {kind.__name__: [plain(item, depth + 1) for item in value]}
-    if kind is dict:
-        return {"dict": [[plain(k, depth + 1), plain(v, depth + 1)] for k, v in value.items()]}
+        return {kind.__name__: [plain(item, depth + 1, handle) for item in value]}
+    if kind is dict or kind is COUNTER or kind is ORDERED:  # items read by the built-in types' own methods
+        tag = "dict" if kind is dict else "counter" if kind is COUNTER else "odict"
+        items = ORDERED.items(value) if kind is ORDERED else dict.items(value)
+        return {tag: [[plain(k, depth + 1, handle), plain(v, depth + 1, handle)] for k, v in items]}
+    if kind is DEFAULT and (value.default_factory is None or value.default_factory in FACTORIES.values()):
+        factory = None if value.default_factory is None else value.default_factory.__name__
+        return {"defaultdict": [factory, [[plain(k, depth + 1, handle), plain(v, depth + 1, handle)]
+                                          for k, v in dict.items(value)]]}
+    if kind is DEQUE:
+        return {"deque": [[plain(item, depth + 1, handle) for item in value], value.maxlen]}
     if kind is bytes:
         return {"bytes": value.hex()}
     if kind is complex:
         return {"complex": [plain(value.real), plain(value.imag)]}
-    raise NotPlainData("a " + kind.__name__[:40] + " is not plain data")
+    if kind is type and BUILTIN_TYPES.get(getattr(value, "__name__", None)) is value:
+        return {"type": value.__name__}
+    if handle is None:
+        raise NotPlainData("a " + kind.__name__[:40] + " is not plain data")
+    return {"handle": handle(value)}
 
 
-def decode(data, depth=0):
-    """Python values from what ``plain`` wrote (built-in types only, so using them runs no solution code)."""
+def decode(data, depth=0, handle=None):
+    """Python values from what ``plain`` wrote (built-in types only, so using them runs no solution code);
+    a handle becomes ``handle(body)`` (``body``: what ``plain`` wrote), or NotPlainData without ``handle``."""
     if depth > MAX_DEPTH:
         raise NotPlainData("nested too deeply")
     kind = type(data)
     if kind is list:
-        return [decode(item, depth + 1) for item in data]
+        return [decode(item, depth + 1, handle) for item in data]
     if data is None or kind in (bool, str, int, float):
         return data
     if kind is not dict or len(data) != 1:
@@ -58,15 +89,19 @@ def decode(data, depth=0):
     if tag == "float" and body in ("nan", "inf", "-inf"):
         return float(body)
     if tag in ("tuple", "set", "frozenset") and type(body) is list:
-        items = [decode(item, depth + 1) for item in body]
+        items = [decode(item, depth + 1, handle) for item in body]
         if tag == "tuple":
             return tuple(items)
         _spread(items)
         return set(items) if tag == "set" else frozenset(items)
-    if tag == "dict" and type(body) is list and all(type(p) is list and len(p) == 2 for p in body):
-        pairs = [(decode(k, depth + 1), decode(v, depth + 1)) for k, v in body]
-        _spread([k for k, _ in pairs])
-        return dict(pairs)
+    if tag in ("dict", "counter", "odict"):
+        pairs = _pairs(body, depth, handle)
+        return COUNTER(dict(pairs)) if tag == "counter" else (dict if tag == "dict" else ORDERED)(pairs)
+    if tag == "defaultdict" and type(body) is list and len(body) == 2 and (body[0] is None or body[0] in FACTORIES):
+        return DEFAULT(None if body[0] is None else FACTORIES[body[0]], _pairs(body[1], depth, handle))
+    if tag == "deque" and type(body) is list and len(body) == 2 and type(body[0]) is list \
+            and (body[1] is None or type(body[1]) is int and 0 <= body[1] <= 1 << 30):
+        return DEQUE([decode(item, depth + 1, handle) for item in body[0]], body[1])
     if tag == "bytes" and type(body) is str and body.isascii():
         try:
             return bytes.fromhex(body)
@@ -81,7 +116,21 @@ def decode(data, depth=0):
             return complex(real, imag)
         except OverflowError:
             raise NotPlainData("bad complex") from None
+    if tag == "type" and body in BUILTIN_TYPES:
+        return BUILTIN_TYPES[body]
+    if tag == "handle" and handle is not None:
+        return handle(body)
+    if tag == "handle":
+        raise NotPlainData("an object of the solution")
     raise NotPlainData("unknown value form")
+
+
+def _pairs(body, depth, handle):
+    if type(body) is not list or not all(type(p) is list and len(p) == 2 for p in body):
+        raise NotPlainData("unknown value form")
+    pairs = [(decode(k, depth + 1, handle), decode(v, depth + 1, handle)) for k, v in body]
+    _spread([k for k, _ in pairs])
+    return pairs
 
 
 def _spread(keys):
@@ -95,3 +144,39 @@ def _spread(keys):
         seen[code] = count = seen.get(code, 0) + 1
         if count > MAX_SAME_HASH:
             raise NotPlainData("keys that hash alike")
+
+
+class ObjectUsed(TypeError):
+    """A check used an object of the solution as a value (compared, tested for truth, hashed, ...)."""
+
+
+def _refuse(name):
+    def refuse(self, *args, **kwargs):
+        raise ObjectUsed("an object of the solution (" + self.kind + ") used with " + name)
+
+    refuse.__name__ = name
+    return refuse
+
+
+class Opaque:
+    """What the trainer sees of an object the solution returned: its type's name, and nothing to compare.
+
+    Every use but identity (``is``, ``is not``) raises :class:`ObjectUsed`, so no check passes on it;
+    the object's own methods never run here.
+    """
+
+    __slots__ = ("kind",)
+
+    def __init__(self, body):
+        self.kind = str(body[1])[:MAX_NAME] if type(body) is list and len(body) == 2 else "object"
+
+    __hash__ = None
+    for _name in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__", "__iter__",
+                  "__contains__", "__getitem__", "__call__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
+                  "__rmul__", "__truediv__", "__rtruediv__", "__floordiv__", "__mod__", "__neg__", "__abs__",
+                  "__int__", "__float__", "__index__", "__round__", "__str__", "__format__", "__getattr__"):
+        locals()[_name] = _refuse(_name)
+    del _name
+
+    def __repr__(self):
+        return "<an object of the solution: " + self.kind + ">"

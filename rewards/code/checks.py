@@ -25,13 +25,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ._plain import NotPlainData, _spread, plain
+from ._plain import NotPlainData, ObjectUsed, _spread, plain
 
 MAX_ITEMS = 1 << 20  # elements a check may build (strings, lists)
 MAX_BITS = 1 << 20  # bits of an integer a check may build
 MAX_DIVISION_BITS = 1 << 16  # bits of integers a check may divide (division is quadratic)
 MAX_PROBES = 5000
 MAX_STEPS = 200_000  # nodes the planner evaluates per script
+
+
+OBJECT_USED = "an object of the solution used as a value"
 
 
 class NotConvertible(Exception):
@@ -397,6 +400,8 @@ class Planner:
             if env[name] is POISONED:
                 raise NotConvertible(f"{name} after a call that may have changed it")
             return env[name]
+        if name == self.entry_point:  # the solution's, even named like a builtin (MBPP's ``sum``)
+            return Solution(name)
         if name in TYPES:
             return TYPES[name]
         if name in FUNCTIONS:
@@ -508,7 +513,10 @@ class Planner:
         if isinstance(node.func, ast.Name):
             function = self._name(node.func.id, env)
         elif method:
-            function = self._lift(_method, self.expr(node.func.value, env), node.func.attr)
+            owner = self.expr(node.func.value, env)
+            if isinstance(owner, Later):  # an object's method runs in the solution: the test process calls it
+                raise NotConvertible("a method of a value of the solution")
+            function = self._lift(_method, owner, node.func.attr)
         else:
             function = self.expr(node.func, env)
         args = [self.expr(a, env) for a in node.args]
@@ -623,6 +631,8 @@ def holds(check: Any, values: dict) -> str | None:
         return None if bool(resolve(check, values)) else "AssertionError"
     except ProbeFailed as exc:
         raise exc
+    except ObjectUsed:
+        return OBJECT_USED
     except Refused as exc:
         return f"refused to check: {exc}"
     except Exception as exc:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._plain import NotPlainData, decode
+from ._plain import NotPlainData, Opaque, decode
 
 PLAIN_SOURCE = Path(__file__).with_name("_plain.py").read_text()
 
@@ -38,6 +38,7 @@ MAIN = r'''
 import builtins as _builtins, json as _json, os as _os, signal as _signal, sys as _sys, traceback as _traceback
 
 _REPLY_LIMIT = 1 << 22  # bytes of one answer of the solution process
+MAX_HANDLES = 1 << 16  # objects of the solution the tests may hold in one run
 
 
 class _Gone(BaseException):
@@ -95,7 +96,7 @@ def _lines(fd, read=_os.read):
 # ----- the solution process: everything from here on is within the solution's reach ------------------
 def _serve(code, requests, replies, compile=compile, exec=exec, dumps=_json.dumps, loads=_json.loads,
            plain=plain, decode=decode, send=_send, lines=_lines):
-    """Load the solution, then answer each call; what the solution patches later breaks only its answers."""
+    """Load the solution, then answer each request; what the solution patches later breaks only its answers."""
     def answer(message):
         send(replies, (dumps(message) + "\n").encode())
 
@@ -112,8 +113,35 @@ def _serve(code, requests, replies, compile=compile, exec=exec, dumps=_json.dump
         _traceback.print_exception(exc)
         return answer({"loaded": "failed", "detail": _describe(exc)})
     answer({"loaded": "ready"})
+    objects = _Objects()
     for line in lines(requests):
-        answer(_answer(namespace, loads(line), plain, decode))
+        request = loads(line)
+        for call in request["calls"] if request["op"] == "batch" else [request]:  # a batch: one reply per call
+            reply = _answer(namespace, call, objects, plain, decode)
+            answer(reply)
+            if reply.get("fatal"):
+                break
+
+
+class _Objects:
+    """The solution's objects the tests hold handles to: numbered, kept alive, at most MAX_HANDLES."""
+
+    def __init__(self):
+        self.kept, self.numbers = [], {}
+
+    def handle(self, obj):
+        number = self.numbers.get(id(obj))
+        if number is None:
+            if len(self.kept) >= MAX_HANDLES:
+                raise NotPlainData("more objects than the tests may hold")
+            number = self.numbers[id(obj)] = len(self.kept)
+            self.kept.append(obj)
+        return [number, str(type(obj).__name__)[:MAX_NAME]]
+
+    def resolve(self, body):
+        if type(body) is not list or not body or type(body[0]) is not int or not 0 <= body[0] < len(self.kept):
+            raise NotPlainData("an unknown handle")
+        return self.kept[body[0]]
 
 
 def _describe(exc):
@@ -123,29 +151,45 @@ def _describe(exc):
         return type(exc).__name__[:60]
 
 
-def _target(namespace, name, method):
-    """A call's function: a method of class Solution (LeetCode style, ``method``) or a name of the solution."""
-    solution = namespace.get("Solution")
-    if method and isinstance(solution, type) and hasattr(solution, name):
+def _target(namespace, request, objects):
+    """A call's function: a method of class Solution (LeetCode style, ``method``), a name of the solution,
+    or an object the tests hold (called, or one of its attributes called)."""
+    if request["op"] == "invoke":
+        obj = objects.resolve(request["handle"])
+        return obj if request.get("attr") is None else getattr(obj, request["attr"])
+    name, solution = request["name"], namespace.get("Solution")
+    if request.get("method", False) and isinstance(solution, type) and hasattr(solution, name):
         return getattr(solution(), name)
     if name in namespace:
         return namespace[name]
     raise NameError("the solution defines no " + name)
 
 
-def _answer(namespace, request, plain, decode):
+_MODULE, _METHODS = type(_json), (type(_Objects().handle), type([].append), type(_os.getpid))
+
+
+def _answer(namespace, request, objects, plain, decode):
     try:
-        if request["op"] == "lookup":
+        op, handle = request["op"], objects.handle
+        if op == "lookup":
             if request["name"] not in namespace:
                 return {"missing": True}
             value = namespace[request["name"]]
-            return {"callable": True} if callable(value) else {"value": plain(value)}
-        target = _target(namespace, request["name"], request.get("method", False))
-        args = [decode(arg) for arg in request["args"]]
-        kwargs = {key: decode(value) for key, value in request.get("kwargs", {}).items()}
+            if type(value) is _MODULE and getattr(value, "__name__", None) in _sys.stdlib_module_names:
+                return {"module": value.__name__}  # the test process imports its own, untouched copy
+            return {"callable": True} if callable(value) else {"value": plain(value, 0, handle)}
+        if op == "get":
+            value = getattr(objects.resolve(request["handle"]), request["attr"])
+            return {"method": True} if type(value) in _METHODS else {"value": plain(value, 0, handle)}
+        if op == "set":
+            setattr(objects.resolve(request["handle"]), request["attr"], decode(request["value"], 0, objects.resolve))
+            return {"value": None}
+        target = _target(namespace, request, objects)
+        args = [decode(arg, 0, objects.resolve) for arg in request["args"]]
+        kwargs = {key: decode(value, 0, objects.resolve) for key, value in request.get("kwargs", {}).items()}
         value = target(*args, **kwargs)
-        reply = {"value": plain(value), "args": [
-            None if type(arg) not in (list, dict, set) or plain(arg) == sent else plain(arg)
+        reply = {"value": plain(value, 0, handle), "args": [
+            None if type(arg) not in (list, dict, set) or plain(arg, 0, handle) == sent else plain(arg, 0, handle)
             for arg, sent in zip(args, request["args"])]}  # what the call changed in its arguments
         return reply
     except NotPlainData as exc:
@@ -164,9 +208,20 @@ class _Solution:
         self.gone = ""  # why it no longer answers
         self.status = -1  # its wait status, once it is gone
         self.spoiled = None  # set during a test when something made its verdict void (kind, why)
+        self.proxies = {}  # object number -> the one proxy of it
+        self.methods = {}  # object number -> names of its attributes known to be methods
 
     def first(self):
         return self._reply()
+
+    def batch(self, messages):
+        """Send ``messages`` as one request; the replies, one per message, as they arrive."""
+        if messages:
+            yield self.ask({"op": "batch", "calls": messages})
+        for _ in messages[1:]:
+            if self.gone:
+                raise _Gone(self.gone)
+            yield self._reply()
 
     def ask(self, message):
         if self.gone:
@@ -191,7 +246,7 @@ class _Solution:
     def stop(self, why):
         if not self.gone:
             self.gone = why
-            try:  # stopped, not killed: no run may send SIGKILL (the sandbox reads one as a kill from outside)
+            try:  # stopped, not killed: a SIGKILL costs a round trip to the zygote, and the run's end kills it anyway
                 _os.kill(self.pid, _signal.SIGSTOP)
                 self.status = _os.waitpid(self.pid, _os.WUNTRACED)[1]
             except OSError:
@@ -208,12 +263,28 @@ class _Solution:
         raise _Unusable(why)
 
     def call(self, name, args, kwargs, method=False):
+        return self.request({"op": "call", "name": name, "method": method}, args, kwargs)
+
+    def invoke(self, number, attr, args, kwargs):
+        return self.request({"op": "invoke", "handle": [number], "attr": attr}, args, kwargs)
+
+    def request(self, message, args, kwargs):
+        """Make a call in the solution process; its value (plain data and handles), with what the call
+        changed in list, dict and set arguments written back to the test's own objects."""
+        message["args"] = [self.plain(a) for a in args]
+        message["kwargs"] = {k: self.plain(v) for k, v in kwargs.items()}
+        reply = self.answer(self.ask(message))
         try:
-            request = {"op": "call", "name": name, "args": [plain(a) for a in args],
-                       "kwargs": {k: plain(v) for k, v in kwargs.items()}, "method": method}
-        except NotPlainData as exc:
-            self.unusable("the tests pass the solution a value that cannot cross to it (" + str(exc) + ")")
-        reply = self.ask(request)
+            changed = reply.get("args") or []
+            for arg, now in zip(args, changed):
+                if now is not None:
+                    _write_back(arg, self.decode(now))
+        except (TypeError, AttributeError, NotPlainData, RecursionError):
+            self.stop("the solution process broke the protocol")
+        return self.decode(reply["value"])
+
+    def answer(self, reply):
+        """The reply of a request that returns a value; an exception the solution raised is raised here."""
         if "raised" in reply:
             if reply.get("fatal"):  # SystemExit, KeyboardInterrupt: no test may catch it and pass
                 self.spoil("fail", "gone")
@@ -226,18 +297,41 @@ class _Solution:
             except Exception:
                 error = Exception(str(reply.get("message", "")))
             raise error
-        if "unusable" in reply:  # the solution's value is not plain data: the test fails, whatever it catches
+        if "unusable" in reply:  # the solution's value cannot cross: the test fails, whatever it catches
             self.spoil("fail", "unreadable")
             raise _Gone("unreadable")
-        try:
-            value = decode(reply["value"])
-            changed = reply.get("args") or []
-            for arg, now in zip(args, changed):
-                if now is not None:
-                    _write_back(arg, decode(now))
-        except (KeyError, TypeError, NotPlainData, RecursionError):
+        if "value" not in reply and "method" not in reply:
             self.stop("the solution process broke the protocol")
-        return value
+        return reply
+
+    def plain(self, value):
+        try:
+            return plain(value, 0, self.number)
+        except NotPlainData as exc:
+            self.unusable("the tests pass the solution a value that cannot cross to it (" + str(exc) + ")")
+
+    def decode(self, data):
+        try:
+            return decode(data, 0, self.proxy)
+        except (NotPlainData, RecursionError):  # e.g. objects as keys of a set: unhashable here
+            self.spoil("fail", "unreadable")
+            raise _Gone("unreadable")
+        except TypeError:
+            self.stop("the solution process broke the protocol")
+
+    def number(self, value):
+        """A handle's body, for a proxy of this solution's objects (anything else of the tests' cannot cross)."""
+        if type(value) is _Handle and _solution_of(value) is self:
+            return [_object_number(value), _object_kind(value)]
+        raise NotPlainData("a " + type(value).__name__[:40] + " of the tests is not plain data")
+
+    def proxy(self, body):
+        if type(body) is not list or len(body) != 2 or type(body[0]) is not int or type(body[1]) is not str:
+            raise NotPlainData("a bad handle")
+        found = self.proxies.get(body[0])
+        if found is None:
+            found = self.proxies[body[0]] = _Handle(self, body[0], body[1][:MAX_NAME])
+        return found
 
 
 def _write_back(arg, now):
@@ -263,6 +357,109 @@ class _Function:
         return "<function " + self.__name__ + " of the solution>"
 
 
+class _Unsupported(BaseException):
+    """A test used an object of the solution in a way that would let the solution decide the check."""
+
+
+_state = {}  # id(proxy) -> (its solution, the object's number, its type's name): nothing a test reaches as an attribute
+
+
+class _Handle:
+    """What the tests hold of an object of the solution, which stays in the solution process.
+
+    Supported, each a request to the solution process: reading an attribute (plain data or another
+    handle), setting one, calling a method or the object itself, and passing the handle back in a
+    call (it stands for the object itself there). ``is``/``is not`` compare handles (one per object).
+    Everything that would let the solution's own code decide a check, or run it here (``==`` and
+    the other comparisons, ``bool``, ``hash``, ``len``, iteration, ``in``, ``str``, indexing,
+    arithmetic, conversions, copying) fails the test, whatever the test catches; ``repr`` is our text.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, solution, number, kind):
+        _state[id(self)] = (solution, number, kind)  # proxies live as long as the run (their solution keeps them)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        solution = _solution_of(self)
+        methods = solution.methods.setdefault(_object_number(self), set())
+        if name in methods:
+            return _Method(self, name)
+        reply = solution.answer(solution.ask({"op": "get", "handle": [_object_number(self)], "attr": name}))
+        if reply.get("method"):
+            methods.add(name)
+            return _Method(self, name)
+        return solution.decode(reply["value"])
+
+    def __setattr__(self, name, value):
+        solution = _solution_of(self)
+        solution.answer(solution.ask({"op": "set", "handle": [_object_number(self)], "attr": str(name),
+                                      "value": solution.plain(value)}))
+
+    def __call__(self, *args, **kwargs):
+        return _solution_of(self).invoke(_object_number(self), None, args, kwargs)
+
+    def __repr__(self):
+        return "<an object of the solution: " + _object_kind(self) + ">"
+
+    def __delattr__(self, name):
+        _unsupported(self, "del")
+
+    __hash__ = None
+
+
+def _solution_of(proxy):
+    return _state[id(proxy)][0]
+
+
+def _object_number(proxy):
+    return _state[id(proxy)][1]
+
+
+def _object_kind(proxy):
+    return _state[id(proxy)][2]
+
+
+def _unsupported(proxy, use):
+    _solution_of(proxy).spoil("fail", "an object of the solution used with " + use.strip("_"))
+    raise _Unsupported(use)
+
+
+def _refusing(use):
+    def refuse(self, *args, **kwargs):
+        _unsupported(self, use)
+
+    return refuse
+
+
+for _use in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__", "__iter__",
+             "__reversed__", "__contains__", "__getitem__", "__setitem__", "__delitem__", "__str__", "__format__",
+             "__bytes__", "__int__", "__float__", "__complex__", "__index__", "__round__", "__trunc__", "__floor__",
+             "__ceil__", "__enter__", "__exit__", "__reduce__", "__reduce_ex__", "__copy__", "__deepcopy__",
+             "__length_hint__", "__dir__", "__sizeof__", "__instancecheck__", "__subclasscheck__",
+             *("__%s__" % op for base in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "divmod",
+                                          "pow", "lshift", "rshift", "and", "xor", "or")
+               for op in (base, "r" + base, "i" + base)),
+             "__neg__", "__pos__", "__abs__", "__invert__"):
+    setattr(_Handle, _use, _refusing(_use))
+del _use
+
+
+class _Method:
+    """A method of an object of the solution, as the tests got it: calling it calls it there."""
+
+    def __init__(self, proxy, name):
+        self._proxy, self.__name__ = proxy, name
+
+    def __call__(self, *args, **kwargs):
+        return _solution_of(self._proxy).invoke(_object_number(self._proxy), self.__name__, args, kwargs)
+
+    def __repr__(self):
+        return "<method " + self.__name__ + " of an object of the solution>"
+
+
 class _Names(dict):
     """The tests' builtins: the real ones, then (for names nothing else defines) the solution's."""
 
@@ -271,31 +468,30 @@ class _Names(dict):
         self.solution = solution
 
     def __missing__(self, name):
-        reply = self.solution.ask({"op": "lookup", "name": name})
+        solution = self.solution
+        reply = solution.ask({"op": "lookup", "name": name})
         if reply.get("missing"):
             raise KeyError(name)
         if reply.get("callable"):
-            self[name] = found = _Function(self.solution, name)
+            self[name] = found = _Function(solution, name)
             return found
-        if "value" not in reply:
-            self.solution.spoil("fail", "unreadable")
-            raise _Gone("unreadable")
-        try:
-            return decode(reply["value"])
-        except NotPlainData:
-            self.solution.stop("the solution process broke the protocol")
+        if type(reply.get("module")) is str and reply["module"] in _sys.stdlib_module_names:
+            return __import__("importlib").import_module(reply["module"])  # this process's own copy
+        return solution.decode(solution.answer(reply)["value"])
 
 
 def _run_calls(solution, calls, record):
-    for index, call in enumerate(calls):
+    """The planned calls, sent at once (one pipe round trip in all), each reply recorded as it comes."""
+    replies = solution.batch([{"op": "call", **call} for call in calls])
+    for index in range(len(calls)):
         try:
-            reply = solution.ask({"op": "call", **call})
-        except _Gone as exc:
+            reply = next(replies)
+        except (_Gone, StopIteration):  # once gone, every later call is too
             record(index, "error", "gone")
             continue
         if "value" in reply:
-            try:
-                decode(reply["value"])
+            try:  # objects stay handles: the trainer sees them as opaque, and no check passes on one
+                decode(reply["value"], 0, _handle_body)
             except (NotPlainData, RecursionError):
                 record(index, "error", "unreadable")
             else:
@@ -316,21 +512,28 @@ def _run_calls(solution, calls, record):
                 record(index, "error", "gone")
 
 
+def _handle_body(body):
+    if type(body) is not list or len(body) != 2 or type(body[0]) is not int or type(body[1]) is not str:
+        raise NotPlainData("a bad handle")
+
+
 def _run_scripts(solution, tests, record):
-    namespace = {"__name__": "__main__", "__builtins__": _Names(solution)}
+    names = _Names(solution)
+    namespace = {"__name__": "__main__", "__builtins__": names}
     if tests.get("prompt"):
         try:  # the dataset's own code: its helpers are the ones the tests mean, whatever the solution defines
             exec(compile(tests["prompt"], "prompt", "exec"), namespace)
         except BaseException:
             pass
-        for name in tests.get("untrusted", []):  # the prompt's stubs and the entry point: the solution's
-            namespace.pop(name, None)
         solution.spoiled = None
+    for name in tests.get("untrusted", []):  # the prompt's stubs and the entry point: the solution's, even
+        namespace.pop(name, None)  # where they are named like a builtin (MBPP's ``sum``)
+        names.pop(name, None)
     for index, script in enumerate(tests["scripts"]):
         solution.spoiled = None
         try:
             exec(compile(script, "test_" + str(index), "exec"), namespace)
-        except (_Gone, _Unusable):
+        except (_Gone, _Unusable, _Unsupported):  # the verdict is set already (fail, or unusable)
             pass
         except BaseException as exc:
             solution.spoil("fail", type(exc).__name__)
@@ -448,7 +651,7 @@ def read_report(result: Any, count: int) -> Report:
             return Report(problem="malformed records")
         if kind == "value":
             try:
-                payload = decode(payload)
+                payload = decode(payload, 0, Opaque)  # an object of the solution: opaque, no check passes on it
             except (NotPlainData, RecursionError) as exc:
                 kind, payload = "error", f"unreadable value ({exc})"
         report.entries[index] = (kind, payload)

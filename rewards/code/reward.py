@@ -383,6 +383,7 @@ def _not_loaded(report: Report, result: Any) -> str:
     return f"the solution failed before the tests ran ({_quoted(detail)})"
 
 
+OBJECT_USE = "an object of the solution used with "  # the harness's words for a use a handle refuses
 OUR_WORDS = {"not run": "not run", "gone": "the solution process ended during the tests",
              "unreadable": "a value that is not plain data"}
 
@@ -393,6 +394,8 @@ def _error_name(text: Any) -> str:
     if text in OUR_WORDS:
         return OUR_WORDS[text]
     if text.startswith("refused to check: ") or _NAME.fullmatch(text):
+        return text
+    if text.startswith(OBJECT_USE) and _NAME.fullmatch(text[len(OBJECT_USE):]):
         return text
     return "an exception"
 

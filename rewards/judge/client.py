@@ -18,7 +18,8 @@ from typing import Any
 
 from . import pool
 from .errors import JudgeConfigError, JudgeRequestError
-from .limits import TokenBucket, backoff_delay, retry_after
+from .limits import backoff_delay, retry_after
+from .shared_limits import budget
 
 _RETRYABLE_STATUS = {408, 409, 429}
 _PLACEHOLDER_KEY = "EMPTY"  # what local OpenAI-compatible servers (vLLM, SGLang) accept without a key
@@ -133,11 +134,13 @@ class JudgeClient:
     Its coroutines run on rewardhub's background loop (the reward moves them there).
     """
 
-    def __init__(self, endpoint: Endpoint, policy: Policy, *, rpm: float | None = None, tpm: float | None = None):
+    def __init__(self, endpoint: Endpoint, policy: Policy, *, rpm: float | None = None, tpm: float | None = None,
+                 share_limits: str = "process"):
         self.endpoint = endpoint
         self.policy = policy
-        self.rpm = TokenBucket(rpm) if rpm else None
-        self.tpm = TokenBucket(tpm) if tpm else None
+        where = f"{endpoint.base_url or 'https://api.openai.com/v1'}|{endpoint.model}"  # one budget per key and model
+        self.rpm = budget(rpm, "rpm", where, share_limits)
+        self.tpm = budget(tpm, "tpm", where, share_limits)
         self._endpoint_id: pool.EndpointId | None = None
         self._acquired_in = 0  # the pid that counted itself as a user of the endpoint's client
         self._semaphore: asyncio.Semaphore | None = None

@@ -30,6 +30,11 @@ class Rubric:
 BUILTIN = {
     "pointwise": Rubric("pointwise.txt", "number", 0.0, 10.0),
     "binary": Rubric("binary.txt", "yes_no", 0.0, 1.0),
+    # the judge modes' defaults (rewards/judge/modes.py, ranking.py)
+    "label": Rubric("label.txt", "auto", 0.0, 1.0),
+    "criterion": Rubric("criterion.txt", "yes_no", 0.0, 1.0),
+    "pairwise": Rubric("pairwise.txt", "auto", 0.0, 1.0),
+    "groupwise": Rubric("groupwise.txt", "auto", 0.0, 1.0),
 }
 CUSTOM = Rubric("", "auto", 0.0, 10.0)
 
@@ -44,26 +49,27 @@ class JudgeTemplate:
     rubric: Rubric
 
     @classmethod
-    def load(cls, spec: str) -> JudgeTemplate:
-        """A built-in name (``pointwise``, ``binary``), a path to a text file, or inline template text."""
+    def load(cls, spec: str, required: str = "completion") -> JudgeTemplate:
+        """A built-in name (``pointwise``, ``binary``, ...), a path to a text file, or inline template text;
+        ``required``: the field it must show the judge."""
         if spec in BUILTIN:
             from importlib import resources
 
             rubric = BUILTIN[spec]
             text = (resources.files("rewardhub.rewards.judge") / "templates" / rubric.file).read_text(encoding="utf-8")
-            return cls.parse(text, f"built-in template {spec!r}", rubric)
+            return cls.parse(text, f"built-in template {spec!r}", rubric, required)
         if "{" not in spec and "\n" not in spec:
             path = Path(spec).expanduser()
             if not path.is_file():
                 raise JudgeConfigError(
                     f"judge template {spec!r} is not a built-in template ({', '.join(BUILTIN)}), not an existing "
-                    f"file, and not inline template text (inline templates contain {{completion}})"
+                    f"file, and not inline template text (inline templates contain {{{required}}})"
                 )
-            return cls.parse(path.read_text(encoding="utf-8"), f"template file {str(path)!r}", CUSTOM)
-        return cls.parse(spec, "inline template", CUSTOM)
+            return cls.parse(path.read_text(encoding="utf-8"), f"template file {str(path)!r}", CUSTOM, required)
+        return cls.parse(spec, "inline template", CUSTOM, required)
 
     @classmethod
-    def parse(cls, text: str, origin: str, rubric: Rubric) -> JudgeTemplate:
+    def parse(cls, text: str, origin: str, rubric: Rubric, required: str = "completion") -> JudgeTemplate:
         try:
             parts = list(string.Formatter().parse(text))
         except ValueError as exc:
@@ -78,13 +84,15 @@ class JudgeTemplate:
                     f"write literal braces as {{{{ }}}}"
                 )
             fields.append(name)
-        if "completion" not in fields:
-            raise JudgeConfigError(f"{origin} never shows the judge the completion: add {{completion}}")
+        if required not in fields:
+            raise JudgeConfigError(f"{origin} never shows the judge the {required}: add {{{required}}}")
         return cls(text, origin, tuple(dict.fromkeys(fields)), rubric)
 
-    def render(self, row: Row, reference_column: str) -> str:
-        """The template filled with this row's prompt, completion text, reference and columns."""
-        values = {name: self._value(row, name, reference_column) for name in self.fields}
+    def render(self, row: Row, reference_column: str, extra: dict[str, str] | None = None) -> str:
+        """The template filled with this row's prompt, completion text, reference and columns; ``extra``
+        fills fields that are no column (a rubric's criterion, a group's completions)."""
+        extra = extra or {}
+        values = {name: extra[name] if name in extra else self._value(row, name, reference_column) for name in self.fields}
         return self.text.format_map(values)
 
     def _value(self, row: Row, name: str, reference_column: str) -> str:

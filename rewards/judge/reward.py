@@ -20,6 +20,7 @@ from .client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten
 from .errors import JudgeConfigError, JudgeInputError, JudgeRequestError
 from .parse import PARSE_MODES, ScoreScale, UnparsableAnswer, expected_score, parse_answer
 from .prompt import JudgeTemplate
+from .shared_limits import check_share
 
 _TOP_LOGPROBS = 20
 _batch_stats: contextvars.ContextVar[JudgeStats | None] = contextvars.ContextVar("judge_batch_stats", default=None)
@@ -52,6 +53,7 @@ class JudgeReward(AsyncReward):
         deadline: float | None = 300.0,
         rpm: float | None = None,
         tpm: float | None = None,
+        share_limits: str = "host",
         backoff: float = 0.5,
         max_backoff: float = 30.0,
         cache: str | None = None,
@@ -85,7 +87,8 @@ class JudgeReward(AsyncReward):
         endpoint = Endpoint(base_url, model, api_key_env, temperature, max_tokens, _TOP_LOGPROBS if logprobs else None)
         endpoint.api_key()  # fail now, not mid-training, when OpenAI itself is asked without a key
         self.client = JudgeClient(
-            endpoint, Policy(concurrency, timeout, max_retries, backoff, max_backoff), rpm=rpm, tpm=tpm
+            endpoint, Policy(concurrency, timeout, max_retries, backoff, max_backoff), rpm=rpm, tpm=tpm,
+            share_limits=check_share(share_limits),
         )
         self.cache = None if cache is None else shared_cache(default_cache_path() if cache == "default" else cache)
         self.counters = JudgeStats()
@@ -114,6 +117,15 @@ class JudgeReward(AsyncReward):
     async def _score_batch(self, batch: Batch) -> list[Score]:
         stats = JudgeStats()
         deadline = time.monotonic() + (self.batch_deadline or float("inf"))
+        scores = await self._score_rows(batch, stats, deadline)
+        self.counters.add(stats)
+        call_stats = _batch_stats.get()
+        if call_stats is not None:  # set by __call__, which logs them
+            call_stats.add(stats)
+        return scores
+
+    async def _score_rows(self, batch: Batch, stats: JudgeStats, deadline: float) -> list[Score]:
+        """One request per row (the judge modes of ``modes.py`` / ``ranking.py`` build theirs)."""
         rows: list[Score | tuple[str, ...]] = []
         requests: dict[tuple[str, ...], list[dict[str, str]]] = {}  # messages by their texts: duplicates merge
         for i in range(len(batch)):
@@ -131,14 +143,14 @@ class JudgeReward(AsyncReward):
             requests[key] = messages
             rows.append(key)
         scores = await self._judged(requests, stats, deadline)
-        self.counters.add(stats)
-        call_stats = _batch_stats.get()
-        if call_stats is not None:  # set by __call__, which logs them
-            call_stats.add(stats)
         return [row if isinstance(row, Score) else scores[row] for row in rows]
 
     def _messages(self, batch: Batch, index: int) -> list[dict[str, str]]:
-        user = {"role": "user", "content": self.template.render(batch.row(index), self.reference_column)}
+        return self._conversation(self.template.render(batch.row(index), self.reference_column))
+
+    def _conversation(self, content: str) -> list[dict[str, str]]:
+        """The request's messages: the system prompt, if any, then ``content`` as the user's."""
+        user = {"role": "user", "content": content}
         return [{"role": "system", "content": self.system_prompt}, user] if self.system_prompt else [user]
 
     async def _judged(
@@ -230,4 +242,8 @@ def _answers_from_cache(stored: dict[str, dict[str, Any]]) -> dict[str, Answer]:
 
 @hookimpl
 def register_rewards(register):
-    register(JudgeReward)
+    from .modes import (
+        JUDGE,  # ``judge`` with its modes: pointwise (this class), label, rubric, pairwise, groupwise
+    )
+
+    register(JUDGE)

@@ -13,7 +13,6 @@ torch and transformers are imported only inside methods.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,10 +20,10 @@ from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 from rewardhub.completions import completion_text, is_conversational
 
 from .encoding import Encoded, Encoder, score_sequences
+from .lazy import LazyModel
 from .loading import (
     DTYPES,
     LoadedModel,
-    RewardModelLoadError,
     check_model_folder,
     is_local_reference,
     load_reward_model,
@@ -54,7 +53,7 @@ class RunningStats:
         return math.sqrt(self._m2 / (self.count - 1)) if self.count > 1 else 1.0
 
 
-class RewardModelReward(Reward):
+class RewardModelReward(LazyModel, Reward):
     """Score each completion with a learned reward model; optional normalisation, sigmoid or margin."""
 
     name = "reward_model"
@@ -117,27 +116,6 @@ class RewardModelReward(Reward):
         self.margin_column = margin_column
         self.trust_remote_code = trust_remote_code
         self.stats = RunningStats()
-        self._loaded: LoadedModel | None = None
-        self._load_error: RewardModelLoadError | None = None
-        self._load_lock = threading.Lock()
-
-    def loaded(self) -> LoadedModel:
-        """The model and tokenizer, loaded on first use (once per instance, thread-safe).
-
-        A failed load is remembered and re-raised, so a bad model costs one attempt per process, not
-        one per batch (or per row, when the base retries rows one by one).
-        """
-        if self._loaded is None:
-            with self._load_lock:
-                if self._load_error is not None:
-                    raise self._load_error
-                if self._loaded is None:
-                    try:
-                        self._loaded = self._load()
-                    except RewardModelLoadError as exc:
-                        self._load_error = exc
-                        raise
-        return self._loaded
 
     def _load(self) -> LoadedModel:
         return load_reward_model(
@@ -202,16 +180,6 @@ class RewardModelReward(Reward):
         if self.sigmoid:
             values = [_sigmoid(v) for v in values]
         return values
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
-        state["_loaded"] = state["_load_error"] = None  # each process loads its own copy on first use
-        state.pop("_load_lock", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._load_lock = threading.Lock()
 
 
 def _sigmoid(x: float) -> float:

@@ -1,0 +1,71 @@
+"""The config's ``monitor`` section: which signals the reward-hacking monitor watches and over how many steps.
+
+    monitor:
+      window: 8                 # steps each trend is read over (default 8)
+      warmup: 10                # first steps left out: early training moves every reward at once
+      disable: [dominance]      # signals to leave out (names: see SIGNALS)
+
+An entry's ``role`` (``correctness``, ``format``, ``audit``, ``shaping``) tells the monitor what a reward
+measures; without one, a weight-0 entry is an audit and the built-in families say their own role.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ConfigError, key_hint, unknown_keys_message
+
+SIGNALS = ("audit", "length", "format", "templated", "abstentions", "dominance", "signatures")
+ROLES = ("correctness", "format", "audit", "shaping")
+MONITOR_KEYS = ("window", "warmup", "disable")
+DEFAULT_WINDOW = 8
+DEFAULT_WARMUP = 10
+MIN_WINDOW = 4
+
+
+@dataclass(frozen=True)
+class MonitorSettings:
+    """Window length in steps, the warm-up steps left out, and the signals left out."""
+
+    window: int = DEFAULT_WINDOW
+    warmup: int = DEFAULT_WARMUP
+    disable: tuple[str, ...] = ()
+
+    def watches(self, signal: str) -> bool:
+        return signal not in self.disable
+
+
+def parse_monitor(raw: object) -> MonitorSettings:
+    """:class:`MonitorSettings` from the config's ``monitor`` mapping (defaults when absent)."""
+    if raw is None:
+        return MonitorSettings()
+    if not isinstance(raw, dict):
+        raise ConfigError(f"'monitor' must be a mapping with {', '.join(MONITOR_KEYS)}, got {type(raw).__name__}")
+    unknown = [k for k in raw if k not in MONITOR_KEYS]
+    if unknown:
+        raise ConfigError(unknown_keys_message("monitor", unknown, MONITOR_KEYS))
+    window = raw.get("window", DEFAULT_WINDOW)
+    if isinstance(window, bool) or not isinstance(window, int) or window < MIN_WINDOW:
+        raise ConfigError(f"monitor: 'window' must be a whole number of steps >= {MIN_WINDOW}, got {window!r}")
+    warmup = raw.get("warmup", DEFAULT_WARMUP)
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ConfigError(f"monitor: 'warmup' must be a whole number of steps >= 0, got {warmup!r}")
+    disable = raw.get("disable") or []
+    if isinstance(disable, str):
+        disable = [disable]
+    if not isinstance(disable, list):
+        raise ConfigError(f"monitor: 'disable' must be a list of signal names ({', '.join(SIGNALS)})")
+    for name in disable:
+        if name not in SIGNALS:
+            raise ConfigError(f"monitor: 'disable' names unknown signal {name!r}{key_hint(name, SIGNALS)}; "
+                              f"signals: {', '.join(SIGNALS)}")
+    return MonitorSettings(window, warmup, tuple(disable))
+
+
+def parse_role(where: str, raw: object) -> str | None:
+    """An entry's ``role`` (``None`` when absent)."""
+    if raw is None:
+        return None
+    if raw not in ROLES:
+        raise ConfigError(f"{where}: 'role' must be one of {', '.join(ROLES)}, got {raw!r}{key_hint(raw, ROLES)}")
+    return str(raw)

@@ -1,0 +1,357 @@
+"""rewardhub on Ray: offline scoring with Ray Data, and a pool of reward actors for CPU-heavy rewards.
+
+    import ray, rewardhub.ray
+    ds = ray.data.read_parquet("rollouts/")
+    scored = rewardhub.ray.score_dataset(ds, "rewards.yaml", concurrency=8)
+    scored.write_parquet("scored/")          # `rewardhub pairs scored/ ...` reads the folder as it is
+
+Each actor of :class:`RewardScorer` builds the reward set once (worker pools, sandbox zygotes,
+judge clients and reward models load once per actor, not per batch). Rows are hash-partitioned by
+their group key (the prompt) before scoring, so a prompt's completions always meet in one batch
+and group rewards (``majority_vote``, group length modes) see whole groups. The scored rows carry
+the same columns as ``rewardhub score`` writes: ``rewards``, ``reward``, ``reasons``, ``outcomes``,
+``seconds``.
+
+:class:`RewardActors` is a pool of actors holding the reward set, for callers that score batches
+themselves (verl's reward manager, :mod:`rewardhub.trainers.verl_manager`) and want CPU-heavy rewards
+spread over the cluster.
+
+``ray`` is imported only inside the functions that need it: ``import rewardhub.ray`` is light.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ._batch import Batch
+from ._by_group import evaluate_by_group
+from ._compose import RewardSet, SetResult
+from ._config import TOTAL, RewardEntry, read_config
+from ._io import iter_input, parquet_parts, write_rows_atomically
+from ._reward import BatchResult
+from ._score_file import RewardStats
+from .completions import prompt_key
+from .errors import ConfigError, InputFileError, OutputFileError, RewardhubError
+
+GROUP_KEY = "__rewardhub_group"
+ROW_INDEX = "__rewardhub_row"
+SCORED_COLUMNS = ("rewards", TOTAL, "reasons", "outcomes", "seconds")
+ROWS_PER_BLOCK = 4096  # target rows per hash partition: whole groups, a few scoring batches each
+
+
+class RayUnavailableError(RewardhubError, ImportError):
+    """``ray`` (with Ray Data) is not installed."""
+
+
+def require_ray():
+    """The ``ray`` module, or :class:`RayUnavailableError` saying how to install it."""
+    try:
+        import ray
+        import ray.data  # noqa: F401  (Ray Data is an extra of ray)
+    except ImportError as exc:
+        raise RayUnavailableError(f"rewardhub.ray needs Ray Data: pip install 'rewardhub[ray]' ({exc})") from None
+    return ray
+
+
+def entries_of(config: Any) -> list[RewardEntry]:
+    """The config read once on the driver: actors on other machines get entries, not a local path."""
+    if isinstance(config, RewardSet):
+        return list(config.entries)
+    if isinstance(config, list) and config and all(isinstance(e, RewardEntry) for e in config):
+        return config
+    return read_config(config)
+
+
+class RewardScorer:
+    """Ray Data's stateful callable for ``map_batches``: one reward set per actor, whole groups per call.
+
+    Takes a ``pyarrow.Table`` holding whole groups (see :func:`score_dataset`) and returns it with
+    the scored columns appended; rows are reordered so each group's rows are consecutive.
+    """
+
+    def __init__(self, entries: list[RewardEntry], batch_size: int = 256, default_timeout: float | None = None):
+        self.rewards = RewardSet(entries, default_timeout=default_timeout)
+        self.batch_size = batch_size
+
+    def __call__(self, table):
+        import pyarrow as pa
+
+        keys = table.column(GROUP_KEY).to_pylist()
+        order = sorted(range(len(keys)), key=keys.__getitem__)  # stable: a group keeps its rows' order
+        table = table.take(pa.array(order, type=pa.int64())).drop_columns([GROUP_KEY])
+        rows, keys = table.to_pylist(), [keys[i] for i in order]
+        scored: list[dict[str, Any]] = []
+        for start, end in group_chunks(keys, self.batch_size):
+            scored += self.rewards.score(rows[start:end])
+        for name, column in scored_columns(self.rewards.aliases, scored).items():
+            table = table.append_column(name, column)
+        return table
+
+
+def group_chunks(keys: Sequence[str], batch_size: int) -> list[tuple[int, int]]:
+    """``(start, end)`` of scoring batches over rows sorted by group key: each ends at a group
+    boundary once it holds ``batch_size`` rows, so no batch holds part of a group."""
+    chunks, start = [], 0
+    for i in range(1, len(keys) + 1):
+        if i == len(keys) or (i - start >= batch_size and keys[i] != keys[i - 1]):
+            chunks.append((start, i))
+            start = i
+    return chunks
+
+
+def scored_columns(aliases: Sequence[str], scored: list[dict[str, Any]]) -> dict[str, Any]:
+    """The scored columns as Arrow arrays with fixed types (a batch where a reward always abstained
+    still has a ``float64`` column, so every block has one schema)."""
+    import pyarrow as pa
+
+    def struct(name: str, kind: Any) -> Any:
+        fields = pa.struct([(alias, kind) for alias in aliases])
+        return pa.array([{a: _finite(row[name][a]) if kind == pa.float64() else row[name][a] for a in aliases}
+                         for row in scored], type=fields)
+
+    return {
+        "rewards": struct("rewards", pa.float64()),
+        TOTAL: pa.array([_finite(row[TOTAL]) for row in scored], type=pa.float64()),
+        "reasons": struct("reasons", pa.string()),
+        "outcomes": struct("outcomes", pa.string()),
+        "seconds": struct("seconds", pa.float64()),
+    }
+
+
+def _finite(value: Any) -> float | None:
+    return value if value is None or math.isfinite(value) else None
+
+
+def _add_group_key(table):
+    """Each row's group key: its ``group`` column if it has one, else its prompt (``prompt_key``)."""
+    import pyarrow as pa
+
+    names = table.column_names
+    if "completion" not in names:
+        raise ConfigError(f"rows need a 'completion' column to be scored; the dataset has {names}")
+    groups = table.column("group").to_pylist() if "group" in names else [None] * len(table)
+    prompts = table.column("prompt").to_pylist() if "prompt" in names else [None] * len(table)
+    keys = [str(g) if g is not None else prompt_key(p) if p is not None else f"\x00row{id(table)}:{i}"
+            for i, (g, p) in enumerate(zip(groups, prompts, strict=True))]
+    return table.append_column(GROUP_KEY, pa.array(keys, type=pa.string()))
+
+
+def _actor_pool(ray: Any, concurrency: int | tuple[int, int]) -> Any:
+    low, high = (concurrency, concurrency) if isinstance(concurrency, int) else concurrency
+    return ray.data.ActorPoolStrategy(min_size=low, max_size=high)
+
+
+def _without_completion(table):
+    import pyarrow.compute as pc
+
+    return table.filter(pc.is_valid(table.column("completion")))
+
+
+def score_dataset(
+    ds: Any, config: Any, *, batch_size: int = 256, concurrency: int | tuple[int, int] = 1, num_cpus: float = 1,
+    partitions: int | None = None, default_timeout: float | None = None, **map_options: Any,
+) -> Any:
+    """Score a Ray Dataset of rows (``prompt``, ``completion`` and columns) with ``config``.
+
+    The grouping shuffle runs now; the scoring is lazy, like any Ray Data transform (it runs when the
+    result is written or iterated).
+
+    ``concurrency`` actors (a number, or ``(min, max)`` for autoscaling) each hold one reward set;
+    ``num_cpus`` is reserved per actor (a reward that runs its own worker pool may want more).
+    Rows are hash-partitioned by group key (``group`` column, else the prompt) into ``partitions``
+    blocks (default: about ``ROWS_PER_BLOCK`` rows each, at least two per actor) so that no group is
+    ever split. Rows with a null ``completion`` are dropped, as ``rewardhub score`` skips them.
+    ``map_options`` go to ``map_batches`` (e.g. ``resources``, ``runtime_env``).
+    """
+    ray = require_ray()
+    if batch_size < 1:
+        raise ConfigError(f"batch_size must be at least 1; got {batch_size}")
+    entries = entries_of(config)
+    RewardSet(entries)  # a bad config fails here, on the driver, with its message, not inside an actor
+    actors = concurrency if isinstance(concurrency, int) else max(concurrency)
+    light = {"batch_format": "pyarrow", "batch_size": None, "zero_copy_batch": True}
+    keyed = ds.map_batches(_add_group_key, **light).map_batches(_without_completion, **light)
+    if partitions is None:
+        partitions = max(2 * actors, math.ceil(ds.count() / ROWS_PER_BLOCK))
+    # Shuffled before the actors start: they may hold every CPU of the cluster (2 actors on 2 cores),
+    # and a streaming shuffle waiting for a CPU behind them would never run. Ray spills to disk what
+    # does not fit in the object store.
+    grouped = keyed.repartition(partitions, keys=[GROUP_KEY]).materialize()
+    return grouped.map_batches(
+        RewardScorer, fn_constructor_kwargs={"entries": entries, "batch_size": batch_size,
+                                             "default_timeout": default_timeout},
+        batch_format="pyarrow", batch_size=None, compute=_actor_pool(ray, concurrency), num_cpus=num_cpus, **map_options,
+    )
+
+
+def connect(address: str | None = None, **init_options: Any):
+    """``ray.init`` once: ``address`` as Ray takes it (``auto``, ``HOST:PORT``, ``ray://...``); ``None``
+    joins the cluster ``RAY_ADDRESS`` names, or starts a local one (``init_options`` go to ``ray.init``).
+
+    Ray gives a local node's raylet a fixed 30 s to come up; on a loaded machine that start is tried
+    again, twice, before the error is raised."""
+    ray = require_ray()
+    if ray.is_initialized():
+        return ray
+    options = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False, **init_options}
+    for attempt in range(3):
+        try:
+            ray.init(address=address, **options)
+            return ray
+        except Exception as exc:
+            ray.shutdown()
+            if "timed out during startup" not in str(exc) or attempt == 2:
+                raise
+    return ray
+
+
+def read_dataset(input_path: str | Path, summary: Any = None):
+    """The input as a Ray Dataset: Parquet files and part folders are read by Ray itself (in parallel,
+    on the cluster); JSONL and ``datasets`` folders are read here, bad rows reported and skipped
+    exactly as ``rewardhub score`` does (``summary.bad_rows``)."""
+    ray = require_ray()
+    path = Path(input_path)
+    if str(input_path) != "-" and (path.suffix.lower() == ".parquet" and path.is_file()
+                                   or path.is_dir() and parquet_parts(path)):
+        return ray.data.read_parquet(str(path.resolve()))
+    from ._score_file import _valid_rows
+
+    rows = list(_valid_rows(input_path, summary if summary is not None else _Bad(), progress=False))
+    if not rows:
+        raise InputFileError(f"{input_path} has no rows to score")
+    return ray.data.from_items(rows)
+
+
+class _Bad:
+    def __init__(self):
+        self.bad_rows: list[tuple[int, str]] = []
+
+
+def score_file(
+    config: Any, input_path: str | Path, output: str | Path, *, address: str | None = None, batch_size: int = 256,
+    concurrency: int | None = None, num_cpus: float = 1,
+):
+    """``rewardhub score --ray``: score a file on a Ray cluster and write the output by its extension.
+
+    ``.parquet`` is written by the actors as a folder of parts (``pairs``, ``select`` and ``score``
+    read such a folder); JSONL and ``datasets`` folders are streamed back and written here. The
+    output is replaced only when the run succeeds. Returns a ``ScoreSummary`` of the written rows.
+    """
+    from ._score_file import ScoreSummary, _counted
+
+    if str(output) != "-" and str(input_path) != "-" and Path(output).resolve() == Path(input_path).resolve():
+        raise InputFileError(f"the output {output} is the input file: scoring would overwrite it before reading it")
+    ray = connect(address)
+    entries = entries_of(config)
+    summary = ScoreSummary(stats={alias: RewardStats() for alias in RewardSet(entries).aliases})
+    start = time.perf_counter()
+    ds = read_dataset(input_path, summary)
+    actors = concurrency or max(1, int(ray.cluster_resources().get("CPU", 1) // num_cpus))
+    scored = score_dataset(ds, entries, batch_size=batch_size, concurrency=actors, num_cpus=num_cpus)
+    if str(output) != "-" and Path(output).suffix.lower() == ".parquet":
+        _write_parquet_folder(scored, Path(output))
+        rows: Any = (record.row for record in iter_input(output))
+    else:
+        rows = scored.iter_rows()
+    counted = _counted((dict(row) for row in rows), summary, input_path)
+    if str(output) != "-" and Path(output).suffix.lower() == ".parquet":
+        for _ in counted:
+            pass
+    else:
+        write_rows_atomically(counted, output)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _write_parquet_folder(scored: Any, target: Path) -> None:
+    """``write_parquet`` into a hidden sibling folder renamed into place once every part is written."""
+    if not target.parent.is_dir():
+        raise OutputFileError(f"cannot write {target}: folder {target.parent} does not exist")
+    partial = target.with_name(f".{target.name}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        scored.write_parquet(str(partial.resolve()))
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    if target.is_dir():
+        shutil.rmtree(target)
+    elif target.exists():
+        target.unlink()
+    os.replace(partial, target)
+
+
+class _SetActor:
+    """A Ray actor holding one reward set (its pools, zygotes and models loaded once)."""
+
+    def __init__(self, entries: list[RewardEntry], default_timeout: float | None = None):
+        self.rewards = RewardSet(entries, default_timeout=default_timeout)
+
+    def evaluate(self, rows: list[dict[str, Any]], keys: list[Any]) -> SetResult:
+        return evaluate_by_group(self.rewards, Batch.from_rows(rows), keys)
+
+
+class RewardActors:
+    """A pool of Ray actors, each holding the reward set: CPU-heavy rewards (sandboxed code, sympy,
+    a reward model) scored off the caller's process and spread over the cluster's CPUs.
+
+    :meth:`ascore` splits a batch into ``size`` shards without ever splitting a group (rows with one
+    key stay together), scores the shards at once (group rewards one group at a time, see
+    :func:`~rewardhub._by_group.evaluate_by_group`) and returns one result in the batch's order.
+    """
+
+    def __init__(self, config: Any, size: int, *, num_cpus: float = 1, default_timeout: float | None = None):
+        ray = require_ray()
+        if size < 1:
+            raise ConfigError(f"a reward actor pool needs at least one actor; got {size}")
+        entries = entries_of(config)
+        self.aliases = RewardSet(entries).aliases  # a bad config fails here, not in an actor
+        remote = ray.remote(_SetActor).options(num_cpus=num_cpus)
+        self.actors = [remote.remote(entries, default_timeout) for _ in range(size)]
+
+    async def ascore(self, batch: Batch, keys: Sequence[Any]) -> SetResult:
+        rows = [{**{name: values[i] for name, values in batch.columns.items()},
+                 "prompt": batch.prompts[i], "completion": batch.completions[i]} for i in range(len(batch))]
+        shards = shard_by_key(keys, len(self.actors))
+        results = await asyncio.gather(*(actor.evaluate.remote([rows[i] for i in shard], [keys[i] for i in shard])
+                                         for actor, shard in zip(self.actors, shards, strict=False) if shard))
+        return merge_results([s for s in shards if s], results, len(batch))
+
+    def close(self) -> None:
+        ray = require_ray()
+        for actor in self.actors:
+            ray.kill(actor)
+        self.actors = []
+
+
+def shard_by_key(keys: Sequence[Any], count: int) -> list[list[int]]:
+    """Row indices in ``count`` shards of about equal size; rows with the same key share a shard."""
+    groups: dict[Any, list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    shards: list[list[int]] = [[] for _ in range(count)]
+    for members in sorted(groups.values(), key=len, reverse=True):  # largest first: a balanced greedy fill
+        min(shards, key=len).extend(members)
+    return shards
+
+
+def merge_results(shards: list[list[int]], results: Sequence[SetResult], size: int) -> SetResult:
+    """One :class:`SetResult` in batch order from the results of the shards (index lists)."""
+    totals: list[float | None] = [None] * size
+    aliases = list(results[0].components) if results else []
+    scores: dict[str, list[Any]] = {alias: [None] * size for alias in aliases}
+    for shard, result in zip(shards, results, strict=True):
+        for position, i in enumerate(shard):
+            totals[i] = result.totals[position]
+            for alias in aliases:
+                scores[alias][i] = result.components[alias].scores[position]
+    components = {alias: BatchResult(scores[alias], max(r.components[alias].seconds for r in results),
+                                     sum(r.components[alias].errors for r in results)) for alias in aliases}
+    return SetResult(totals, components)

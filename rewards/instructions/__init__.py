@@ -1,0 +1,1 @@
+"""``instruction_following``: IFEval's verifiable instructions (checks, text measurements, padding guard)."""

@@ -1,0 +1,219 @@
+"""The ``json_schema`` reward: the completion is one JSON document that validates against a schema.
+
+The document is the completion itself (after a closed ``<think>`` block), the content of its
+``<answer>`` tag, or its single fenced code block (```` ```json ... ``` ````; prose around a fence is
+fine). Several fenced blocks, or JSON inside prose without a fence, do not count: which of them would
+be the answer? (``allow_prose: true`` accepts one JSON value inside prose, when it is the only
+``{`` / ``[`` value there.) The schema comes from the row (column ``schema``) or from params; it is
+validated with ``jsonschema`` under the draft it declares (2020-12 by default), formats checked.
+With ``partial_credit`` an object that fails scores the share of its fields that are valid.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from rewardhub import ConfigError, Reward, RewardInputError, Row, Score, hookimpl
+
+from .deps import require
+
+_THINK_END = "</think>"
+MAX_CHARS = 1_000_000
+MAX_CANDIDATES = 1000  # JSON starts tried inside prose (each failed start costs a parse)
+
+
+class SchemaRowError(RewardInputError):
+    """A row's schema is missing or is not a valid JSON Schema."""
+
+
+class JsonSchema(Reward):
+    """1.0 when the completion's JSON document validates against the row's (or the params') schema."""
+
+    name = "json_schema"
+    description = "1.0 if the completion (or its fenced block / answer tag) is JSON valid under the schema"
+
+    def __init__(
+        self,
+        *,
+        schema: dict | str | None = None,
+        schema_column: str = "schema",
+        partial_credit: bool = False,
+        allow_prose: bool = False,
+        check_formats: bool = True,
+        on_error: str = "none",
+    ):
+        super().__init__(on_error=on_error)
+        require(self.name, "schema", "jsonschema")
+        self.schema_column = schema_column
+        self.partial_credit = partial_credit
+        self.allow_prose = allow_prose
+        self.check_formats = check_formats
+        self._validators: dict[str, Any] = {}
+        self.schema = None
+        if schema is not None:
+            try:
+                self.schema = _schema(schema)
+                self._validator(self.schema)
+            except SchemaRowError as exc:
+                raise ConfigError(f"json_schema: the schema in params is not usable: {exc}") from None
+
+    def score_sample(self, text: str, row: Row) -> Score:
+        schema = self.schema if self.schema is not None else _schema(row[self.schema_column])
+        validator = self._validator(schema)
+        found = find_document(text, self.allow_prose)
+        if isinstance(found, str):
+            return Score(0.0, found, False)
+        document, where = found
+        try:
+            errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+        except RecursionError:
+            return Score(0.0, f"the JSON {where} is nested too deeply to validate", False)
+        if not errors:
+            return Score(1.0, f"valid JSON {where}", True)
+        summary = "; ".join(_describe(e) for e in errors[:3]) + (f"; +{len(errors) - 3} more" if len(errors) > 3 else "")
+        value = field_share(schema, document, errors) if self.partial_credit else 0.0
+        return Score(value, f"JSON {where} fails the schema: {summary}", False)
+
+    def _validator(self, schema: dict) -> Any:
+        """A validator for ``schema`` (checked once; cached by the schema's text)."""
+        key = json.dumps(schema, sort_keys=True, default=str)
+        validator = self._validators.get(key)
+        if validator is None:
+            import jsonschema
+            from jsonschema.validators import validator_for
+
+            cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+            try:
+                cls.check_schema(schema)
+            except jsonschema.SchemaError as exc:
+                raise SchemaRowError(f"not a valid JSON Schema: {exc.message}") from None
+            validator = cls(schema, format_checker=cls.FORMAT_CHECKER if self.check_formats else None)
+            if len(self._validators) > 256:
+                self._validators.clear()
+            self._validators[key] = validator
+        return validator
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_validators": {}}
+
+
+def _schema(value: Any) -> dict:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise SchemaRowError(f"the schema is text that is not JSON: {exc}") from None
+    if isinstance(value, bool):
+        return value  # type: ignore[return-value]  # true / false are schemas too
+    if not isinstance(value, Mapping):
+        raise SchemaRowError(f"the schema must be a JSON object; got {type(value).__name__}")
+    return dict(value)
+
+
+def find_document(text: str, allow_prose: bool = False) -> tuple[Any, str] | str:
+    """The completion's JSON document and where it was found, or why there is none."""
+    if _THINK_END in text:
+        text = text.rsplit(_THINK_END, 1)[1]
+    if len(text) > MAX_CHARS:
+        return f"the completion is longer than {MAX_CHARS} characters"
+    close = text.rfind("</answer>")
+    start = text.rfind("<answer>", 0, close) if close != -1 else -1
+    if start != -1:
+        return _parsed(text[start + len("<answer>") : close].strip(), "in the <answer> tag")
+    fences = fenced_blocks(text)
+    if len(fences) > 1:
+        return f"{len(fences)} fenced blocks: which one is the answer?"
+    if fences:
+        return _parsed(fences[0].strip(), "in the fenced block")
+    stripped = text.strip()
+    parsed = _parsed(stripped, "(the whole completion)")
+    if isinstance(parsed, str) and allow_prose:
+        return _embedded(stripped)
+    if isinstance(parsed, str):
+        return parsed + "; JSON inside prose belongs in a fenced block"
+    return parsed
+
+
+def fenced_blocks(text: str) -> list[str]:
+    """The contents of closed ```` ``` ```` blocks (a line opening with ```` ``` ````, a line that is only
+    ```` ``` ````), in one pass over the lines; an unclosed last block (a truncated answer) is none."""
+    blocks, current = [], None
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if current is None:
+            if stripped.startswith("```"):
+                current = []
+        elif stripped == "```":
+            blocks.append("\n".join(current))
+            current = None
+        else:
+            current.append(line)
+    return blocks
+
+
+def _parsed(candidate: str, where: str) -> tuple[Any, str] | str:
+    try:
+        return json.loads(candidate), where
+    except RecursionError:
+        return f"the JSON {where} is nested too deeply"
+    except ValueError as exc:
+        return f"invalid JSON {where}: {exc}"
+
+
+def _embedded(text: str) -> tuple[Any, str] | str:
+    """The one JSON object or array inside prose; none or several (valid or not) is no answer."""
+    decoder = json.JSONDecoder()
+    starts = [i for i, ch in enumerate(text) if ch in "{["]
+    documents, broken, end, tried = [], 0, -1, 0
+    for start in starts:
+        if start < end:
+            continue  # inside the value just read
+        tried += 1
+        if tried > MAX_CANDIDATES:
+            return f"more than {MAX_CANDIDATES} places where JSON could start: no single answer"
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            broken += 1
+            continue
+        documents.append(value)
+    if len(documents) == 1 and not broken:
+        return documents[0], "in the prose"
+    if not documents:
+        return "no JSON object in the completion"
+    return f"{len(documents)} JSON values and {broken} broken ones in the prose: which one is the answer?"
+
+
+def field_share(schema: Any, document: Any, errors: list[Any]) -> float:
+    """The share of an object's fields (the schema's required ones and the document's keys) with no error;
+    optional fields left out do not count, so an empty object earns nothing."""
+    if not isinstance(schema, Mapping) or not isinstance(document, Mapping):
+        return 0.0
+    fields = set(schema.get("required", [])) | set(document)
+    if not fields:
+        return 0.0
+    failed = set()
+    for error in errors:
+        if error.absolute_path:
+            failed.add(error.absolute_path[0])
+        elif error.validator == "required":
+            failed |= {name for name in error.validator_value if name not in document}
+        elif error.validator == "additionalProperties":
+            allowed = set(schema.get("properties", {}))
+            failed |= {key for key in document if key not in allowed}
+        else:
+            return 0.0  # the object as a whole fails (type, minProperties, ...): no field is right
+    return max(0.0, 1 - len(failed & fields) / len(fields))
+
+
+def _describe(error: Any) -> str:
+    path = "/".join(str(p) for p in error.absolute_path)
+    message = error.message if len(error.message) <= 120 else error.message[:117] + "..."
+    return f"{path or '(root)'}: {message}"
+
+
+@hookimpl
+def register_rewards(register):
+    register(JsonSchema)

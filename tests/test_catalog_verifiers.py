@@ -1,0 +1,248 @@
+"""``similarity``, ``multiple_choice`` and ``json_schema``: public cases, hedges and gaming probes.
+
+Sources of the tables (cases written here in the forms those graders accept or reject):
+- SQuAD v1.1's official ``evaluate-v1.1.py``: ``normalize_answer`` (lowercase, punctuation, articles,
+  whitespace), ``f1_score`` (token overlap), ``exact_match_score``.
+- Answer formats parsed by public multiple-choice graders: openai/simple-evals
+  ``ANSWER_PATTERN_MULTICHOICE`` ("Answer: B"), lm-evaluation-harness MMLU-Pro's
+  ``answer is \\(?([A-J])\\)?``, OpenCompass ``first_option_postprocess`` ("the answer is", "(B)", "B.",
+  "correct option is", "\\boxed{B}").
+- JSON-Schema-Test-Suite (json-schema-org): ``type``, ``required``, ``additionalProperties``,
+  ``format`` ("email"), ``enum`` and ``$ref`` cases, draft 2020-12.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import rewardhub
+from rewardhub.rewards.json_schema import fenced_blocks, find_document
+from rewardhub.rewards.similarity import squad_normalize, token_f1
+from rewardhub.testing import GAMING_PROBES, Probe, check_contract
+
+
+def values(reward, completions, **columns):
+    n = len(completions)
+    return reward.evaluate([""] * n, completions, **{k: [v] * n for k, v in columns.items()}).scores
+
+
+# ----- similarity ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("prediction", "reference", "f1", "em"), [
+    ("Denver Broncos", "Denver Broncos", 1.0, 1.0),
+    ("the Denver Broncos", "Denver Broncos", 1.0, 1.0),  # articles dropped
+    ("Denver Broncos!", "denver broncos", 1.0, 1.0),  # punctuation and case
+    ("Denver Broncos won", "Denver Broncos", 0.8, 0.0),  # P = 2/3, R = 1
+    ("Broncos", "Denver Broncos", 2 / 3, 0.0),  # P = 1, R = 1/2
+    ("Carolina Panthers", "Denver Broncos", 0.0, 0.0),
+    ("a an the", "the", 1.0, 1.0),  # both normalise to empty (SQuAD v2's rule)
+])
+def test_squad_token_f1_and_exact_match(prediction, reference, f1, em):
+    assert token_f1(prediction, reference) == pytest.approx(f1)
+    assert values(rewardhub.get("similarity", metric="token_f1"), [prediction], solution=reference)[0].value \
+        == pytest.approx(f1)
+    assert values(rewardhub.get("similarity", metric="exact_match"), [prediction], solution=reference)[0].value == em
+
+
+def test_library_metrics_match_the_libraries_and_take_the_best_reference():
+    from rapidfuzz import fuzz
+    from rouge_score.rouge_scorer import RougeScorer
+    from sacrebleu.metrics import BLEU, CHRF
+
+    hypothesis = "The cat sat on a mat near the door."
+    references = ["The cat was sitting on the mat near the door.", "A cat sat on a mat by the door."]
+    expected = {
+        "bleu": BLEU(effective_order=True).sentence_score(hypothesis, references).score / 100,
+        "chrf": CHRF().sentence_score(hypothesis, references).score / 100,
+        "rougeL": max(RougeScorer(["rougeL"]).score(r, hypothesis)["rougeL"].fmeasure for r in references),
+        "rouge2": max(RougeScorer(["rouge2"]).score(r, hypothesis)["rouge2"].fmeasure for r in references),
+        "fuzzy": max(fuzz.ratio(squad_normalize(hypothesis), squad_normalize(r)) for r in references) / 100,
+    }
+    for metric, value in expected.items():
+        got = values(rewardhub.get("similarity", metric=metric), [hypothesis], solution=references)[0]
+        assert got.value == pytest.approx(value), metric
+        assert 0 < got.value < 1 and "best of 2 references" in got.reason
+
+
+def test_extractors_think_blocks_and_missing_references():
+    reward = rewardhub.get("similarity", metric="exact_match", extractors=["answer_tag", "boxed"])
+    scores = values(reward, ["<think>Paris? Lyon?</think><answer>Paris</answer>", "I think Paris", "\\boxed{Lyon}"],
+                    solution=["Paris", "Paris, France"])
+    assert [s.value for s in scores] == [1.0, 0.0, 0.0]
+    assert "no answer found" in scores[1].reason
+    (missing,) = values(rewardhub.get("similarity"), ["Paris"], solution=None)
+    assert missing.value is None and "no reference text" in missing.reason
+
+
+def test_similarity_bad_params():
+    with pytest.raises(rewardhub.ConfigError, match="did you mean 'rougeL'"):
+        rewardhub.get("similarity", metric="rougel")
+    with pytest.raises(rewardhub.ConfigError, match="fuzzy_scorer"):
+        rewardhub.get("similarity", metric="fuzzy", fuzzy_scorer="partial_ratio")  # a superset would score 100
+
+
+SIMILARITY_PROBES = GAMING_PROBES + (
+    Probe("reference_twice", lambda right, wrong: f"{right} {right}"),
+    Probe("reference_in_filler", lambda right, wrong: "word " * 50 + right + " word" * 50),
+    Probe("reference_in_think_only", lambda right, wrong: f"<think>{right}</think> {wrong}"),
+)
+
+
+@pytest.mark.parametrize("metric", ["bleu", "chrf", "rouge1", "rouge2", "rougeL", "token_f1", "exact_match", "fuzzy"])
+def test_similarity_contract(metric):
+    right = "the quick brown fox jumps over the lazy dog"
+    check_contract(rewardhub.get("similarity", metric=metric), right=right, wrong="a slow red cat sleeps",
+                   correct_completion=right, probes=SIMILARITY_PROBES)
+
+
+# ----- multiple choice ---------------------------------------------------------------------------------------
+CHOICES = ["Lyon", "Paris", "Marseille", "Paris and Lyon"]
+POSITIVE = [  # the right answer is B (Paris)
+    "Answer: B",  # simple-evals
+    "Answer:B",
+    "The answer is (B).",  # MMLU-Pro
+    "the answer is B",
+    "After weighing the options, the correct option is B.",  # OpenCompass
+    "(B)",
+    "B.",
+    "**B**",
+    "\\boxed{B}",
+    "\\boxed{\\text{B}}",
+    "<answer>B</answer>",
+    "Final answer: (B) Paris",
+    "I'd go with B.",
+    "It's B, because Lyon is not the capital.",
+    "A is tempting, but the answer is B.",
+    "The answer is B, not A.",
+    "A good choice would be B.",
+    "Paris is the capital.\nAnswer: Paris",
+    "<think>A? C? maybe D</think>The answer is B",
+    "The answer is not A. It's B.",
+    "Answer: B\n\nExplanation: Lyon and Marseille are large cities, but Paris is the capital.",
+]
+NEGATIVE = [
+    "A or B",  # hedges
+    "The answer is A or B.",
+    "It is either B or C.",
+    "Answer: B and C",
+    "B, C",
+    "\\boxed{A, B}",
+    "The answer is A.",  # wrong
+    "\\boxed{C}",
+    "Answer: Lyon",
+    "I'm not sure.",  # no choice
+    "",
+    "The answer is B.\nAnswer: D",  # the final statement is D
+    "Answer: Paris and Lyon",  # option D's text, not B's
+]
+
+
+@pytest.mark.parametrize("text", POSITIVE)
+def test_multiple_choice_positive(text):
+    (score,) = values(rewardhub.get("multiple_choice"), [text], solution="B", choices=CHOICES)
+    assert score.value == 1.0, score.reason
+
+
+@pytest.mark.parametrize("text", NEGATIVE)
+def test_multiple_choice_negative(text):
+    (score,) = values(rewardhub.get("multiple_choice"), [text], solution="B", choices=CHOICES)
+    assert score.value == 0.0, score.reason
+
+
+def test_multiple_choice_reasons_and_references():
+    reward = rewardhub.get("multiple_choice")
+    (hedge,) = values(reward, ["It is A or B."], solution="B")
+    assert "several options asserted (A, B)" in hedge.reason
+    mmlu = reward.evaluate(["", ""], ["Answer: C", "Answer: C"], solution=[2, 3], choices=[["w", "x", "y", "z"]] * 2)
+    assert mmlu.values == [1.0, 0.0]  # MMLU's integer answer (0-based)
+    one_based = rewardhub.get("multiple_choice", index_base=1)
+    assert values(one_based, ["Answer: C"], solution=3)[0].value == 1.0
+    assert values(reward, ["Answer: B"], solution="Paris", choices=CHOICES)[0].value == 1.0  # the reference as text
+    (bad,) = values(reward, ["Answer: B"], solution="Q")
+    assert bad.value is None and "no usable reference" in bad.reason
+    with pytest.raises(rewardhub.ConfigError, match="letters"):
+        rewardhub.get("multiple_choice", letters="AAB")
+
+
+MC_PROBES = GAMING_PROBES + (
+    Probe("a_or_b", lambda right, wrong: f"{wrong} or {right}"),
+    Probe("all_options", lambda right, wrong: "The answer is A, B, C or D."),
+    Probe("boxed_hedge", lambda right, wrong: f"\\boxed{{{wrong} or {right}}}"),
+    Probe("either", lambda right, wrong: f"It is either {right} or {wrong}."),
+    Probe("both", lambda right, wrong: f"Answer: {right} and {wrong}"),
+    Probe("list_then_pick_all", lambda right, wrong: "A) yes B) yes C) yes D) yes"),
+)
+
+
+def test_multiple_choice_contract():
+    report = check_contract(rewardhub.get("multiple_choice"), right="B", wrong="C", columns={"solution": "B"},
+                            correct_completion="The answer is (B).", probes=MC_PROBES)
+    assert all(v == 0.0 for name, v in report.probe_values.items() if name in {p.name for p in MC_PROBES[-6:]})
+
+
+# ----- json schema -------------------------------------------------------------------------------------------
+PERSON = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0},
+                   "email": {"type": "string", "format": "email"}, "role": {"enum": ["admin", "user"]}},
+    "required": ["name", "age"],
+    "additionalProperties": False,
+}
+VALID = ['{"name": "Ada", "age": 36}', '{"name": "Ada", "age": 36, "email": "ada@example.org", "role": "admin"}',
+         'Here it is:\n```json\n{"name": "Ada", "age": 36}\n```\nAnything else?', '<answer>{"name": "Ada", "age": 0}</answer>',
+         '<think>{"name": 1}</think>\n{"name": "Ada", "age": 36}']
+INVALID = ['{"name": "Ada", "age": 36.5}', '{"name": "Ada"}', '{"name": "Ada", "age": 36, "extra": true}',
+           '{"name": "Ada", "age": -1}', '{"name": "Ada", "age": 36, "email": "not-an-email"}',
+           '{"name": "Ada", "age": 36, "role": "root"}', '["Ada", 36]', '{"name": "Ada", "age": 36,}',
+           "{'name': 'Ada', 'age': 36}", 'The person is {"name": "Ada", "age": 36}.',
+           '```json\n{"name": "Ada", "age": 36}\n```\n```json\n{"name": "Bob"}\n```', "", "null"]
+
+
+@pytest.mark.parametrize("text", VALID)
+def test_json_schema_valid(text):
+    (score,) = values(rewardhub.get("json_schema", schema=PERSON), [text])
+    assert score.value == 1.0, score.reason
+
+
+@pytest.mark.parametrize("text", INVALID)
+def test_json_schema_invalid(text):
+    (score,) = values(rewardhub.get("json_schema", schema=PERSON), [text])
+    assert score.value == 0.0, score.reason
+
+
+def test_schema_per_row_partial_credit_and_bad_schemas():
+    reward = rewardhub.get("json_schema", partial_credit=True)
+    schemas = [PERSON, PERSON, {"$ref": "#/$defs/n", "$defs": {"n": {"type": "number"}}}, {"type": "nope"}, None]
+    texts = ['{"name": "Ada", "age": "36", "email": "ada@example.org"}', '{"name": "Ada", "age": 1, "x": 1, "y": 2}',
+             "3.5", "{}", "{}"]
+    scores = reward.evaluate([""] * 5, texts, schema=schemas).scores
+    assert scores[0].value == pytest.approx(2 / 3) and "age" in scores[0].reason  # name, email right; age wrong
+    assert scores[1].value == pytest.approx(2 / 4)  # x and y are not allowed
+    assert reward.evaluate([""], ["{}"], schema=[PERSON]).values == [0.0]  # nothing required is there
+    assert scores[2].value == 1.0
+    assert scores[3].value is None and "not a valid JSON Schema" in scores[3].reason
+    assert scores[4].value is None
+    with pytest.raises(rewardhub.ConfigError, match="not usable"):
+        rewardhub.get("json_schema", schema={"type": 5})
+
+
+def test_prose_mode_takes_one_value_and_refuses_two():
+    assert find_document('The person is {"a": 1}.', allow_prose=True) == ({"a": 1}, "in the prose")
+    assert isinstance(find_document('First {"a": 1} then {"a": 2, ', allow_prose=True), str)
+    assert isinstance(find_document('{"a": 1} and [1, 2]', allow_prose=True), str)
+    assert fenced_blocks("```json\n{}\n```\ntext\n```\n[1]\n```\n```x\nunclosed") == ["{}", "[1]"]
+
+
+JSON_PROBES = GAMING_PROBES + (
+    Probe("json_in_prose_with_a_second_invalid", lambda r, w: 'Sure! {"name": "Ada", "age": 36} and {"name": '),
+    Probe("two_fences", lambda r, w: '```json\n{"name": "Ada", "age": 36}\n```\n```json\n{"name": 5}\n```'),
+    Probe("right_json_in_think_only", lambda r, w: '<think>{"name": "Ada", "age": 36}</think> done'),
+    Probe("deep_array", lambda r, w: "[" * 50_000 + "]" * 50_000),
+    Probe("many_starts", lambda r, w: "{[" * 20_000),
+)
+
+
+def test_json_schema_contract():
+    check_contract(rewardhub.get("json_schema", schema=PERSON), columns={},
+                   correct_completion='{"name": "Ada", "age": 36}', probes=JSON_PROBES)
+    check_contract(rewardhub.get("json_schema", schema=PERSON, allow_prose=True), columns={},
+                   correct_completion='The record: {"name": "Ada", "age": 36}', probes=JSON_PROBES)

@@ -1,0 +1,109 @@
+"""Graceful drain for ``rewardhub serve`` and ``rewardhub route``: on SIGTERM, finish what is in flight.
+
+After the first SIGTERM the process stops being ready (``GET /ready`` answers 503, so a router or a
+load balancer stops sending), answers new scoring requests with a retryable 503 (``Retry-After``),
+lets the requests in flight finish (a sample waiting for its group included), then exits. A second
+SIGTERM, SIGINT, or ``drain_timeout`` seconds without the work finishing ends it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import time
+from typing import Any
+
+DEFAULT_DRAIN_TIMEOUT = 150.0  # past the server's 120 s group timeout: a waiting group is answered
+RETRY_AFTER_SECONDS = 1
+PROBES = frozenset({"/ready", "/health", "/metrics"})  # always answered, even while draining
+
+
+class Drain:
+    """The process's drain state, and the count of requests in flight that a drain waits for."""
+
+    def __init__(self, timeout: float = DEFAULT_DRAIN_TIMEOUT):
+        self.timeout = timeout
+        self.draining = False
+        self.inflight = 0
+        self._idle: asyncio.Event | None = None
+
+    def start(self) -> None:
+        self.draining = True
+
+    async def wait_idle(self) -> bool:
+        """Wait until nothing is in flight (True) or ``timeout`` passed (False)."""
+        deadline = time.monotonic() + self.timeout
+        while self.inflight > 0:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._idle = asyncio.Event()
+            try:
+                await asyncio.wait_for(self._idle.wait(), min(left, 0.5))
+            except TimeoutError:
+                pass
+        return True
+
+    def _left(self) -> None:
+        self.inflight -= 1
+        if self.inflight == 0 and self._idle is not None:
+            self._idle.set()
+
+
+class DrainMiddleware:
+    """ASGI middleware: while draining, scoring requests get a retryable 503; others are counted in flight."""
+
+    def __init__(self, app: Any, drain: Drain):
+        self.app, self.drain = app, drain
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["path"] in PROBES:
+            return await self.app(scope, receive, send)
+        if self.drain.draining:
+            return await unavailable(send, "this process is draining before it exits: send the request to "
+                                           "another replica or retry", RETRY_AFTER_SECONDS)
+        self.drain.inflight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.drain._left()
+
+
+async def unavailable(send, message: str, retry_after: int, status: int = 503) -> None:
+    """Answer a raw ASGI request with a JSON error that clients retry (``retryable``, ``Retry-After``)."""
+    body = json.dumps({"error": message, "retryable": True}).encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+        (b"retry-after", str(retry_after).encode()), (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def readiness(drain: Drain, ready: bool = True, why: str = ""):
+    """The ``/ready`` answer: 200 while serving, 503 while draining (or not ready, with ``why``)."""
+    from starlette.responses import JSONResponse
+
+    if drain.draining:
+        return JSONResponse({"status": "draining", "in_flight": drain.inflight}, 503)
+    if not ready:
+        return JSONResponse({"status": "not ready", "reason": why}, 503)
+    return JSONResponse({"status": "ready"})
+
+
+def draining_server(config: Any, drain: Drain):
+    """A ``uvicorn.Server`` whose first SIGTERM drains (see the module) instead of stopping at once."""
+    import uvicorn
+
+    class DrainingServer(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if sig != signal.SIGTERM or drain.draining or self.should_exit:
+                return super().handle_exit(sig, frame)
+            drain.start()
+            asyncio.get_running_loop().call_soon_threadsafe(
+                lambda: asyncio.ensure_future(self._drain_then_exit(sig, frame)))
+
+        async def _drain_then_exit(self, sig: int, frame: Any) -> None:
+            await drain.wait_idle()
+            super().handle_exit(sig, frame)
+
+    return DrainingServer(config)
