@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BASELINE = "f70d71d"  # main just before issue 23's trajectory view
+BASELINE = "2a6c66e"  # main just before issue 23's trajectory view landed (the same core otherwise)
 PACKAGES = {"plugins": "rewardhub", "rewards": "rewardhub/rewards", "sandbox": "rewardhub/sandbox",
             "trainers": "rewardhub/trainers"}
 
@@ -108,6 +108,7 @@ def main() -> None:
     args = parser.parse_args()
     shared = ["single:equals", "single:exact_match", "episode:equals", "episode:exact_match"]
     ours = [*shared, "episode:tool_call_match"]
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder:
         package = export(args.baseline, Path(folder))
         before, after = [], []
@@ -119,7 +120,8 @@ def main() -> None:
         values = sorted(r[case] for r in runs)
         return values[len(values) // 2]
 
-    print(f"{args.n} rows, best of {args.repeat}, median of {args.rounds} rounds; baseline {args.baseline}")
+    print(f"{args.n} rows, best of {args.repeat}, median of {args.rounds} rounds; baseline {args.baseline}; "
+          f"load average {load_before:.2f} -> {os.getloadavg()[0]:.2f}")
     print(f"{'case':<28}{'baseline µs/row':>16}{'now µs/row':>12}{'ratio':>8}")
     for case in shared:
         old, new = median(before, case), median(after, case)

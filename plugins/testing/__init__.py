@@ -1,6 +1,7 @@
-"""Test your rewards the way trainers call them: the contract kit (``contract``), YAML case files
-(``cases``, collected by the ``pytest_plugin``), and tiny local models for end-to-end tests
-(``tiny_models``: imports torch and transformers only when used).
+"""Test your rewards the way trainers call them: the contract kit (``contract``, with the agent
+episode probes of ``episodes``), YAML case files (``cases``, collected by the ``pytest_plugin``), and
+tiny local models for end-to-end tests (``tiny_models``, ``tool_caller``; ``async_grpo`` runs TRL's
+async rollout loop without vLLM; these import torch, transformers and TRL only when used).
 
     from rewardhub.testing import check_contract
     check_contract(rewardhub.get("my_reward"), columns={"solution": "10"})
