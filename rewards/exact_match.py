@@ -1,7 +1,9 @@
 """``exact_match``: 1.0 when the completion's extracted answer equals the reference column, else 0.0.
 
-The answer is found by the extractors of :mod:`rewardhub.rewards.extract` (``\\boxed{}``, ``<answer>``
-whose content is read like a short text, ``#### 42``, "the answer is ...", in a configurable order) and
+The answer is found by the extractors of :mod:`rewardhub.rewards.extract` (by default the last statement:
+the latest of the last ``\\boxed{}``, the last "the answer is ..." and the last ``<answer>`` tag; then
+``#### 42``; the order is configurable); an answer offering several values (``5 or 6``) pays only when each is right, and
+a stated answer the reader cannot read faithfully (``5 or more``) scores 0 with the reason. Then
 both sides are normalised (case, whitespace, punctuation, numbers such as ``1,000`` = ``8{,}000``-style =
 ``1000.0``, LaTeX wrappers) before comparing; when the reference is a number, unit words after the
 answer's number are dropped (``18 dollars`` = ``18``, never ``5 or more`` = ``5``).
@@ -17,7 +19,10 @@ from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 from .extract import (
     DEFAULT_EXTRACTORS,
     MAX_ANSWER_CHARS,
+    Extraction,
     Normalizer,
+    Unreadable,
+    alternatives,
     canonical_number,
     check_extractors,
     extract_answer,
@@ -70,14 +75,22 @@ class ExactMatch(Reward):
         found = extract_answer(text, self.extractors, self.max_answer_chars)
         if found is None:
             return Score(0.0, f"no answer found (tried {', '.join(self.extractors)})", False)
-        got = self.normalize(found.answer)
-        if got not in references and any(canonical_number(reference) for reference in references):
-            number = number_before_unit(found.answer)
-            got = self.normalize(number) if number is not None else got
-        if got in references:
+        if isinstance(found, Unreadable):
+            return Score(0.0, f"{found.reason} (from {found.how})", False)
+        offered = alternatives(found.answer)
+        if self._matches(found.answer, references) or (
+            len(offered) > 1 and all(value and self._matches(value, references) for value in offered)
+        ):  # several values offered pay only when every one of them is right
             return Score(1.0, f"correct: {_quote(found.answer)} (from {found.how})", True)
         expected = " or ".join(_quote(r) for r in references.values())
         return Score(0.0, f"expected {expected}, got {_quote(found.answer)} (from {found.how})", False)
+
+    def _matches(self, answer: str, references: dict[str, str]) -> bool:
+        got = self.normalize(answer)
+        if got not in references and any(canonical_number(reference) for reference in references):
+            number = number_before_unit(answer)
+            got = self.normalize(number) if number is not None else got
+        return got in references
 
     def _references(self, value: Any) -> dict[str, str]:
         """Normalised reference answer(s) -> their display form; a list column accepts any of its items.
@@ -93,7 +106,7 @@ class ExactMatch(Reward):
             answer = str(item).strip()
             if self.extract_reference:
                 found = extract_answer(answer, DEFAULT_EXTRACTORS, len(answer) or 1)
-                answer = found.answer if found is not None else answer
+                answer = found.answer if isinstance(found, Extraction) else answer
             normalised = self.normalize(answer)
             if normalised:
                 references[normalised] = answer

@@ -17,12 +17,14 @@ import re
 import string
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Context, Decimal, InvalidOperation
 from typing import NamedTuple
 
 from rewardhub import ConfigError
+
+from .number_words import MAX_WORDS, NUMBER_WORDS, words_to_number
 
 MAX_ANSWER_CHARS = 1000
 _MAX_BARE_CHARS = 200  # a whole text longer than this is not "a bare answer"
@@ -31,13 +33,33 @@ _BOX_COMMANDS = ("\\boxed", "\\fbox")
 _BRACE = re.compile(r"[{}]")
 _TOKEN = re.compile(r"[^\s$}]*")
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
-_ANSWER_IS = re.compile(r"answer\s{0,5}(?:is\b:?|:)", re.IGNORECASE)
+# "the answer is", "Answer:", "the answer (arabic numerals) is": a short remark may stand between.
+_ANSWER_IS = re.compile(
+    r"answer\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|would be|should be|will be|must be)\b:?|:)", re.IGNORECASE
+)  # also "**Answer**: 12", "the answer would be 12"
 _SENTENCE_END = re.compile(r"\.(?:\s|$)")
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|\n")
 _HOPE = "i hope it is correct"  # the MATH few-shot sign-off, found case-insensitively
 _QUOTES = re.compile(r'^(?:\\?["\u201c\u201d])+|(?:\\?["\u201c\u201d])+$')  # "12 and 13" quoted
 _REMARK = re.compile(r"\s*(?<!\\)\([^()\\]*[A-Za-z]{3,}[^()\\]*\)$")  # "-\\frac{\\pi}{6} (without quotes)"
 _COPULA = re.compile(r"\b(?:is|are|was|were|equals)\b")
+# What follows the answer in its sentence to justify it is no answer: "12 because there are 3 boxes".
+_REASON = re.compile(r"(?:,\s*|\s*\(\s*|\s+)(?:since|because|as|which|where|given|when|while|i\.e\.|e\.g\.|hence|thus"
+                     r"|so that)\b", re.IGNORECASE)  # fmt: skip
+_OR_REMARK = re.compile(r"\s*\(\s*((?:and/)?or\b[^()]*)\)")  # "12 (or possibly 13)" offers 13 too
+# Between the values a phrase offers: "or" (and "and/or"), and "but" (a correction offers a second value).
+_PHRASE_SEPARATOR = re.compile(r"\s*,?\s*(?<![A-Za-z\\])(?:(?:and/)?or|but)(?![A-Za-z])\s*", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+# After a stated answer, words that take it back: "Wait, I made an error", "Actually", "it should be".
+_RETRACTIONS = ("wait", "actually", "oops", "mistake", "error", "wrong", "incorrect", "correction", "should be", "instead")
+_CHAIN = frozenset("0123456789 .,+-*/×÷=^()·")  # the arithmetic that ends on a result: "16 - 3 - 4 = 9"
+# Words and signs before a value that make it a bound or an estimate: "at least 5", "about 5", "x \ge 3".
+_BOUND = re.compile(r"(?<![A-Za-z])(?:at least|at most|more than|less than|fewer than|greater than|no more than|up to)"
+                    r"(?![A-Za-z])", re.IGNORECASE)  # fmt: skip (an estimate, "approximately 3.14", is a rounded answer)
+# Right before a number: a relation that makes it a bound ("n \ge 3", "x < 5", "\approx 2.7"), not the value.
+_BOUND_BEFORE = re.compile(r"(?:\\(?:geq?|leq?|gt|lt|neq?)(?![A-Za-z])|[<>≥≤≠])\s*\$?\s*$")
+_HEDGE_WORDS = frozenset({"more", "less", "fewer", "greater", "smaller", "higher", "lower", "above", "below", "so",
+                          "something", "anything", "other", "else", "not", "none", "nothing"})  # fmt: skip
 # Delimiters of math spans; a double backslash (a line break) and an escaped dollar delimit nothing.
 _MATH_DELIMITER = re.compile(r"\\\\|\\[()\[\]$]|\$\$|\$")
 _CLOSING = {"\\)": "\\(", "\\]": "\\["}
@@ -49,34 +71,104 @@ _FUNCTION_WORDS = frozenset(
     "sin cos tan cot sec csc sinh cosh tanh arcsin arccos arctan log exp lim max min mod gcd lcm det deg arg sqrt abs"
     " rational".split()
 )
+_ONE_TOKEN = re.compile(r"[A-Za-z0-9_']+")
+_WORD_START = re.compile(r"\s*[A-Za-z\\({\[]")  # "$not odd$" is math: currency signs come before amounts
 _DANGLING = re.compile(r"(?:[-+*/=<>^_]|\\(?:times|cdot|div|pm|mp|leq?|geq?|neq|approx))\s*$")
 # Between two boxes (or spans) that together form one answer: only separators and spacing.
 _GAP_NOISE = re.compile(r"\\(?:quad|qquad|text\w*|mbox|mathrm)(?![A-Za-z])|\\[,;:! ()\[\]]|[\s$,;.&{}]")
 _SEPARATORS = frozenset({"and", "or"})
+_UNFINISHED = frozenset(",:;=+-/\\({[&^_|<\u2013\u2014")  # a text ending on these was cut off mid-sentence
+_SPECIAL_TOKEN = re.compile(r"<\|[A-Za-z_]+\|>")  # chat template tokens: <|im_start|>, <|endoftext|>
 _MAX_GAP = 80
 _MAX_GAP_WORDS = 3
 _WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z])|[^\W\d_A-Za-z]{2,}")  # ASCII words; runs of other letters
-# A number as written in text: 1,250.5 / 12,\!000 / 8{,}000 / 2,74 (decimal comma) / 3/4 / .5
+_SHORT_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2}(?![A-Za-z])")
+_SHORT_PROSE = frozenset("so is of to in on at it be as by an we if no do my".split())  # two-letter English words
+# A number as written in text: 1,250.5 / 12,\!000 / 8{,}000 / 2,74 (decimal comma) / 3/4 / .5 / 2 1/2
 _NUMBER_TOKEN = re.compile(
-    r"[-+−]?(?:(?:\d+(?:(?:,|\{,\}|,\\!)\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?"
-)
+    r"[-+−]?(?:(?<!\d)\d{1,9} \d{1,9}/\d+(?![\d/])|(?:(?:\d+(?:(?:,|\{,\}|,\\!)\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?)"
+)  # "2 1/2" is one number (two and a half)
 _UNIT_AFTER_NUMBER = re.compile(r"(?:cm|mm|km|kg|mg|ml|mph|min|m|g|s|h|l)(?![A-Za-z])")
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s{1,3}$")
 # "10 minus 3", "more than 5", "5 or 6", "not 12": the number after these words is not the answer
-_SCALING_BEFORE = frozenset({"or", "minus", "plus", "times", "than", "over", "not", "never", "isn't", "aren't", "wasn't"})
+_SCALING_BEFORE = frozenset({"or", "minus", "plus", "times", "than", "over", "not", "never", "isn't", "aren't", "wasn't",
+                             "least", "most"})  # fmt: skip
 _ARITHMETIC = "+-*/×÷·−"
 _NEXT_WORD = re.compile(r"\s{0,3}(?:\\text\{\s*)?([A-Za-z]+)")
 _ALLOWED_AFTER = re.compile(r"\\(?:[%$,;!: )\]]|text|mbox|mathrm|quad|qquad)")
+_LABEL_WORDS = frozenset(
+    "step steps case cases part parts problem question example method option stage phase figure fig equation eq"
+    " lemma theorem claim condition item section chapter page line rule hint solution approach attempt subcase"
+    " scenario".split()
+)
+_NUMBER_WORD = "(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
+# A number in words: "fifty-two", "one hundred and five", "Four" (read by rewards/number_words.py).
+_NUMBER_PHRASE = re.compile(rf"(?<![A-Za-z])(?:a\s+)?{_NUMBER_WORD}(?:(?:\s+and\s+|[\s-]+){_NUMBER_WORD})*(?![A-Za-z])",
+                            re.IGNORECASE)  # fmt: skip
+_DETERMINERS = frozenset(
+    "each every the this that these those any no which another only first last a such some all both our their"
+    " its his her my your".split()
+)
+_PRONOUN_AFTER = frozenset({"of", "another", "by", "more", "at"})
 
 
 class Extraction(NamedTuple):
-    """An extracted answer and the extractor that found it (``"boxed"``, ``"gsm8k"``...)."""
+    """An extracted answer and the extractor that found it (``"boxed"``, ``"gsm8k"``...).
+
+    Several values offered as one answer (``5 or 6``, ``\\boxed{1} or \\boxed{2}``) come joined by ``OR``;
+    :func:`alternatives` splits them again, and a verifier pays only when every one of them is right.
+    """
 
     answer: str
     how: str
 
 
+class Unreadable(NamedTuple):
+    """A stated answer that cannot be read faithfully (a hedge such as ``5 or more``): no answer, and the
+    reader must not fall back on an earlier one. ``reason`` says why, for the score's reason."""
+
+    reason: str
+    how: str = ""
+
+
+OR = " \\text{ or } "  # how alternatives are joined in an extracted answer
+_OR_WORD = re.compile(r"(?<![A-Za-z\\])or(?![A-Za-z])", re.IGNORECASE)
+_OR_SEPARATOR = re.compile(
+    r"\s*(?:\\(?:text\w*|mbox|mathrm)\s*\{\s*(?:and/)?or\s*\}|(?<![A-Za-z\\])(?:and/)?or(?![A-Za-z]))\s*", re.IGNORECASE
+)
+_EITHER = re.compile(r"^\s*(?:\\(?:text\w*|mbox|mathrm)\s*\{\s*either\s*\}|either(?![A-Za-z]))\s*", re.IGNORECASE)
+
+
+def alternatives(answer: str) -> list[str]:
+    """The values an answer offers, split at each "or" outside brackets: ``5 \\text{ or } 6`` -> ``["5", "6"]``,
+    ``either x = 1 or x = 2`` -> ``["x = 1", "x = 2"]``, ``\\{1 \\text{ or } 2\\}`` and ``7`` -> one value each.
+    An alternative may be empty (``5 or``): the caller reads that as no value."""
+    matches = list(_OR_SEPARATOR.finditer(answer))
+    if not matches:
+        return [answer]
+    depths = bracket_depths(answer)
+    pieces, start = [], 0
+    for match in matches:
+        if depths[match.start()] == 0 and depths[match.end() - 1] == 0:
+            pieces.append(answer[start : match.start()])
+            start = match.end()
+    if not pieces:
+        return [answer]
+    pieces.append(answer[start:])
+    pieces[0] = _EITHER.sub("", pieces[0])
+    return [piece.strip() for piece in pieces]
+
+
 # ----- boxes ------------------------------------------------------------------------------------------
+
+
+def bracket_depths(text: str) -> list[int]:
+    """The bracket depth (``{[(`` minus ``}])``) before each character of ``text``."""
+    depth, depths = 0, []
+    for char in text:
+        depths.append(depth)
+        depth += 1 if char in "{[(" else -1 if char in "}])" else 0
+    return depths
 
 
 def last_boxed(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
@@ -96,15 +188,28 @@ def boxed(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
     ``\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}`` is one answer, ``(2, 2), (6, 2)``;
     ``\\boxed{1} then \\boxed{2}`` is ``2`` (a word other than "and"/"or" separates them).
     """
-    parts: list[str] = []
+    parts: list[str] = []  # from the last box back
+    gaps: list[str] = []
     previous_start = None
     for start, end, content in _boxes(text):
-        if previous_start is not None and not _separator_gap(text[end:previous_start]):
-            break
-        if not parts or parts[-1] != content:
-            parts.append(content)
+        if previous_start is not None:
+            if not _separator_gap(text[end:previous_start]):
+                break
+            gaps.append(text[end:previous_start])
+        parts.append(content)
         previous_start = start
-    return _bounded(", ".join(reversed(parts)), max_chars) if parts else None
+    return _bounded(_joined(parts, gaps), max_chars) if parts else None
+
+
+def _joined(parts: list[str], gaps: list[str]) -> str:
+    """Parts found from the last back, with the gaps between them, as one answer in reading order: joined by
+    ``, `` (``\\boxed{-2} and \\boxed{1}``) or by ``OR`` where the gap offers an alternative (``$1$ or $2$``);
+    a part repeated right after itself (``\\boxed{3} and \\boxed{3}``) counts once."""
+    out = [parts[-1]]
+    for part, gap in zip(reversed(parts[:-1]), reversed(gaps), strict=True):
+        if part != out[-1]:
+            out += [OR if _OR_WORD.search(gap) else ", ", part]
+    return "".join(out)
 
 
 def _boxes(text: str) -> Iterator[tuple[int, int, str]]:
@@ -166,7 +271,7 @@ def _separator_gap(gap: str, other_words: int = _MAX_GAP_WORDS) -> bool:
 # ----- answer tags, GSM8K, "the answer is" -------------------------------------------------------------
 
 
-def answer_tag(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
+def answer_tag(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unreadable | None:
     """The answer inside the last closed ``<answer>...</answer>`` block, or None.
 
     A box, "the answer is" or ``####`` in the tag is the answer (``<answer>The answer is 18.</answer>`` ->
@@ -175,12 +280,12 @@ def answer_tag(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Non
     return _tagged(text, max_chars, to_end=False)
 
 
-def open_answer_tag(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
+def open_answer_tag(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unreadable | None:
     """Like :func:`answer_tag`, but a last ``<answer>`` left open (a truncated completion) runs to the end."""
     return _tagged(text, max_chars, to_end=True)
 
 
-def _tagged(text: str, max_chars: int | None, *, to_end: bool) -> str | None:
+def _tagged(text: str, max_chars: int | None, *, to_end: bool) -> str | Unreadable | None:
     start = text.rfind(_OPEN_TAG)
     if start < 0:
         return None
@@ -193,11 +298,9 @@ def _tagged(text: str, max_chars: int | None, *, to_end: bool) -> str | None:
         if start < 0:
             return None
     content = text[start + len(_OPEN_TAG) : close]
-    for extractor in (boxed, answer_is, gsm8k):
-        found = extractor(content, max_chars)
-        if found is not None:
-            return found
-    return _bounded(content.strip(), max_chars)
+    found = next((found for extractor in (boxed, answer_is, gsm8k) if (found := extractor(content, max_chars)) is not None),
+                 None)  # fmt: skip
+    return unless_revised(text, close, _bounded(content.strip(), max_chars) if found is None else found)
 
 
 def read_answer(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
@@ -223,12 +326,15 @@ def gsm8k(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
     return _bounded(line.lstrip("#").strip(), max_chars)
 
 
-def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
+def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unreadable | None:
     """The answer stated after the last "(final) answer is" / "answer:", read within that sentence.
 
     ``The final answer is $\\frac{3}{4}$. I hope it is correct.`` -> ``\\frac{3}{4}``; in ``Final Answer:
-    The volume of $ABCD$ is 120.`` the answer is what follows the last "is" (``120``). A sentence with no
-    math, number or short answer in it (``the answer is clear``) is no answer.
+    The volume of $ABCD$ is 120.`` the answer is what follows the last "is" (``120``); ``the answer is
+    fifty-two`` is ``52``; ``12 because there are 3 boxes`` is ``12`` (a reason that follows is no answer).
+    Values offered as alternatives (``$\\frac{1}{12}$ or 1``) come joined by ``OR``; a hedge whose other
+    side is no value (``5 or more``) is :class:`Unreadable`. A sentence with no math, number or short answer
+    in it (``the answer is clear``) gives None.
     """
     last = _last_match(_ANSWER_IS, text)
     if last is None:
@@ -240,15 +346,119 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None
     inside = _SpanIndex(rest)
     sentence_end = next((m.start() for m in _SENTENCE_END.finditer(rest) if not inside(m.start())), len(rest))
     rest = rest[:sentence_end]
+    reason = next((m for m in _REASON.finditer(rest) if not inside(m.start()) and _holds_value(rest[: m.start()])), None)
+    rest = rest if reason is None else rest[: reason.start()]
     copula = None
     for match in _COPULA.finditer(rest):
         if not inside(match.start()):
             copula = match
-    if copula is not None and rest[copula.end() :].strip(" \t:*"):
-        rest = rest[copula.end() :]
-    rest = _REMARK.sub("", rest.lstrip(" \t:*}").rstrip(" \t*.").strip(" \t*"))
+    if copula is not None and rest[copula.end() :].strip(" \t:*") and not _DIGIT.search(rest[: copula.start()]):
+        rest = rest[copula.end() :]  # "The volume of $ABCD$ is 120": what the subject is
+    rest = _OR_REMARK.sub(r" \1", rest.lstrip(" \t:*}").rstrip(" \t*.,;").strip(" \t*"))
+    rest = _REMARK.sub("", rest)
     rest = _QUOTES.sub("", rest)
+    outside = "".join(rest[i] for i in range(len(rest)) if not inside(i)) if "?" in rest or _BOUND.search(rest) else ""
+    if "?" in outside:
+        return Unreadable(f"the answer is asked, not stated: {_squeeze(rest)!r}")
+    if _BOUND.search(outside):
+        return Unreadable(f"a bound or an estimate, not a value: {_squeeze(rest)!r}")
     return _read_phrase(rest, max_chars)
+
+
+def _holds_value(text: str) -> bool:
+    return any(char.isdigit() for char in text) or "$" in text or "\\" in text or bool(_WORD.search(text))
+
+
+def _read_phrase(phrase: str, max_chars: int | None) -> str | Unreadable | None:
+    """The answer in the words after "the answer is": each alternative it offers read on its own."""
+    scanned = _scan_spans(phrase)
+    if scanned.unclosed is not None and not phrase[scanned.unclosed[1] :].strip("$ "):
+        phrase = phrase[: scanned.unclosed[1]].rstrip()  # "6-5i$$": the closing half of a span the line opened
+        scanned = _scan_spans(phrase)
+    pieces = _split_outside_spans(phrase, scanned.spans)
+    readings = []
+    for i, (separator, piece) in enumerate(pieces):
+        reading = _read_value(piece, max_chars, scanned.spans if len(pieces) == 1 else None) if piece.strip(" ,;") else None
+        first_word = piece.split()[0].lower() if piece.split() else ""
+        if separator == "but" and reading is None:
+            break  # "12, but let me check": a remark, no second value
+        if i and first_word in _HEDGE_WORDS:
+            return Unreadable(f"a hedge: {_squeeze(phrase)!r} offers no single value")
+        if isinstance(reading, Unreadable):
+            return reading
+        if reading is None and len(pieces) > 1:
+            return Unreadable(f"several answers offered ({_squeeze(phrase)!r}), and {_squeeze(piece)!r} is no value")
+        if reading is None:
+            return None
+        readings.append(reading)
+    return _bounded(OR.join(readings), max_chars)
+
+
+def _split_outside_spans(phrase: str, spans: list[tuple[int, int, str]]) -> list[tuple[str, str]]:
+    """``phrase`` split at each "or" and "but" (a correction offers a second value) outside math spans and
+    brackets: (the separator before the piece, "" for the first; the piece)."""
+    matches = list(_PHRASE_SEPARATOR.finditer(phrase))
+    if not matches:
+        return [("", _EITHER.sub("", phrase))]
+    index, depths = _SpanIndex.of(spans), bracket_depths(phrase)
+    pieces, start, separator = [], 0, ""
+    for match in matches:
+        if depths[match.start()] == 0 and not index(match.start()):
+            pieces.append((separator, phrase[start : match.start()]))
+            start, separator = match.end(), "but" if "but" in match.group().lower() else "or"
+    pieces.append((separator, phrase[start:]))
+    pieces[0] = ("", _EITHER.sub("", pieces[0][1]))
+    return pieces
+
+
+def _read_value(
+    phrase: str, max_chars: int | None, spans: list[tuple[int, int, str]] | None = None
+) -> str | Unreadable | None:
+    """One value in a phrase (``spans``: its math spans, when known): one math span, a number in words, a box,
+    the spans, a bare answer, a number; :class:`Unreadable` when the phrase holds other values besides."""
+    lead = len(phrase) - len(phrase.lstrip(" \t,;"))
+    phrase = phrase.strip(" \t,;")
+    if spans is None:
+        spans = math_spans(phrase)
+    else:  # the same spans, shifted by what was stripped (no span starts or ends in spaces and commas)
+        spans = [(start - lead, end - lead, content) for start, end, content in spans if end - lead <= len(phrase)]
+    if len(spans) == 1 and not phrase[: spans[0][0]].strip() and not phrase[spans[0][1] :].strip(" .,;"):
+        return _bounded(_clean_span(spans[0][2]), max_chars)
+    worded = number_in_words(phrase)
+    if worded is not None:
+        return worded
+    for extractor in (boxed, last_math, bare, last_number):
+        found = extractor(phrase, max_chars)
+        if found is not None:
+            before = phrase[: _reading_start(phrase, extractor, spans)]
+            if _DIGIT.search(before) or math_spans(before) or any(command in before for command in _BOX_COMMANDS):
+                return Unreadable(f"several values in the answer statement: {_squeeze(phrase)!r}")
+            return found
+    return None
+
+
+def _reading_start(phrase: str, extractor: Callable, spans: list[tuple[int, int, str]]) -> int:
+    """Where the reading of ``extractor`` starts in ``phrase``: the first box or span of the joined group, the
+    start of the arithmetic that ends on the last number (``2 * 3 = 6``), 0 for a bare answer."""
+    if extractor is boxed or extractor is last_math:
+        starts = [box[0] for box in _boxes(phrase)] if extractor is boxed else [span[0] for span in reversed(spans)]
+        ends = [box[1] for box in _boxes(phrase)] if extractor is boxed else [span[1] for span in reversed(spans)]
+        first = 0
+        while first + 1 < len(starts) and _separator_gap(phrase[ends[first + 1] : starts[first]], 0 if spans else 3):
+            first += 1
+        return starts[first] if starts else 0
+    if extractor is last_number:
+        number = _last_match(_NUMBER_TOKEN, phrase)
+        start = number.start() if number is not None else 0
+        while start > 0 and phrase[start - 1] in _CHAIN:
+            start -= 1
+        return start
+    return 0
+
+
+def _squeeze(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class _SpanIndex:
@@ -258,34 +468,51 @@ class _SpanIndex:
         self.spans = math_spans(text)
         self.starts = [start for start, _, _ in self.spans]
 
+    @classmethod
+    def of(cls, spans: list[tuple[int, int, str]]) -> _SpanIndex:
+        index = cls("")
+        index.spans, index.starts = spans, [start for start, _, _ in spans]
+        return index
+
     def __call__(self, index: int) -> bool:
         i = bisect.bisect_left(self.starts, index) - 1
         return i >= 0 and index < self.spans[i][1]
 
 
-def _read_phrase(phrase: str, max_chars: int | None) -> str | None:
-    """The answer in the words after "the answer is": one math span, a box, the spans, a bare answer, a number."""
-    scanned = _scan_spans(phrase)
-    if scanned.unclosed is not None and not phrase[scanned.unclosed[1] :].strip("$ "):
-        phrase = phrase[: scanned.unclosed[1]].rstrip()  # "6-5i$$": the closing half of a span the line opened
-    spans = scanned.spans
-    if len(spans) == 1 and not phrase[: spans[0][0]].strip() and not phrase[spans[0][1] :].strip(" .,;"):
-        return _bounded(_clean_span(spans[0][2]), max_chars)
-    for extractor in (boxed, last_math, bare, last_number):
-        found = extractor(phrase, max_chars)
-        if found is not None:
-            return found
-    return None
-
-
-def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
-    """The later of the last box and the last "answer is" statement: a box mid-solution followed by
-    ``Final Answer: The final answer is $10,455$`` gives ``10,455``; ``The answer is 5 ... \\boxed{6}`` gives 6."""
+def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unreadable | None:
+    """The last statement of the answer: the latest of the last box, the last "answer is" and the last closed
+    ``<answer>`` tag. A box mid-solution followed by ``Final Answer: The final answer is $10,455$`` gives
+    ``10,455``; ``The answer is 5 ... \\boxed{6}`` gives 6; ``\\boxed{18} Wait, ... the correct answer is 20.``
+    gives 20, and ``\\boxed{18} Wait, I made an error. It should be 20.`` is :class:`Unreadable`."""
     last_box = next(_boxes(text), None)
     statement = _last_match(_ANSWER_IS, text)
-    if last_box is not None and (statement is None or last_box[0] > statement.start()):
-        return boxed(text, max_chars)
-    return answer_is(text, max_chars) if statement is not None else None
+    tag = text.rfind(_OPEN_TAG)
+    close = text.find(_CLOSE_TAG, tag) if tag >= 0 else -1
+    candidates = [(-1, 0, None)]  # (start, end, extractor)
+    if last_box is not None:
+        candidates.append((last_box[0], last_box[1], boxed))
+    if statement is not None:
+        sentence = _SENTENCE_BREAK.search(text, statement.end())
+        candidates.append((statement.start(), sentence.end() if sentence else len(text), answer_is))
+    if tag >= 0 and close >= 0:
+        candidates.append((tag, close + len(_CLOSE_TAG), answer_tag))
+    _, end, extractor = max(candidates, key=lambda candidate: candidate[0])
+    return None if extractor is None else unless_revised(text, end, extractor(text, max_chars))
+
+
+def unless_revised(text: str, end: int, found: str | Unreadable | None) -> str | Unreadable | None:
+    """``found`` (stated in ``text`` up to ``end``), unless the text after it takes it back and gives another
+    number (``\\boxed{18} Wait, I made an error. It should be 20.``): then it is no final answer."""
+    if not isinstance(found, str):
+        return found
+    retraction = next(_words_in(text, _RETRACTIONS, end), None)
+    later = _last_match(_NUMBER_TOKEN, text[retraction[1] :]) if retraction is not None else None
+    if later is None:
+        return found
+    stated = canonical_number(found)
+    if stated is not None and canonical_number(later.group().replace("−", "-")) == stated:
+        return found  # "Wait, let me check: yes, 18."
+    return Unreadable(f"the stated answer {_squeeze(found)!r} is taken back after it ({text[retraction[0] : retraction[1]]!r} ...)")
 
 
 # ----- math spans ----------------------------------------------------------------------------------------
@@ -339,6 +566,8 @@ def _reads_as_math(content: str, *, inline: bool) -> bool:
         return False
     if _DANGLING.search(body[-12:]):
         return False
+    if _ONE_TOKEN.fullmatch(body) or (inline and _WORD_START.match(content)):
+        return True  # "$odd$", "$0xff$", "$not odd$": a currency sign comes before an amount, never before a word
     return not any(word.group().lower() not in _FUNCTION_WORDS for word in _PROSE_WORD.finditer(_TEXT_GROUP.sub(" ", body)))
 
 
@@ -353,6 +582,33 @@ def ends_inside_math(text: str) -> bool:
     return unclosed is not None and unclosed[0] != "$"
 
 
+def looks_truncated(text: str) -> bool:
+    """Whether the text stops mid-sentence, as a completion cut at the length limit does (``... (2) Now, for
+    the next part, we need to``, ``so \\[ \\frac{1}{2} \\``): its unfinished tail is no final answer. A text
+    ending on punctuation, a closing bracket or dollar, a number, or a number and a few unit words
+    (``so she has 12 apples left``) is finished."""
+    if ends_inside_math(text):
+        return True
+    stripped = _SPECIAL_TOKEN.split(text, maxsplit=1)[0].rstrip()  # "... 2/3. <|im_start|>user": the turn ended
+    if not stripped or not stripped[-1].isalpha():
+        return bool(stripped) and stripped[-1] in _UNFINISHED  # "so x =", "we get:", "which gives \\"
+    breaks = deque(_SENTENCE_BREAK.finditer(stripped), maxlen=1)
+    sentence = stripped[breaks[0].end() :] if breaks else stripped
+    number = _last_match(_NUMBER_TOKEN, sentence)
+    if number is None:
+        return True
+    after = sentence[number.end() :]
+    words = after.split()
+    return len(words) > 3 or "," in after or any(word.lower() in _NOT_UNITS or word.lower() in _SHORT_PROSE for word in words)
+
+
+def after_statement(text: str) -> str:
+    """The text after the last "the answer is" (all of it when there is none): when that statement holds
+    no value (``the answer is:`` then a display on the next line), the answer can only come after it."""
+    statement = _last_match(_ANSWER_IS, text)
+    return text if statement is None else text[statement.end() :]
+
+
 def last_math(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
     """Content of the last math span, with the spans just before it when only separators stand between.
 
@@ -365,12 +621,13 @@ def last_math(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None
         return None  # no span, or a truncated completion
     if _later_sentence_number(text, spans[-1][1], spans[-1][2]):
         return None
-    parts = [_clean_span(spans[-1][2])]
+    parts, gaps = [_clean_span(spans[-1][2])], []
     for (_, end, content), (next_start, _, _) in zip(reversed(spans[:-1]), reversed(spans[1:]), strict=True):
         if not _separator_gap(text[end:next_start], other_words=0):
             break
         parts.append(_clean_span(content))
-    return _bounded(", ".join(reversed(parts)), max_chars)
+        gaps.append(text[end:next_start])
+    return _bounded(_joined(parts, gaps), max_chars)
 
 
 def _later_sentence_number(text: str, span_end: int, span_content: str) -> bool:
@@ -398,11 +655,36 @@ def bare(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
     stripped = text.strip()
     if not stripped or "\n" in stripped or len(stripped) > _MAX_BARE_CHARS or len(math_spans(stripped)) > 1:
         return None  # (several math spans joined by words are read span by span)
-    words = [word.lower() for word in _WORD.findall(_TEXT_GROUP.sub(" ", stripped))]
+    worded = number_in_words(stripped)
+    if worded is not None:
+        return worded
+    without_text = _TEXT_GROUP.sub(" ", stripped)
+    words = [word.lower() for word in _WORD.findall(without_text)]
     content_words = [word for word in words if word not in _SEPARATORS and word not in _FUNCTION_WORDS]
+    content_words += [word for word in _SHORT_WORD.findall(without_text) if word.lower() in _SHORT_PROSE]  # "So x = 5"
     one_word = len(words) == 1 and stripped.strip("$.() ").lower() == words[0]
     if not content_words or one_word or number_before_unit(stripped) is not None:
         return _bounded(stripped, max_chars)
+    return None
+
+
+def number_in_words(text: str) -> str | None:
+    """The number a text spells out in words, followed by at most a few unit words, as digits (else None):
+    ``fifty-two`` -> ``52``, ``**Twelve** apples`` -> ``12``, ``two thirds`` -> ``2/3``, ``\\text{seventy six}``
+    -> ``76``; ``one of the following``, ``two or three``, ``5 apples`` (digits) -> None."""
+    if len(text) > _MAX_WORDED_CHARS:
+        return None
+    cleaned = _LATEX_WRAPPERS.sub(r" \1 ", text).replace("*", " ").replace("$", " ").strip(" \t.!,;:\"'")
+    if not cleaned or not _WORDS_ONLY.fullmatch(cleaned):
+        return None
+    words = cleaned.split()
+    for k in range(min(len(words), MAX_WORDS), 0, -1):
+        rest = [word.lower() for word in words[k:]]
+        if len(rest) > 3 or any(w in NUMBER_WORDS or w in _NOT_UNITS or not is_unit_word(w) for w in rest):
+            continue
+        value = words_to_number(" ".join(words[:k]))
+        if value is not None:
+            return str(value)
     return None
 
 
@@ -427,6 +709,10 @@ def is_unit_word(word: str) -> bool:
 
 
 _MATH_WORDS = frozenset({"pi", "sqrt", "infty", "frac", "cdot", "times", "mod"})
+_MAX_WORDED_CHARS = 200  # "nine hundred ninety-nine thousand ..." and a few unit words fit
+_WORDS_ONLY = re.compile(r"[A-Za-z][A-Za-z\-\s]*")
+# Words after a number in words that make it no answer: "one of the following", "two to the power".
+_NOT_UNITS = frozenset("of the a an to in on at by for from with is are was were be that which who and it its each".split())
 # Words after a number that change its value or hedge it: "5 or more", "2 million", "1 half" are not units.
 _VALUE_WORDS = frozenset({
     "or", "not", "more", "less", "fewer", "than", "plus", "minus", "over", "divided", "squared", "cubed",
@@ -449,14 +735,70 @@ def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | No
     if ends_inside_math(text):
         return None
     last = _last_match(_NUMBER_TOKEN, text)
+    offset = last.end() if last is not None else 0
+    for start, end in _words_in(text, NUMBER_WORDS, offset, reverse=True):  # the last one used as a number
+        phrase = next(p for p in _NUMBER_PHRASE.finditer(text, max(offset, start - 120), end + 120) if p.end() >= end)
+        if _counts_as_number(text, phrase.start(), phrase.end()):  # "so she has fifty-two", "Four containers were"
+            return _worded_number(text, phrase, max_chars)
     if last is None:
         return None
     start = last.start()
     if text[start] in "-+−" and start > 0 and (text[start - 1].isalnum() or text[start - 1] in ")}]"):
         start += 1  # a binary minus or plus, not a sign
-    if not _stands_alone(text, start, last.end()):
+    if not _stands_alone(text, start, last.end()) or _label(text, start, last.end()):
         return None
     return _bounded(text[start : last.end()], max_chars)
+
+
+def _words_in(text: str, words: Iterable[str], start: int = 0, *, reverse: bool = False) -> Iterator[tuple[int, int]]:
+    """(start, end) of each occurrence of ``words`` (case aside, as whole words) from ``start``, in text order
+    (or from the end). String search, not a regex alternation: linear with a small constant on megabytes of
+    text, and lazy: the first occurrences cost only their own search."""
+    lower = text.lower()
+    step = (lambda word, i: lower.rfind(word, start, i)) if reverse else (lambda word, i: lower.find(word, i))
+    cursor = {word: step(word, len(lower) if reverse else start) for word in words}
+    while True:
+        live = [(i, word) for word, i in cursor.items() if i >= 0]
+        if not live:
+            return
+        i, word = max(live) if reverse else min(live)
+        j = i + len(word)
+        cursor[word] = step(word, i + len(word) - 1) if reverse else step(word, j)
+        if not (i and lower[i - 1].isalpha()) and not (j < len(lower) and lower[j].isalpha()):
+            yield i, j
+
+
+def _worded_number(text: str, phrase: re.Match[str], max_chars: int | None) -> str | None:
+    """The last number of a text when it is written in words (``Ten men can``): its digits, unless it is
+    hedged (``twenty or more``) or no well-formed number: never an earlier number instead."""
+    value = words_to_number(phrase.group())
+    if value is None or _hedged(text, phrase.start(), phrase.end()):
+        return None
+    return _bounded(str(value), max_chars)
+
+def _label(text: str, start: int, end: int) -> bool:
+    """``(2) Now, for the next part``, ``2. Next, we``, ``Step 2:``, ``Case 2``: the number labels what follows."""
+    before = _WORD_BEFORE.search(text, max(0, start - 14), start)
+    if before is not None and before.group(1).lower() in _LABEL_WORDS:
+        return True
+    line_start = text.rfind("\n", 0, start) + 1
+    opening = text[line_start:start].strip()
+    after = text[end : end + 3]
+    if opening in ("", "(", "**", "**(") and after[:1] in ".)" and after[1:2] in (" ", "\t") and after[2:3].strip():
+        return True  # "2. Next" or "2) Next" or "(2) Next" at the start of a line
+    return text[start - 1 : start] == "(" and after[:1] == ")" and after[1:2] == " " and after[2:3].isupper()
+
+
+def _counts_as_number(text: str, start: int, end: int) -> bool:
+    """Whether the number words at ``text[start:end]`` are used as a number: not after a determiner (``the
+    three given conditions``, ``each one``), not before "of" (``one of them``), and ``one`` not as a pronoun
+    (``one another``, ``one by one``)."""
+    before = _WORD_BEFORE.search(text, max(0, start - 14), start)
+    if before is not None and before.group(1).lower() in _DETERMINERS:
+        return False
+    after = _NEXT_WORD.match(text, end)
+    following = after.group(1).lower() if after is not None else ""
+    return following != "of" and (text[start:end].lower() != "one" or following not in _PRONOUN_AFTER)
 
 
 def _stands_alone(text: str, start: int, end: int) -> bool:
@@ -478,10 +820,13 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
 
 
 def _hedged(text: str, start: int, end: int) -> bool:
-    """``5 or more``, ``2 million``, ``3 times``, ``5 or 6``, ``10 minus 3``: the number is hedged or scaled
-    (it is not the answer), or an operand of arithmetic (``16 - 3``, ``9 * 2``: only a result after ``=`` is)."""
+    """``5 or more``, ``2 million``, ``3 times``, ``5 or 6``, ``10 minus 3``, ``at least 5``, ``n \\ge 3``: the
+    number is hedged, scaled or a bound (it is not the answer), or an operand of arithmetic (``16 - 3``,
+    ``9 * 2``: only a result after ``=`` is)."""
     before = _WORD_BEFORE.search(text, max(0, start - 14), start)
     if before is not None and before.group(1).lower() in _SCALING_BEFORE:
+        return True
+    if _BOUND_BEFORE.search(text, max(0, start - 12), start):
         return True
     word = _NEXT_WORD.match(text, end)
     if word is not None and word.group(1).lower() in _VALUE_WORDS:
@@ -535,7 +880,7 @@ def _bounded(answer: str, max_chars: int | None) -> str | None:
 
 # ----- extractors by name and the ladder --------------------------------------------------------------
 
-EXTRACTORS: dict[str, Callable[[str, int | None], str | None]] = {
+EXTRACTORS: dict[str, Callable[[str, int | None], str | Unreadable | None]] = {
     "boxed": boxed,
     "final_statement": final_statement,
     "answer_tag": answer_tag,
@@ -547,7 +892,7 @@ EXTRACTORS: dict[str, Callable[[str, int | None], str | None]] = {
     "last_number": last_number,
     "whole": whole,
 }
-DEFAULT_EXTRACTORS: tuple[str, ...] = ("boxed", "answer_tag", "gsm8k", "answer_is")
+DEFAULT_EXTRACTORS: tuple[str, ...] = ("final_statement", "gsm8k")
 
 
 def check_extractors(names: Sequence[str] | None) -> tuple[str, ...]:
@@ -564,18 +909,21 @@ def check_extractors(names: Sequence[str] | None) -> tuple[str, ...]:
 
 def extract_answer(
     text: str, extractors: Sequence[str] = DEFAULT_EXTRACTORS, max_chars: int | None = MAX_ANSWER_CHARS
-) -> Extraction | None:
-    """The first answer found by ``extractors`` (tried in order), with the extractor's name, or None.
+) -> Extraction | Unreadable | None:
+    """The first answer found by ``extractors`` (tried in order), with the extractor's name, or None;
+    :class:`Unreadable` when the first extractor that finds a stated answer cannot read it faithfully.
 
-    Families differ in policy only: exact_match's default order puts boxes first and rejects long
-    answers here; math's (``math.find_answer``) starts with the answer tag, ends with the last math
-    span, a bare answer and the last number, and passes ``max_chars=None`` to report an over-long
-    answer itself.
+    Families differ in policy only: exact_match's default takes the last statement (the latest of the last
+    box, the last "answer is" and the last answer tag), then ``####``, and rejects long answers here;
+    math's (``math.find_answer``) starts with the answer tag even left open, ends with the last math span,
+    a bare answer and the last number, and passes ``max_chars=None`` to report an over-long answer itself.
     """
     if not isinstance(text, str):
         return None
     for name in extractors:
         answer = EXTRACTORS[name](text, max_chars)
+        if isinstance(answer, Unreadable):
+            return Unreadable(answer.reason, name)  # a stated answer the reader refuses: no falling back
         if answer is not None:
             return Extraction(answer, name)
     return None
@@ -583,6 +931,16 @@ def extract_answer(
 
 # ----- normalisation ---------------------------------------------------------------------------------
 
+_ROOTS = {"√": "\\sqrt", "∛": "\\sqrt[3]", "∜": "\\sqrt[4]"}
+_ROOT = re.compile(r"([√∛∜])\s*(\{[^{}]*\}|\([^()]*\)|\d+(?:\.\d+)?|\\[A-Za-z]+|[A-Za-z])")
+_SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
+_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_UNICODE_SYMBOLS = str.maketrans({
+    "∞": "\\infty ", "π": "\\pi ", "×": "\\times ", "·": "\\cdot ", "⋅": "\\cdot ", "÷": "\\div ", "≤": "\\le ",
+    "≥": "\\ge ", "≠": "\\ne ", "±": "\\pm ", "∓": "\\mp ", "−": "-", "∪": "\\cup ", "∩": "\\cap ", "∈": "\\in ",
+    "√": "\\sqrt ", "½": "\\frac{1}{2}", "⅓": "\\frac{1}{3}", "⅔": "\\frac{2}{3}", "¼": "\\frac{1}{4}",
+    "¾": "\\frac{3}{4}", "θ": "\\theta ", "α": "\\alpha ", "β": "\\beta ",
+})  # fmt: skip
 _LATEX_WRAPPERS = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}")
 _LATEX_NOISE = re.compile(r"\\left|\\right|\\[,;:! ]|\^\s*\{?\\circ\}?|\\displaystyle")
 _THOUSANDS_MARK = re.compile(r"\{\s*,\s*\}|,\s*\\!\s*")  # 8{,}000 and 12,\!000 are 8,000 and 12,000
@@ -590,7 +948,7 @@ _NUMBER_LITERAL = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE]
 _MAX_EXPONENT = 100
 _EXACT = Context(prec=200)  # no rounding: canonical forms of distinct numbers must differ
 # Kept by punctuation stripping: "-x" is not "x", "x-1" is not "x+1", "[0, 1)" is not "(0, 1)".
-_OPERATORS = frozenset("+-*/^=<>()[]")
+_OPERATORS = frozenset("+-*/^=<>()[]&")
 _PUNCTUATION = frozenset(string.punctuation) - _OPERATORS
 _LONE_BRACKETED = re.compile(r"[(\[]\s*([^()\[\],\s]+)\s*[)\]]")  # "(B)" is the option B
 _PRIME = re.compile(r"(?<=[\w)])'+(?![A-Za-z])")  # E' and f'(x), not the apostrophe of "don't"
@@ -611,14 +969,17 @@ class Normalizer:
     latex: bool = True
 
     def __call__(self, answer: str) -> str:
-        """Strip LaTeX wrappers, canonicalise numbers (``1,000`` = ``8{,}000``-style = ``1000.0`` = ``1e3``),
-        else drop punctuation (not signs, operators, brackets or primes: ``E'`` is not ``E``), fold case
-        and collapse whitespace."""
-        text = unicodedata.normalize("NFKC", answer).replace("\u2212", "-").strip()  # U+2212 minus sign
+        """Strip LaTeX wrappers (unicode math read as LaTeX), canonicalise numbers (``1,000`` =
+        ``8{,}000``-style = ``1000.0`` = ``1e3`` = ``one thousand``), else drop punctuation (not signs,
+        operators, brackets, primes or the ``&`` and ``\\\\`` of a matrix: ``E'`` is not ``E``, a row is
+        not a column), fold case and collapse whitespace."""
+        text = unicode_to_latex(answer) if self.latex else answer
+        text = unicodedata.normalize("NFKC", text).replace("\u2212", "-").strip()  # U+2212 minus sign
+        text = text.replace("\\\\", " \u21b5 ")  # a matrix row break survives as a symbol of its own (not "\\ ")
         if self.latex:
             text = strip_latex(text)
         if self.numbers:
-            number = canonical_number(text)
+            number = canonical_number(text) or canonical_number(number_in_words(text) or "")
             if number is not None:
                 return number
         if self.punctuation:
@@ -636,6 +997,16 @@ class Normalizer:
         if self.whitespace:
             text = _WHITESPACE.sub(" ", text).strip()
         return text
+
+
+def unicode_to_latex(text: str) -> str:
+    """Unicode math as LaTeX: ``2√3`` -> ``2\\sqrt{3}``, ``√(x+1)`` -> ``\\sqrt{x+1}``, ``(−∞, 3)`` ->
+    ``(-\\infty, 3)``, ``3π`` -> ``3\\pi``, ``x²`` -> ``x^{2}``, ``½`` -> ``\\frac{1}{2}``, ``≤`` -> ``\\le``."""
+    if text.isascii():
+        return text
+    text = _ROOT.sub(lambda root: _ROOTS[root.group(1)] + "{" + root.group(2).strip("{}()") + "}", text)
+    text = _SUPERSCRIPTS.sub(lambda digits: "^{" + digits.group().translate(_SUPERSCRIPT_DIGITS) + "}", text)
+    return text.translate(_UNICODE_SYMBOLS)
 
 
 def strip_latex(text: str) -> str:

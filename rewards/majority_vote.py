@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
+from .extract import Extraction
 from .math.checker import MathChecker, verify_pair, warm_up
 from .math.literals import normalize, parse_literal
 from .math.reward import find_answer
@@ -114,7 +115,7 @@ class MajorityVote(Reward):
 
     def _answer(self, text: str | None) -> str | None:
         found = find_answer(text, last_number=self.last_number) if text is not None else None
-        if found is None or len(found.answer) > self.max_answer_chars:
+        if not isinstance(found, Extraction) or len(found.answer) > self.max_answer_chars:  # none, or unreadable
             return None
         return normalize(found.answer) or None
 

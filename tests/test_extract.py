@@ -5,6 +5,8 @@ family's (``math.find_answer``: answer tag first, the later of box and "the answ
 math span, a bare answer and the last number that stands alone).
 """
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +17,8 @@ from rewardhub.rewards.extract import (
     EXTRACTORS,
     Extraction,
     Normalizer,
+    Unreadable,
+    alternatives,
     answer_is,
     answer_tag,
     bare,
@@ -27,11 +31,13 @@ from rewardhub.rewards.extract import (
     last_boxed,
     last_math,
     last_number,
+    looks_truncated,
     math_spans,
     number_before_unit,
     open_answer_tag,
     read_answer,
     strip_latex,
+    unicode_to_latex,
 )
 from rewardhub.rewards.math import find_answer
 
@@ -117,7 +123,6 @@ def test_last_boxed_rejects_overlong_answer_without_falling_back():
         (answer_is, "$$\\text{Answer: } 6-5i$$", "6-5i"),
         (answer_is, 'The final answer is "$12$ and $13$".', "12, 13"),
         (answer_is, "the answer is clear from the figure.", None),  # no answer in that sentence
-        (answer_is, "The answer is 5 or more.", None),  # a hedge: no number of it is the answer
         (last_number, "x = 3, then 4,500.25 units.", "4,500.25"),
         (last_number, "is -7", "-7"),
         (last_number, "minus -7", None),  # "10 minus 3" is not 3
@@ -265,10 +270,11 @@ def test_last_math_yields_to_a_later_sentence_number_and_to_truncation():
 @pytest.mark.parametrize(
     ("text", "extractors", "expected"),
     [
-        (r"<answer>5</answer> \boxed{6}", DEFAULT_EXTRACTORS, Extraction("6", "boxed")),
+        (r"<answer>5</answer> \boxed{6}", DEFAULT_EXTRACTORS, Extraction("6", "final_statement")),  # the last statement
+        (r"\boxed{4} <answer>5</answer>", DEFAULT_EXTRACTORS, Extraction("5", "final_statement")),
         (r"<answer>5</answer> \boxed{6}", ["answer_tag", "boxed"], Extraction("5", "answer_tag")),
         ("#### 8", DEFAULT_EXTRACTORS, Extraction("8", "gsm8k")),
-        ("The answer is 9.", DEFAULT_EXTRACTORS, Extraction("9", "answer_is")),
+        ("The answer is 9.", DEFAULT_EXTRACTORS, Extraction("9", "final_statement")),
         ("it is 10 or 11", DEFAULT_EXTRACTORS, None),
         ("it is 10 or 11", ["boxed", "last_number"], None),  # a hedge
         ("  Paris ", ["whole"], Extraction("Paris", "whole")),
@@ -412,7 +418,11 @@ def test_deeply_nested_box_is_matched_exactly():
 def test_extraction_never_raises(text):
     for name in EXTRACTORS:
         found = extract_answer(text, [name])
-        assert found is None or (found.answer and found.answer in text and found.how == name)
+        if isinstance(found, Unreadable):
+            assert found.reason and found.how == name
+        elif found is not None:  # pieces of the text, joined (boxes, alternatives), or a number read from words
+            parts = re.split(r", | \\text\{ or \} ", found.answer)
+            assert found.how == name and all(part in text or part.lstrip("-").replace("/", "").isdigit() for part in parts)
     Normalizer()(text)
 
 
@@ -478,4 +488,129 @@ def test_find_answer_is_unbounded_and_linear():
 @given(st.text(max_size=200))
 def test_find_answer_never_raises(text):
     found = find_answer(text)
-    assert found is None or (isinstance(found.answer, str) and found.answer)
+    assert found is None or (isinstance(found, Unreadable) and found.reason) or (isinstance(found.answer, str) and found.answer)
+
+
+# ----- issue 20: statements read faithfully ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"5 \text{ or } 6", ["5", "6"]),
+        ("either x = 1 or x = 2", ["x = 1", "x = 2"]),
+        (r"\{1 \text{ or } 2\}", [r"\{1 \text{ or } 2\}"]),  # inside brackets: one value
+        ("1 and/or 2", ["1", "2"]),
+        ("5 or", ["5", ""]),
+        ("Oregon", ["Oregon"]),
+        ("x for y", ["x for y"]),
+    ],
+)
+def test_alternatives(text, expected):
+    assert alternatives(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"The answer is $\frac{1}{12}$ or 1.", r"\frac{1}{12} \text{ or } 1"),
+        ("The answer is either x = 6 or x = 5.", r"x = 6 \text{ or } x = 5"),
+        (r"Final answer: 8\sqrt{6} (or possibly 48).", r"8\sqrt{6} \text{ or } 48"),
+        ("The answer is 12, but let me check.", "12"),  # a remark, no second value
+        ("The answer is 12, or maybe 13.", r"12 \text{ or } 13"),
+        ("The answer is fifty-two.", "52"),
+        ("So, the answer is twelve apples.", "12"),
+        ("the answer is one of the following", None),
+        ("The answer is 12 because there are 3 boxes with 4 each.", "12"),
+        ("The answer (arabic numerals) is 80. Then 5", "80"),
+        ("**Answer**: forty one", "41"),
+        ("The answer would be 52.", "52"),
+        ("The answer is 16 - 9 = 7.", "16 - 9 = 7"),
+    ],
+)
+def test_answer_is_reads_each_value_offered(text, expected):
+    assert answer_is(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["The answer is 5 or more.", "The answer is 5 apples and 3 oranges.", "The answer is $x=2$, giving $y=3$.",
+     "The answer is at least 5.", "The answer is 5?", "The answer is 5; alternatively 6."],
+)  # fmt: skip
+def test_answer_is_refuses_what_it_cannot_read_faithfully(text):
+    found = extract_answer(text, ["answer_is"])
+    assert isinstance(found, Unreadable) and found.how == "answer_is" and found.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"\boxed{18} Wait, I made an arithmetic error above. Fixing it, the correct answer is 20.", "20"),
+        (r"<answer>5</answer> The answer is 6.", "6"),
+        (r"\boxed{4} <answer>5</answer>", "5"),
+        (r"\boxed{18}. Wait, let me check: 18 is right.", "18"),
+        (r"$\boxed{-2, 5}$ or $\boxed{5}$", r"-2, 5 \text{ or } 5"),
+    ],
+)
+def test_final_statement_is_the_last_statement(text, expected):
+    assert final_statement(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text", [r"\boxed{18} Wait, I made an error. It should be 20.", r"\boxed{18}" + "\n\nWait, recheck: 20 is correct."],
+)
+def test_a_statement_taken_back_is_no_answer(text):
+    assert isinstance(final_statement(text), Unreadable)
+    assert isinstance(find_answer(text), Unreadable)
+
+
+def test_an_answer_tag_taken_back_is_no_answer():
+    text = "<answer>18</answer> Actually, the total is 20."
+    assert isinstance(answer_tag(text), Unreadable) and isinstance(find_answer(text), Unreadable)
+    assert final_statement("<answer>18</answer> Actually the answer is 20") == "20"  # a later statement
+
+
+@pytest.mark.parametrize(
+    ("text", "truncated"),
+    [
+        ("... (2) Now, for the next part, we need to", True), ("so we get x =", True), ("we have 3 cases to", True),
+        (r"so \[ \frac{1}{2} \cdot", True), ("The answer is 12.", False), ("So she has 12 apples left", False),
+        ("It costs 1,000.99€", False), ("... is 2/3. <|im_start|>user", False), ("x = 5", False),
+        ("इसलिए 67 कमीजें हैं। ", False),
+    ],
+)  # fmt: skip
+def test_looks_truncated(text, truncated):
+    assert looks_truncated(text) is truncated
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("(2) Now, for the next part, we need to", None), ("2. Next, we compute the", None), ("Step 3: Now we", None),
+        ("Case 2: Suppose", None), ("the total is 25.\nTherefore, she has fifty-two.", "52"),
+        ("Four containers were imported.", "4"), ("the first 3 and the three given conditions", "3"),
+        ("she has twenty or more", None),
+        ("so 12 remain for each one.", "12"), ("the three given conditions hold for 12", "12"),
+        ("the answer is (2)", "2"), ("n \\ge 3", None), ("at least 5", None), ("So x = 2 1/2", "2 1/2"),
+    ],
+)  # fmt: skip
+def test_last_number_skips_labels_and_bounds_and_reads_numbers_in_words(text, expected):
+    assert last_number(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("2√3", r"2\sqrt{3}"), ("√(x+1)", r"\sqrt{x+1}"), ("(−∞, 3)", r"(-\infty , 3)"), ("x²", "x^{2}"),
+     ("½", r"\frac{1}{2}"), ("∛8", r"\sqrt[3]{8}"), ("plain", "plain")],
+)  # fmt: skip
+def test_unicode_to_latex(text, expected):
+    assert unicode_to_latex(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("So the number is $odd$.", "odd"), ("The value is $0xff$.", "0xff"), ("we get $not odd$.", "not odd"),
+     ("It costs $5 and $10 more, so $x = 3$.", "x = 3")],
+)  # fmt: skip
+def test_a_word_alone_between_dollars_is_math(text, expected):
+    assert last_math(text) == expected

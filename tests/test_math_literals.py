@@ -77,7 +77,7 @@ from rewardhub.rewards.math.literals import normalize, unit_of
         ("14 {, }916", "14916"),
         (r"11,\! 111,\! 100", "11111100"),
         ("1 000", "1000"),
-        ("0,111", "0.111"),
+        ("0,111", "0,111"),  # a decimal comma only beside a number (decimal_comma=True): "0,9" may be a list
         ("28 percent", r"28\%"),
         (r"x \equiv 3 \pmod{5}", "x = 3"),
         (r"2 \times 9 =", r"2 \times 9"),
@@ -93,6 +93,7 @@ def test_normalize(raw, expected):
 
 def test_decimal_comma_only_when_asked():
     assert normalize("3,5", decimal_comma=True) == "3.5"
+    assert normalize("0,111", decimal_comma=True) == "0.111"
     assert normalize("1,000", decimal_comma=True) == "1000"
     assert normalize("26,000", decimal_comma=True) == "26000"  # three digits after the comma: thousands
 

@@ -97,12 +97,12 @@ def test_openrlhf_reward_func_assembles_groups_across_threads(tmp_path, monkeypa
     def call(answer: str) -> None:
         results[answer] = reward_func([f"Q: 2+2? A: {answer}"], ["Q: 2+2? A:"], [""])
 
-    threads = [threading.Thread(target=call, args=(a,)) for a in ("4", "four", "4 ")]
+    threads = [threading.Thread(target=call, args=(a,)) for a in ("4", "five", "4 ")]  # "four" would vote 4
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
-    assert {a: r["extra_logs"]["vote"].item() for a, r in results.items()} == {"4": 1.0, "four": 0.0, "4 ": 1.0}
+    assert {a: r["extra_logs"]["vote"].item() for a, r in results.items()} == {"4": 1.0, "five": 0.0, "4 ": 1.0}
 
 
 def test_verl_compute_score_single(config_path, monkeypatch):

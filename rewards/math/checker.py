@@ -19,6 +19,7 @@ from typing import Any
 from rewardhub import ConfigError
 from rewardhub.workers import WorkerPool, shared_pool
 
+from ..extract import bracket_depths
 from .literals import literal_verdict, parse_literal
 
 _CACHE_SIZE = 1 << 16  # verdicts remembered across batches (a few MB)
@@ -26,7 +27,12 @@ _SETTLED = frozenset({"equal", "not equal", "answer unparseable", "gold unparsea
 # A word of 4+ letters that is not a command, a function or a point name: the answer is text ("hyperbola",
 # "Evelyn"), which the parser would read as a product of letters ("listen" = "silent").
 _WORD = re.compile(r"(?<![\\A-Za-z])(?=[A-Z]?[a-z])[A-Za-z]{4,}(?![A-Za-z])")  # not point names (ABCD)
+_TEXT_GROUP = re.compile(r"\\(?:text\w*|mbox|mathrm)\s*\{([^{}]*)\}")
+_LETTERS = re.compile(r"[A-Za-z]{2,}")
 _FUNCTIONS = frozenset("sqrt frac sinh cosh tanh arcsin arccos arctan infty prime matrix pmatrix bmatrix vmatrix array cases".split())
+_MEMBER_OF = re.compile(r"^[A-Za-z]\s*\\in\s*")
+_BASE_NUMBER = re.compile(r"([0-9A-Za-z]+)_\{?\(?(\d{1,2})\)?\}?")
+_LIST_SEPARATOR = re.compile(r",(?!\d{3}(?!\d))\s*|;\s*|\s*\\text\{\s*and\s*\}\s*|\s+and\s+")
 _AS_WRITTEN_NOISE = re.compile(r"\\(?:text\w*|mathrm|mbox|operatorname)|[\s{}\\.,;:!?'\"()\[\]]")
 
 # Reading the left side of an equation: subscripts, call arguments and decorations go; a named quantity
@@ -134,9 +140,13 @@ class MathChecker:
 
 
 def _in_process_check(gold: str, answer: str) -> Check | None:
-    """The verdict the caller can give without a parser: exact literals, or answers in words compared as written."""
+    """The verdict the caller can give without a parser: exact literals, shapes that differ, numbers in a
+    base, or answers in words compared as written."""
     if "".join(gold.split()) == "".join(answer.split()):
         return Check("equal", "as written")
+    shape = _shape_check(gold, answer)
+    if shape is not None:
+        return shape
     fast = _fast_verdict(gold, answer)
     if fast is not None:
         return Check("equal" if fast else "not equal", "exact")
@@ -147,6 +157,82 @@ def _in_process_check(gold: str, answer: str) -> Check | None:
         same = _as_written(gold) == _as_written(answer)
         return Check("equal" if same else "not equal", "compared as written")
     return None
+
+
+def _shape_check(gold: str, answer: str) -> Check | None:
+    """``not equal`` when the answer's shape is not the gold's, whatever their numbers (the parser reads a set
+    as an interval's endpoints): a set is no interval or tuple, and a bare list is neither; a number in a base
+    is its digits and its base (``1011_3`` is not ``1011_2``)."""
+    base = _base_check(gold, answer)
+    if base is not None:
+        return base
+    gold_shape, answer_shape = _shape(gold), _shape(answer)
+    if {gold_shape, answer_shape} == {"set", "bracketed"}:
+        return Check("not equal", "a set is not an interval or a tuple")
+    if {gold_shape, answer_shape} == {"list", "bracketed"}:
+        return Check("not equal", "a list of values is not an interval or a tuple")
+    return None
+
+
+def _shape(text: str) -> str:
+    """``set`` (``\\{...\\}``), ``bracketed`` (a tuple or interval: one pair of brackets around it all),
+    ``list`` (values joined by commas or "and" outside brackets), else ``value``."""
+    text = _MEMBER_OF.sub("", text.strip())  # "x \\in \\{2, 9\\}" is the set
+    if text.startswith("\\{") and text.endswith("\\}") and _closing(text, 1) == len(text) - 1:
+        return "set"
+    if text[:1] in "([" and text[-1:] in ")]" and _closing(text, 0) == len(text) - 1:
+        return "bracketed"
+    return "list" if len(list_items(text)) > 1 else "value"
+
+
+def _closing(text: str, start: int) -> int | None:
+    """Index of the bracket closing the one at ``start`` (any of ``([{`` closed by any of ``)]}``: an
+    interval may be half-open)."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def list_items(text: str) -> list[str]:
+    """The items of a list written with commas, semicolons or "and" outside brackets (``1,000`` is one item)."""
+    depths, items, start = bracket_depths(text), [], 0
+    for match in _LIST_SEPARATOR.finditer(text):
+        if depths[match.start()] == 0:
+            items.append(text[start : match.start()])
+            start = match.end()
+    items.append(text[start:])
+    return [item for item in items if item.strip()]
+
+
+def _base_check(gold: str, answer: str) -> Check | None:
+    gold_number, answer_number = _in_base(gold), _in_base(answer)
+    if gold_number is None and answer_number is None:
+        return None
+    if gold_number is None or answer_number is None:  # the base of the other side is the question's
+        digits = (gold_number or answer_number)[0]
+        other = "".join((answer if gold_number else gold).split())
+        same = other.upper() == digits
+        return Check("equal" if same else "not equal", "" if same else "a number in a base: other digits")
+    if gold_number == answer_number:
+        return Check("equal", "the same digits in the same base")
+    return Check("not equal", "a number in a base: other digits or another base")
+
+
+def _in_base(text: str) -> tuple[str, int] | None:
+    """``1011_2``, ``1011_{2}``, ``A3_{(16)}`` as (digits, base) when the digits are a numeral in that base."""
+    match = _BASE_NUMBER.fullmatch("".join(text.split()))
+    if match is None:
+        return None
+    digits, base = match.group(1).upper(), int(match.group(2))
+    if not 2 <= base <= 36 or any(int(digit, 36) >= base for digit in digits):
+        return None
+    return digits, base
 
 
 def _unnamed_equation(gold: str, answer: str) -> str | None:
@@ -180,7 +266,11 @@ def _top_level_split(text: str, separator: str) -> list[str]:
 
 
 def _has_words(text: str) -> bool:
-    return any(word.group().lower() not in _FUNCTIONS for word in _WORD.finditer(text))
+    """Words the parser would misread: a word of 4+ letters, or any word in ``\\text{}`` but "and" (the
+    parser reads ``(2, 6), (1, n) \\text{ for any } n \\ge 1`` as 1, ``\\text{all } n`` as n)."""
+    if any(word.group().lower() not in _FUNCTIONS for word in _WORD.finditer(text)):
+        return True
+    return any(word.lower() != "and" for group in _TEXT_GROUP.finditer(text) for word in _LETTERS.findall(group.group(1)))
 
 
 def _as_written(text: str) -> str:

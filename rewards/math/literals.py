@@ -17,12 +17,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from ..extract import is_unit_word
+from ..extract import is_unit_word, number_in_words, unicode_to_latex
 from .latex import to_parseable_latex
 
 # ----- normalisation ----------------------------------------------------------------------------------
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
 _THOUSANDS_MARK = re.compile(r"(?<=\d)\s*(?:\{\s*,\s*\}|,\s*\\!)\s*(?=\d)")  # 14{,}916 and 12,\!000
+_ESCAPED_COMMAND = re.compile(
+    r"(?<!\\)\\\\(?=(?:left|right|frac|dfrac|tfrac|sqrt|pi|boxed|text|cdot|times|infty)(?![A-Za-z]))"
+)
 _SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])")
 _INVISIBLE = re.compile(r"\\(?:color\{[^{}]*\}|phantom\{[^{}]*\})")
 # Dropped: spacing commands, dollars, degree signs (never the second half of a "\\" line break).
@@ -39,6 +42,8 @@ _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+(?:\.\d+)?")
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
 _SCIENTIFIC = re.compile(r"-?\d+(?:\.\d+)?[eE][+-]?\d{1,2}")  # "1e3", "2.5e-05": not Euler's e times 3
+_WRAPPER_START = re.compile(r"\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{")
+_NAMED_VALUE = re.compile(r"([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*([^=<>]+)")  # "x = ...", "a_1 = ..."
 _TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)((?:\s+[A-Za-z]+\.?)+)")  # unambiguous: no backtracking
 
 
@@ -48,7 +53,8 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     ``decimal_comma``: read ``3,5`` as 3.5 (only when the other side is a single number; otherwise it
     is a list of two values).
     """
-    s = _BOLD.sub(r"\1", answer).strip().strip("*").strip().replace("\u2212", "-")  # markdown **12**
+    s = _BOLD.sub(r"\1", unicode_to_latex(answer)).strip().strip("*").strip().replace("\u2212", "-")  # **12**
+    s = _ESCAPED_COMMAND.sub(r"\\", s)  # "\\\\left(" written for "\\left(" (an escaping slip)
     s = _THOUSANDS_MARK.sub("", s).replace("{,}", ",")
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     s = _SIZING.sub("", s)
@@ -63,7 +69,9 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     if whole:
         s = whole.group(1).strip()
     unit = _UNIT.fullmatch(s)
-    if unit:  # "5\text{ cm}" -> "5"; "5\text{ or more}" -> "5 or more" (the parser would drop it as a unit)
+    # "5\text{ cm}" -> "5"; "5\text{ or more}" -> "5 or more" (the parser would drop it as a unit); not the
+    # last words of a longer text ("1 \text{ if } n \text{ is even}, 2 \text{ otherwise}")
+    if unit and not _WRAPPER_START.search(unit.group(1)):
         words = unit.group(2).split()
         units = all(is_unit_word(word) or (len(word) == 1 and word.isalpha()) for word in words)  # \text{ m}
         s = unit.group(1) if units else " ".join([unit.group(1), *words])
@@ -72,13 +80,24 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     s = s[:-1].rstrip() if s.endswith("\\") and not s.endswith("\\\\") else s  # a stray backslash
     s = _MODULUS.sub("", s).replace("\\equiv", "=")
     s = s.strip().removeprefix("=").removesuffix("=").strip()  # a dangling relation sign
+    worded = number_in_words(s) if not any(char.isdigit() for char in s) else None
+    if worded is not None:
+        return worded  # "fifty-two", "\\text{seventy six}"
+    equation = _NAMED_VALUE.fullmatch(s)
+    if equation:  # "x = 1,000", "x = 2 1/2": the value after "x =" is spelled like a value alone
+        return f"{equation.group(1)} = {_number_spelling(equation.group(2), decimal_comma)}"
+    return _number_spelling(s, decimal_comma)
+
+
+def _number_spelling(s: str, decimal_comma: bool) -> str:
+    """Mixed numbers, decimal commas, thousands separators and scientific notation made explicit."""
     mixed = _MIXED_SLASH.fullmatch(s)
     if mixed:
         s = f"{mixed.group(1)}\\frac{{{mixed.group(2)}}}{{{mixed.group(3)}}}"
     if not _MIXED_TEX.fullmatch(s.lstrip("-")):  # alone, the parser reads it as mixed already (and so do we)
         s = _MIXED_TEX.sub(r"(\1+\\frac{\2}{\3})", s)
-    if s.startswith(("0,", "-0,")) and _DECIMAL_COMMA.fullmatch(s):
-        s = s.replace(",", ".")  # "0,111" cannot be thousands
+    if s.startswith(("0,", "-0,")) and _DECIMAL_COMMA.fullmatch(s):  # "0,111" cannot be thousands: a decimal
+        s = s.replace(",", ".") if decimal_comma else s  # comma beside a number, a list ("0,9") beside a list
     elif _THOUSANDS.fullmatch(s):
         s = s.replace(",", "")
     elif _SPACED_THOUSANDS.fullmatch(s):
@@ -124,7 +143,8 @@ def unit_of(answer: str) -> str | None:
 _EQUATION = re.compile(r"([A-Za-z])\s*=\s*([^=]+)")
 _BRACKETED = re.compile(r"([(\[])([^()\[\]]*,[^()\[\]]*)([)\]])")
 _SET = re.compile(r"\\\{([^{}]*)\\\}")
-_LATEX_TOKEN = re.compile(r"\s*(\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|\d+\.\d*|\.\d+|\d+|[-+{}/])")
+_LATEX_TOKEN = re.compile(r"\s*(\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|\d+\.\d*|\.\d+|\d+|[-+{}/^])")
+_MAX_POWER_DIGITS = 120  # 6.02 \times 10^{23} is read exactly; 10^{500} is left to the full path
 _MAX_LITERAL = 60  # longer literals go to the full path (and Python's int-from-string limits)
 _MAX_FLOAT_DIGITS = 15  # the full path holds decimals as 15-digit floats: longer ones are its call
 _MAX_RADICAND = 10**9
@@ -242,7 +262,7 @@ def _scalar(text: str) -> Scalar | None:
     if number is None or not parser.done():
         return None
     value, radicand, pi_power, decimal = number
-    if percent and not (len(tokens) == 1 and tokens[0].isdigit()):
+    if percent and not (len(tokens) == 1 and tokens[0].replace(".", "", 1).isdigit()):
         return None  # the full path reads these its own way (is 1/2% half a percent or 1/(2%)?): let it decide
     return Scalar(value, decimal, percent, None, radicand, pi_power)
 
@@ -327,7 +347,7 @@ class _Parser:
             digits = token.replace(".", "").lstrip("0")
             if "." in token and len(digits) > _MAX_FLOAT_DIGITS:
                 return None
-            return (Fraction(token), 1, 0, "." in token)
+            return self.power((Fraction(token), 1, 0, "." in token))
         if token == "\\pi":
             return (Fraction(1), 1, 1, False)
         if token == "\\sqrt":
@@ -345,6 +365,24 @@ class _Parser:
             inner = self.value()
             return inner if inner is not None and self.take("}") is not None else None
         return None
+
+    def power(self, base: tuple[Fraction, int, int, bool]) -> tuple[Fraction, int, int, bool] | None:
+        """``10^{23}``, ``2^{-3}``, ``3^2``: a number to an integer power (an unbraced exponent is one digit,
+        as TeX reads it; anything else is left to the full path)."""
+        if self.take("^") is None:
+            return base
+        if self.peek() == "{":
+            exponent = self.group()
+        else:
+            token = self.take()
+            exponent = (Fraction(token), 1, 0, False) if token is not None and len(token) == 1 and token.isdigit() else None
+        if exponent is None or exponent[1] != 1 or exponent[2] != 0 or exponent[0].denominator != 1:
+            return None  # a power of a root, of pi, or a fractional power: the full path's
+        power, value = int(exponent[0]), base[0]
+        digits = max(len(str(abs(value.numerator))), len(str(value.denominator)))
+        if (value == 0 and power < 0) or abs(power) * digits > _MAX_POWER_DIGITS:
+            return None
+        return (value**power, 1, 0, base[3])
 
     def group(self) -> tuple[Fraction, int, int, bool] | None:
         if self.take("{") is None:

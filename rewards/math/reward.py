@@ -9,12 +9,24 @@ a hard deadline per answer (``checker``), so no completion can hang training.
 from __future__ import annotations
 
 import functools
-from typing import Any
+import re
+from typing import Any, NamedTuple
 
 from rewardhub import Batch, Reward, Score, hookimpl
 
-from ..extract import Extraction, bare, extract_answer, gsm8k, read_answer
-from .checker import Check, MathChecker
+from ..extract import (
+    Extraction,
+    Unreadable,
+    after_statement,
+    alternatives,
+    bare,
+    extract_answer,
+    final_statement,
+    gsm8k,
+    looks_truncated,
+    read_answer,
+)
+from .checker import Check, MathChecker, list_items
 from .literals import Scalar, normalize, parse_literal, unit_of
 
 # The answer tag first (even truncated: R1-style prompts ask for it), then the later of the last box and
@@ -24,35 +36,74 @@ MATH_EXTRACTORS = ("open_answer_tag", "final_statement", "gsm8k")
 UNMARKED_EXTRACTORS = ("last_math", "bare", "last_number")
 
 
-def find_answer(text: str, *, last_number: bool = True) -> Extraction | None:
+def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadable | None:
     """The completion's final answer by the math family's policy, whatever its length (callers reject
     over-long answers with a reason that says so): ``MATH_EXTRACTORS``, then, unless ``last_number`` is
-    False, the last math span, a bare answer and the last number that stands alone."""
-    extractors = (*MATH_EXTRACTORS, *UNMARKED_EXTRACTORS) if last_number else MATH_EXTRACTORS
-    found = extract_answer(text, extractors, max_chars=None)
-    if found is not None and found.how == "open_answer_tag" and last_number and bare(found.answer, None) is None:
-        inner = extract_answer(found.answer, UNMARKED_EXTRACTORS, max_chars=None)  # prose in the tag: read it
-        return found if inner is None else Extraction(inner.answer, found.how)
+    False, the last math span, a bare answer and the last number that stands alone, read only after the
+    last "the answer is" (never past a stated answer) and never in a completion cut off mid-sentence.
+    :class:`Unreadable` when a stated answer cannot be read faithfully (``the answer is 5 or more``)."""
+    found = extract_answer(text, MATH_EXTRACTORS, max_chars=None)
+    if isinstance(found, Extraction) and found.how == "open_answer_tag" and last_number and bare(found.answer, None) is None:
+        inner = _unmarked(found.answer)  # prose in the tag: read it
+        return found if inner is None else Extraction(inner.answer, found.how) if isinstance(inner, Extraction) else inner
+    if found is not None or not last_number:
+        return found
+    return _unmarked(after_statement(text))
+
+
+def _unmarked(text: str) -> Extraction | Unreadable | None:
+    """An unmarked answer (the last math span, a bare answer, the last number), unless the text was cut off."""
+    found = extract_answer(text, UNMARKED_EXTRACTORS, max_chars=None)
+    if isinstance(found, Extraction) and found.how != "bare" and looks_truncated(text):
+        return Unreadable("the text stops mid-sentence (cut off?): its tail is no final answer", found.how)
     return found
 
 
 def gold_answer(gold: Any) -> str | None:
-    """The answer inside a gold column value: its last ``\\boxed{}``, GSM8K's ``#### x``, the value itself
-    when it is a bare answer, else what a reader finds in it (a full solution's "the answer is", math span)."""
+    """The answer inside a gold column value: its last ``\\boxed{}``, GSM8K's ``#### x``, what a reader finds in
+    it (a bare answer, its math spans, its last number), but never one part of a gold that holds other
+    values: a one-line gold such as ``(2, 6), (1, n) \\text{ for any } n \\ge 1`` is the answer as a whole."""
     if gold is None or isinstance(gold, bool):
         return None
     text = str(gold).strip()
     if not text:
         return None
-    return gsm8k(text, None) or read_answer(text, None) or text
+    marked = gsm8k(text, None) or final_statement(text, None)
+    if isinstance(marked, str):
+        return marked
+    found = read_answer(text, None)
+    if not isinstance(found, str):
+        return text
+    if found == text or "\n" in text or _SENTENCE.search(text):
+        return found  # a bare answer, or a full solution (several sentences): what a reader finds in it
+    digits = sum(char.isdigit() for char in text) - sum(char.isdigit() for char in found)
+    return found if digits == 0 else text
+
+
+_SENTENCE = re.compile(r"[.!?]\s+[A-Z]")
+
+
+class _Gold(NamedTuple):
+    """A gold column value read once (golds repeat every step and epoch: cached)."""
+
+    text: str  # normalised; a gold offering alternatives ("n = 1 or n = 2") as the list of its values
+    unit: str | None
+    is_number: bool
+    comma: str  # read with decimal commas ("1,22" is 1.22), for answers that are one number
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def _gold(value: str, max_chars: int) -> str | None:
-    """The normalised gold answer of a gold column value (golds repeat every step and epoch: cached);
-    an answer longer than ``max_chars`` comes back as written, for the caller to report."""
+def _gold(value: str, max_chars: int) -> _Gold | str | None:
+    """The gold of a gold column value; an answer longer than ``max_chars`` comes back as written, for the
+    caller to report, and None when there is none."""
     answer = gold_answer(value)
-    return answer if answer is None or len(answer) > max_chars else normalize(answer)
+    if answer is None or len(answer) > max_chars:
+        return answer
+    values = [normalize(part) for part in alternatives(answer)]
+    text = values[0] if len(values) == 1 else ", ".join(values)
+    if not text or len(text) > max_chars:
+        return text or None
+    return _Gold(text, unit_of(answer), isinstance(parse_literal(text), Scalar), normalize(answer, decimal_comma=True))
 
 
 class MathReward(Reward):
@@ -85,48 +136,55 @@ class MathReward(Reward):
     def score_batch(self, batch: Batch) -> list[Score]:
         golds = batch.column(self.column)
         scores: list[Score | None] = [None] * len(batch)
-        pending: dict[int, tuple[str, str]] = {}
+        pending: dict[int, list[tuple[str, str]]] = {}
         for i, (text, gold) in enumerate(zip(batch.texts, golds, strict=True)):
             outcome = self._prepare(text, gold)
             if isinstance(outcome, Score):
                 scores[i] = outcome
             else:
                 pending[i] = outcome
-        checks = self.checker.compare(list(pending.values()))
-        for (i, (gold, answer)), check in zip(pending.items(), checks, strict=True):
-            scores[i] = self._score(check, gold, answer)
+        checks = iter(self.checker.compare([pair for pairs in pending.values() for pair in pairs]))
+        for i, pairs in pending.items():
+            scores[i] = self._combined([self._score(next(checks), *pair) for pair in pairs])
         return scores  # type: ignore[return-value]
 
-    def _prepare(self, text: str | None, gold_value: Any) -> Score | tuple[str, str]:
-        """A final score for rows decided without a parser, else the normalised (gold, answer) pair."""
+    def _prepare(self, text: str | None, gold_value: Any) -> Score | list[tuple[str, str]]:
+        """A final score for rows decided without a parser, else the normalised (gold, answer) pairs to check:
+        one, or one per value the answer offers (``5 or 6``), each of which must equal the gold."""
         if text is None:
             return Score(None, "no text")
         if gold_value is None or isinstance(gold_value, bool) or not str(gold_value).strip():
             return Score(None, f"no gold answer in column {self.column!r}")
         gold_text = str(gold_value).strip()
         gold = _gold(gold_text, self.max_answer_chars) if len(gold_text) <= 20 * self.max_answer_chars else None
-        if not gold or len(gold) > self.max_answer_chars:
+        if not isinstance(gold, _Gold):
             return Score(None, f"gold unparseable: no answer of at most {self.max_answer_chars} chars found in it")
         found = find_answer(text, last_number=self.last_number)
         if found is None:
             return Score(0.0, "no answer found", False)
+        if isinstance(found, Unreadable):
+            return Score(0.0, f"no answer: {found.reason}", False)
         if len(found.answer) > self.max_answer_chars:
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False)
-        units = unit_of(gold_answer(gold_text) or ""), unit_of(found.answer)
-        if None not in units and units[0] != units[1]:
-            return Score(0.0, f"not equal: {_short(found.answer)} is in {units[1]}, the gold in {units[0]}", False)
-        gold_is_number = isinstance(parse_literal(gold), Scalar)
-        answer = normalize(found.answer, decimal_comma=gold_is_number)
-        if not answer:
+        offered = alternatives(found.answer)
+        if not all(offered):
+            return Score(0.0, f"no answer: a hedge, {_short(found.answer)!r} leaves an alternative empty", False)
+        unit = unit_of(found.answer)
+        if None not in (gold.unit, unit) and gold.unit != unit:
+            return Score(0.0, f"not equal: {_short(found.answer)} is in {unit}, the gold in {gold.unit}", False)
+        answers = [normalize(value, decimal_comma=gold.is_number) for value in offered]
+        if not all(answers):
             return Score(0.0, "no answer found", False)
-        if not gold_is_number and isinstance(parse_literal(answer), Scalar):  # "1,22" gold, "1.22" answer
-            gold = normalize(gold_answer(gold_text) or gold_text, decimal_comma=True)
-        return gold, answer
+        if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and all(len(list_items(a)) == 1 for a in answers):
+            answers = [", ".join(answers)]  # "x = 1 or x = 2" for the gold's two solutions "1, 2"
+        if len(answers) == 1 and not gold.is_number and isinstance(parse_literal(answers[0]), Scalar):
+            return [(gold.comma, answers[0])]  # "1,22" gold, "1.22" answer
+        return [(gold.text, answer) for answer in answers]
 
     def _score(self, check: Check, gold: str, answer: str) -> Score:
-        how = f" ({check.detail})" if check.detail == "compared as written" else ""
+        how = f" ({check.detail})" if check.detail not in ("", "exact", "as written") else ""
         if check.status == "equal":
-            return Score(1.0, f"correct: {_short(answer)}{how}", True)
+            return Score(1.0, f"correct: {_short(answer)}{how if check.detail == 'compared as written' else ''}", True)
         if check.status == "not equal":
             return Score(0.0, f"not equal: {_short(answer)} vs {_short(gold)}{how}", False)
         if check.status == "answer unparseable":
@@ -136,6 +194,19 @@ class MathReward(Reward):
         if check.status == "timeout":
             return Score(self.timeout_score, f"timeout after {self.checker.timeout:g} s", None, "timeout")
         return Score(None, f"error: {check.detail}", None, "error")
+
+    @staticmethod
+    def _combined(scores: list[Score]) -> Score:
+        """One score for the values an answer offers: 1.0 only when every one is right; a wrong one decides."""
+        if len(scores) == 1:
+            return scores[0]
+        wrong = next((score for score in scores if score.verdict is False), None)
+        if wrong is not None:
+            return Score(0.0, f"several values offered, not all right: {wrong.reason}", False)
+        undecided = next((score for score in scores if score.verdict is None), None)
+        if undecided is not None:
+            return undecided
+        return Score(1.0, "correct: every value offered " + "; ".join(score.reason for score in scores), True)
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -1,0 +1,117 @@
+"""The answer statement, read faithfully (issue 20): one property test per class of misreading.
+
+Each class comes from the held-out-style generator of ``bench/math_cases.py`` (random golds of many shapes,
+wrong values by small perturbations, distractors, re-spellings): in every construction a wrong value never
+scores 1 (for `math` and for `exact_match`), and the gold written faithfully always scores 1 with `math`.
+A wrong answer's 0 carries a reason that names what was refused.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from bench_modules import load_bench
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rewardhub
+from rewardhub.rewards.math import MathReward
+
+CASES = load_bench("math_cases")
+PROPERTY = settings(max_examples=12, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
+seeds = st.lists(st.integers(0, 2**32 - 1), min_size=12, max_size=12)
+
+
+@pytest.fixture(scope="module")
+def math_reward():
+    return MathReward(timeout=10, workers=2)
+
+
+@pytest.fixture(scope="module")
+def exact_match():
+    return rewardhub.get("exact_match")
+
+
+def _batch(kind: str, seeds: list[int]):
+    return [CASES.CLASSES[kind](random.Random(seed)) for seed in seeds]
+
+
+@pytest.mark.parametrize("kind", list(CASES.CLASSES))
+@PROPERTY
+@given(seeds=seeds)
+def test_math_pays_exactly_the_faithful_answers(math_reward, kind, seeds):
+    cases = _batch(kind, seeds)
+    result = math_reward.evaluate(["q"] * len(cases), [c.completion for c in cases], solution=[c.gold for c in cases])
+    wrong = [(c.gold, c.completion[-90:], s.reason) for c, s in zip(cases, result.scores, strict=True)
+             if (s.value == 1.0) != c.truth]  # fmt: skip
+    assert wrong == []
+    assert all(s.reason for s in result.scores)
+
+
+@pytest.mark.parametrize("kind", list(CASES.CLASSES))
+@PROPERTY
+@given(seeds=seeds)
+def test_exact_match_never_pays_a_wrong_answer(exact_match, kind, seeds):
+    cases = _batch(kind, seeds)
+    values = exact_match(["q"] * len(cases), [c.completion for c in cases], solution=[c.gold for c in cases])
+    assert [(c.gold, c.completion[-90:]) for c, v in zip(cases, values, strict=True) if v == 1.0 and not c.truth] == []
+
+
+@pytest.mark.parametrize(
+    ("gold", "completion", "reason"),
+    [
+        (r"\frac{1}{12}", r"The answer is $\frac{1}{12}$ or 1.", "several values offered, not all right"),
+        ("5", "The answer is 5 or more.", "no answer: a hedge"),
+        ("3", "The answer is 5 apples and 3 oranges.", "no answer: several values in the answer statement"),
+        ("5", "The answer is at least 5.", "no answer: a bound or an estimate"),
+        ("5", "The answer is 5?", "no answer: the answer is asked"),
+        ("18", r"\boxed{18} Wait, I made an error. It should be 20.", "no answer: the stated answer '18' is taken back"),
+        ("2", "... so (2) Now, for the next part, we need to", "no answer found"),
+        ("3", "Hence we have 3 cases to", "no answer: the text stops mid-sentence"),
+        ("1011_2", r"\boxed{1011_3}", "not equal: 1011_3 vs 1011_2 (a number in a base"),
+        ("(2, 9)", r"\boxed{\{2, 9\}}", r"not equal: \{2, 9\} vs (2, 9) (a set is not an interval or a tuple)"),
+        ("(2, 9)", r"\boxed{2, 9}", "(a list of values is not an interval or a tuple)"),
+        (r"(2, 6), (1, n) \text{ for any } n \ge 1", r"\boxed{1}", "(compared as written)"),
+        ("25", "One total is 25.\nTherefore, the answer is fifty-two.", "not equal: 52 vs 25"),
+    ],
+)
+def test_a_refused_construction_says_why(math_reward, gold, completion, reason):
+    score = math_reward.evaluate(["q"], [completion], solution=[gold]).scores[0]
+    assert score.value == 0.0
+    assert reason in score.reason, score.reason
+
+
+@pytest.mark.parametrize(
+    ("gold", "completion"),
+    [
+        (r"2\sqrt{3}", r"\boxed{2√3}"),
+        (r"(-\infty, 3)", "The answer is (−∞, 3)."),
+        ("1000", "So x = 1,000"),
+        (r"2\frac{1}{2}", "So x = 2 1/2"),
+        ("1", "the answer is one"),
+        ("76", "The answer is seventy six."),
+        ("odd", "So the number is $odd$."),
+        ("255", "The value is $0xff$."),
+        ("35", r"\boxed{35.0\%}"),
+        ("80", "The answer (arabic numerals) is 80.\n\nI also thought about 7 and 9 for a while, then dropped them."),
+        (r"6.02\times10^{23}", r"\boxed{6.02e23}"),
+        (r"\frac{1}{2}", r"The answer is $\frac{1}{2}$, or equivalently $0.5$."),  # one value, twice
+        ("1, 2", "The solutions are $x = 1$ or $x = 2$."),  # the gold's two solutions
+        ("12", "The answer is 12 because there are 3 boxes of 4."),  # the reason after it is no answer
+        ("7", "The answer is 16 - 9 = 7."),  # the result of the arithmetic
+        ("3.14", "The answer is approximately 3.14."),  # a rounded answer
+    ],
+)
+def test_correct_answers_in_these_notations_score(math_reward, gold, completion):
+    score = math_reward.evaluate(["q"], [completion], solution=[gold]).scores[0]
+    assert score.value == 1.0, score.reason
+
+
+def test_exact_match_takes_the_last_statement_and_keeps_matrix_shape(exact_match):
+    completions = [r"\boxed{18} Wait, I made an arithmetic error above. Fixing it, the correct answer is 20.",
+                   r"\boxed{\begin{pmatrix}1 & 2\end{pmatrix}}", r"\boxed{\begin{pmatrix}1 \\ 2\end{pmatrix}}",
+                   r"The answer is $\frac{1}{12}$ or 1.", "the answer is fifty-two"]  # fmt: skip
+    golds = ["18", r"\begin{pmatrix}1 \\ 2\end{pmatrix}", r"\begin{pmatrix}1 \\ 2\end{pmatrix}", r"\frac{1}{12}", "52"]
+    assert exact_match(["q"] * 5, completions, solution=golds) == [0.0, 0.0, 1.0, 0.0, 1.0]
