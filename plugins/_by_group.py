@@ -33,12 +33,13 @@ def needs_groups(reward: Any) -> bool:
 
 
 def evaluate_by_group(rewards: RewardSet, batch: Batch, keys: Sequence[Hashable]) -> SetResult:
-    """Every member's result on ``batch``, group rewards scoring each key's rows as one batch."""
-    if not any(needs_groups(m.reward) for m in rewards.members):
-        return rewards.evaluate_batch(batch)
+    """Every member's result on ``batch``, group rewards scoring each key's rows as one batch; the
+    keys are also the groups ``normalize_then_sum`` normalises within."""
     groups: dict[Hashable, list[int]] = {}
     for i, key in enumerate(keys):
         groups.setdefault(key, []).append(i)
+    if not any(needs_groups(m.reward) for m in rewards.members):
+        return rewards.evaluate_batch(batch, groups=list(groups.values()))
     components = {}
     for member in rewards.members:
         if not needs_groups(member.reward):

@@ -240,3 +240,17 @@ def test_routing_keeps_group_rewards_and_gates_working(core_registry):
 def test_async_rewards_are_routed_too(core_registry):
     rewards = rewardhub.load({"rewards": [{"name": "t_async_len", "when": {"column": "task", "in": ["a"]}}]})
     assert rewards.evaluate(["p", "p"], ["abc", "abcdef"], task=["a", "b"]).totals == [3.0, None]
+
+
+def test_normalize_then_sum_by_caller_keys_normalises_within_each_key(core_registry):
+    """verl's rows carry no prompt: the groups are the caller's keys (its ``uid``), also for the aggregate."""
+    from rewardhub import evaluate_by_group
+
+    rewards = rewardhub.load({"aggregate": "normalize_then_sum", "rewards": [LENGTHS, FLAKY]})
+    completions = ["x" * 100, "x" * 3, "skip x", "xxxxx", "x" * 7, "x" * 9]
+    keys = ["u1", "u2", "u1", "u2", "u1", "u2"]
+    result = evaluate_by_group(rewards, Batch([None] * 6, completions, {}), keys)
+    groups = [[0, 2, 4], [1, 3, 5]]
+    expected = reference_normalize_then_sum(result.component_values(), {"chars": 1.0, "flaky": 0.5}, groups)
+    assert result.totals == pytest.approx(expected)
+    assert all(t is not None and math.isfinite(t) for t in result.totals)
