@@ -11,6 +11,7 @@ answer's number are dropped (``18 dollars`` = ``18``, never ``5 or more`` = ``5`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +29,9 @@ from .extract import (
     extract_answer,
     number_before_unit,
 )
+
+
+_UNIT_MARK = re.compile(r"\\circ|°|\\(?:text|mathrm|mbox)\s*\{\s*[A-Za-z]")  # 90^\circ, 5\text{ cm}
 
 
 class ExactMatch(Reward):
@@ -87,7 +91,9 @@ class ExactMatch(Reward):
 
     def _matches(self, answer: str, references: dict[str, str]) -> bool:
         got = self.normalize(answer)
-        if got not in references and any(canonical_number(reference) for reference in references):
+        if got not in references and any(
+            canonical_number(key) and not _UNIT_MARK.search(written) for key, written in references.items()
+        ):  # unit words are dropped for a reference that is a number, never for one with a unit of its own (90^\circ)
             number = number_before_unit(answer)
             got = self.normalize(number) if number is not None else got
         return got in references

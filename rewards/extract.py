@@ -37,6 +37,9 @@ _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 _ANSWER_IS = re.compile(
     r"answer\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|would be|should be|will be|must be)\b:?|:)", re.IGNORECASE
 )  # also "**Answer**: 12", "the answer would be 12"
+# "another valid answer is", "an alternative answer would be", "the other possible answer is": a second answer.
+_ANOTHER_ANSWER = re.compile(r"(?<![A-Za-z])(?:another|alternative|alternate|other|second|also)(?:\s+[A-Za-z]+)?\s+$",
+                             re.IGNORECASE)  # fmt: skip
 _SENTENCE_END = re.compile(r"\.(?:\s|$)")
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|\n")
 _HOPE = "i hope it is correct"  # the MATH few-shot sign-off, found case-insensitively
@@ -51,7 +54,14 @@ _OR_REMARK = re.compile(r"\s*\(\s*((?:and/)?or\b[^()]*)\)")  # "12 (or possibly 
 _PHRASE_SEPARATOR = re.compile(r"\s*,?\s*(?<![A-Za-z\\])(?:(?:and/)?or|but)(?![A-Za-z])\s*", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 # After a stated answer, words that take it back: "Wait, I made an error", "Actually", "it should be".
-_RETRACTIONS = ("wait", "actually", "oops", "mistake", "error", "wrong", "incorrect", "correction", "should be", "instead")
+_RETRACTIONS = ("wait", "actually", "oops", "mistake", "error", "wrong", "incorrect", "correction", "should be", "instead",
+                "second thought", "hold on", "hmm", "scratch that", "no,", "nope", "let me", "redo", "recount", "recheck",
+                "recompute", "recalculate", "recalculating", "reconsider", "reconsidering", "rethink", "revise", "revised",
+                "miscalculated", "miscalculation", "miscounted", "misread", "slipped", "typo", "not right", "not correct",
+                "re-examine", "rechecking", "recomputing", "recounting", "redoing", "update", "updated")  # fmt: skip
+# Characters that show nothing (zero-width spaces and joiners, soft hyphens, direction marks): a reader sees the text
+# without them, so "o\u200br" is "or" and "W\u200bait" is "Wait".
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
 _CHAIN = frozenset("0123456789 .,+-*/×÷=^()·")  # the arithmetic that ends on a result: "16 - 3 - 4 = 9"
 # Words and signs before a value that make it a bound or an estimate: "at least 5", "about 5", "x \ge 3".
 _BOUND = re.compile(r"(?<![A-Za-z])(?:at least|at most|more than|less than|fewer than|greater than|no more than|up to)"
@@ -75,8 +85,9 @@ _ONE_TOKEN = re.compile(r"[A-Za-z0-9_']+")
 _WORD_START = re.compile(r"\s*[A-Za-z\\({\[]")  # "$not odd$" is math: currency signs come before amounts
 _DANGLING = re.compile(r"(?:[-+*/=<>^_]|\\(?:times|cdot|div|pm|mp|leq?|geq?|neq|approx))\s*$")
 # Between two boxes (or spans) that together form one answer: only separators and spacing.
-_GAP_NOISE = re.compile(r"\\(?:quad|qquad|text\w*|mbox|mathrm)(?![A-Za-z])|\\[,;:! ()\[\]]|[\s$,;.&{}]")
+_GAP_NOISE = re.compile(r"\\(?:quad|qquad|text\w*|mbox|mathrm)(?![A-Za-z])|\\[,;:! ()\[\]]|[\s$,;.&{}()]")
 _SEPARATORS = frozenset({"and", "or"})
+_HEDGE_JOINERS = frozenset({"alternatively", "possibly", "perhaps", "maybe"})  # between boxes, they offer an "or"
 _UNFINISHED = frozenset(",:;=+-/\\({[&^_|<\u2013\u2014")  # a text ending on these was cut off mid-sentence
 _SPECIAL_TOKEN = re.compile(r"<\|[A-Za-z_]+\|>")  # chat template tokens: <|im_start|>, <|endoftext|>
 _MAX_GAP = 80
@@ -103,13 +114,24 @@ _LABEL_WORDS = frozenset(
 )
 _NUMBER_WORD = "(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
 # A number in words: "fifty-two", "one hundred and five", "Four" (read by rewards/number_words.py).
-_NUMBER_PHRASE = re.compile(rf"(?<![A-Za-z])(?:a\s+)?{_NUMBER_WORD}(?:(?:\s+and\s+|[\s-]+){_NUMBER_WORD})*(?![A-Za-z])",
+_NUMBER_PHRASE = re.compile(rf"(?<![A-Za-z])(?:a\s+|(?:minus|negative)\s+)?{_NUMBER_WORD}(?:(?:\s+and\s+|[\s-]+){_NUMBER_WORD})*(?![A-Za-z])",
                             re.IGNORECASE)  # fmt: skip
 _DETERMINERS = frozenset(
     "each every the this that these those any no which another only first last a such some all both our their"
     " its his her my your".split()
 )
 _PRONOUN_AFTER = frozenset({"of", "another", "by", "more", "at"})
+# Words right before a value that deny it or make another value of it: "not 25", "it cannot be $x$", "anything
+# except 25", "twice 25", "the square root of $25$" (only filler words may stand between them and the value).
+_NOT_THE_VALUE = re.compile(
+    r"(?<![A-Za-z'])(?:not|never|cannot|can't|isn't|aren't|wasn't|weren't|won't|neither|nor|except|excluding|besides"
+    r"|without|other\s+than|rather\s+than|instead\s+of|anything\s+but|twice|thrice|double|triple|quadruple"
+    r"|(?:half|third|quarter|root|reciprocal|square|cube|inverse|negative|opposite|multiple|factor|divisor|fraction"
+    r"|power|logarithm|log|complement|percent|%)\s+of)"
+    r"(?:\s+(?:be|equal|equals|to|exactly|just|simply|possibly|necessarily|the|a|an|value|number))*[\s$(\\{]*$",
+    re.IGNORECASE,
+)
+_MODIFIER_WINDOW = 48
 
 
 class Extraction(NamedTuple):
@@ -132,9 +154,10 @@ class Unreadable(NamedTuple):
 
 
 OR = " \\text{ or } "  # how alternatives are joined in an extracted answer
-_OR_WORD = re.compile(r"(?<![A-Za-z\\])or(?![A-Za-z])", re.IGNORECASE)
+_OR_WORD = re.compile(r"(?<![A-Za-z\\])(?:or|alternatively|possibly|perhaps|maybe)(?![A-Za-z])", re.IGNORECASE)
 _OR_SEPARATOR = re.compile(
-    r"\s*(?:\\(?:text\w*|mbox|mathrm)\s*\{\s*(?:and/)?or\s*\}|(?<![A-Za-z\\])(?:and/)?or(?![A-Za-z]))\s*", re.IGNORECASE
+    r"\s*(?:\\(?:text\w*|mbox|mathrm)\s*\{\s*(?:and/)?or\s*\}|(?<![A-Za-z\\])(?:and/)?or(?![A-Za-z])|\\(?:lor|vee)(?![A-Za-z]))\s*",
+    re.IGNORECASE,
 )
 _EITHER = re.compile(r"^\s*(?:\\(?:text\w*|mbox|mathrm)\s*\{\s*either\s*\}|either(?![A-Za-z]))\s*", re.IGNORECASE)
 
@@ -262,10 +285,11 @@ def _separator_gap(gap: str, other_words: int = _MAX_GAP_WORDS) -> bool:
         return False
     words = _GAP_NOISE.sub(" ", gap).split()
     separators = sum(word.lower() in _SEPARATORS for word in words) + gap.count(",") + gap.count(";")
-    others = len(words) - sum(word.lower() in _SEPARATORS for word in words)
+    hedges = sum(word.lower() in _HEDGE_JOINERS for word in words)  # "(alternatively", ", or perhaps"
+    others = len(words) - sum(word.lower() in _SEPARATORS for word in words) - hedges
     if others and "\n" in gap:
         return False
-    return not words or (0 < separators <= 2 and others <= other_words)
+    return not words or ((0 < separators <= 2 or (hedges and not separators)) and others <= other_words)
 
 
 # ----- answer tags, GSM8K, "the answer is" -------------------------------------------------------------
@@ -339,6 +363,8 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     last = _last_match(_ANSWER_IS, text)
     if last is None:
         return None
+    if _ANOTHER_ANSWER.search(text, max(0, last.start() - 40), last.start()):
+        return Unreadable(f"another answer offered beside a first one: {_squeeze(text[max(0, last.start() - 40) : last.end() + 40])!r}")
     line_end = text.find("\n", last.end())
     rest = text[last.end() : line_end if line_end >= 0 else len(text)]
     hope = rest.lower().find(_HOPE)
@@ -424,6 +450,8 @@ def _read_value(
         spans = [(start - lead, end - lead, content) for start, end, content in spans if end - lead <= len(phrase)]
     if len(spans) == 1 and not phrase[: spans[0][0]].strip() and not phrase[spans[0][1] :].strip(" .,;"):
         return _bounded(_clean_span(spans[0][2]), max_chars)
+    if len(spans) == 1 and _modified(phrase, spans[0][0], spans[0][1]):
+        return Unreadable(f"the value is denied or changed by the words around it: {_squeeze(phrase)!r}")
     worded = number_in_words(phrase)
     if worded is not None:
         return worded
@@ -496,8 +524,21 @@ def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str 
         candidates.append((statement.start(), sentence.end() if sentence else len(text), answer_is))
     if tag >= 0 and close >= 0:
         candidates.append((tag, close + len(_CLOSE_TAG), answer_tag))
-    _, end, extractor = max(candidates, key=lambda candidate: candidate[0])
+    start, end, extractor = max(candidates, key=lambda candidate: candidate[0])
+    if _open_box(text) > start:
+        return Unreadable("the last box is left open: the text stops inside its answer (cut off?)")
     return None if extractor is None else unless_revised(text, end, extractor(text, max_chars))
+
+
+def _open_box(text: str) -> int:
+    """Start of the last box command when its brace never closes (a completion cut off inside it), else -1."""
+    command, start = max(((command, text.rfind(command)) for command in _BOX_COMMANDS), key=lambda found: found[1])
+    if start < 0:
+        return -1
+    i = start + len(command)
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    return start if i < len(text) and text[i] == "{" and _matching_brace(text, i, len(text)) is None else -1
 
 
 def unless_revised(text: str, end: int, found: str | Unreadable | None) -> str | Unreadable | None:
@@ -506,13 +547,26 @@ def unless_revised(text: str, end: int, found: str | Unreadable | None) -> str |
     if not isinstance(found, str):
         return found
     retraction = next(_words_in(text, _RETRACTIONS, end), None)
-    later = _last_match(_NUMBER_TOKEN, text[retraction[1] :]) if retraction is not None else None
+    later = _later_value(text[retraction[1] :]) if retraction is not None else None
     if later is None:
         return found
-    stated = canonical_number(found)
-    if stated is not None and canonical_number(later.group().replace("−", "-")) == stated:
+    value = found.rsplit("=", 1)[-1]  # "x = 18": its value
+    stated = canonical_number(value)
+    if (stated is not None and canonical_number(later.replace("−", "-")) == stated) or "".join(later.split()) == "".join(
+        value.split()
+    ):
         return found  # "Wait, let me check: yes, 18."
     return Unreadable(f"the stated answer {_squeeze(found)!r} is taken back after it ({text[retraction[0] : retraction[1]]!r} ...)")
+
+
+def _later_value(text: str) -> str | None:
+    """The last value written in ``text``: its last math span (the result of an equation in it: ``$2 + 3 = 5$`` is
+    5) or its last number, whichever ends later."""
+    number = _last_match(_NUMBER_TOKEN, text)
+    spans = math_spans(text)
+    if spans and (number is None or spans[-1][1] >= number.end()):
+        return _clean_span(spans[-1][2]).rsplit("=", 1)[-1].strip()
+    return None if number is None else number.group()
 
 
 # ----- math spans ----------------------------------------------------------------------------------------
@@ -621,12 +675,15 @@ def last_math(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None
         return None  # no span, or a truncated completion
     if _later_sentence_number(text, spans[-1][1], spans[-1][2]):
         return None
-    parts, gaps = [_clean_span(spans[-1][2])], []
-    for (_, end, content), (next_start, _, _) in zip(reversed(spans[:-1]), reversed(spans[1:]), strict=True):
+    parts, gaps, first = [_clean_span(spans[-1][2])], [], spans[-1][0]
+    for (start, end, content), (next_start, _, _) in zip(reversed(spans[:-1]), reversed(spans[1:]), strict=True):
         if not _separator_gap(text[end:next_start], other_words=0):
             break
         parts.append(_clean_span(content))
         gaps.append(text[end:next_start])
+        first = start
+    if _modified(text, first, spans[-1][1]):
+        return None  # "It cannot be $15\\%$.", "twice $x$": the value is not the answer, and no other is
     return _bounded(_joined(parts, gaps), max_chars)
 
 
@@ -783,7 +840,7 @@ def _label(text: str, start: int, end: int) -> bool:
         return True
     line_start = text.rfind("\n", 0, start) + 1
     opening = text[line_start:start].strip()
-    after = text[end : end + 3]
+    after = text[end : end + 5].replace("*", "")[:3]  # "**2.** Then"
     if opening in ("", "(", "**", "**(") and after[:1] in ".)" and after[1:2] in (" ", "\t") and after[2:3].strip():
         return True  # "2. Next" or "2) Next" or "(2) Next" at the start of a line
     return text[start - 1 : start] == "(" and after[:1] == ")" and after[1:2] == " " and after[2:3].isupper()
@@ -819,6 +876,15 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
     return True
 
 
+def _modified(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``text[start:end]`` is denied or made into another value by the words around it
+    (``cannot be 25``, ``twice $x$``, ``the square root of $25$``, ``$5$ million``, ``$\\frac{9}{16}$ times ten``)."""
+    if _NOT_THE_VALUE.search(text, max(0, start - _MODIFIER_WINDOW), start):
+        return True
+    word = _NEXT_WORD.match(text, end)
+    return word is not None and word.group(1).lower() in _VALUE_WORDS
+
+
 def _hedged(text: str, start: int, end: int) -> bool:
     """``5 or more``, ``2 million``, ``3 times``, ``5 or 6``, ``10 minus 3``, ``at least 5``, ``n \\ge 3``: the
     number is hedged, scaled or a bound (it is not the answer), or an operand of arithmetic (``16 - 3``,
@@ -826,10 +892,7 @@ def _hedged(text: str, start: int, end: int) -> bool:
     before = _WORD_BEFORE.search(text, max(0, start - 14), start)
     if before is not None and before.group(1).lower() in _SCALING_BEFORE:
         return True
-    if _BOUND_BEFORE.search(text, max(0, start - 12), start):
-        return True
-    word = _NEXT_WORD.match(text, end)
-    if word is not None and word.group(1).lower() in _VALUE_WORDS:
+    if _BOUND_BEFORE.search(text, max(0, start - 12), start) or _modified(text, start, end):
         return True
     return _operand_before(text, start) or _operand_after(text, end)
 
@@ -920,6 +983,7 @@ def extract_answer(
     """
     if not isinstance(text, str):
         return None
+    text = visible(text)
     for name in extractors:
         answer = EXTRACTORS[name](text, max_chars)
         if isinstance(answer, Unreadable):
@@ -927,6 +991,12 @@ def extract_answer(
         if answer is not None:
             return Extraction(answer, name)
     return None
+
+
+def visible(text: str) -> str:
+    """``text`` as a reader sees it: without the characters that show nothing (zero-width spaces, soft hyphens,
+    direction marks), which would otherwise hide an "or" or a "wait" from the reader."""
+    return text if text.isascii() else _INVISIBLE.sub("", text)
 
 
 # ----- normalisation ---------------------------------------------------------------------------------

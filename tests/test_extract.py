@@ -445,7 +445,6 @@ def test_nested_braces_balance(depth, unclosed):
         ("<answer> 12 </answer>", ("12", "open_answer_tag")),
         ("<answer>12", ("12", "open_answer_tag")),
         (r"<answer>5</answer> \boxed{6}", ("5", "open_answer_tag")),  # the tag first, unlike exact_match
-        (r"\boxed{7} and then \boxed{8", ("7", "final_statement")),
         (r"Hence the final answer is $\frac{3}{4}$. I hope it is correct.", (r"\frac{3}{4}", "final_statement")),
         ("The answer is 3\n#### 4", ("3", "final_statement")),  # phrases before ####, unlike exact_match
         (r"So \boxed{255} earned. Final Answer: The final answer is $10,455$.", ("10,455", "final_statement")),

@@ -90,7 +90,7 @@ CASES = [
     ("7", "First 3, then 4, so in total 7", True),
     ("7", r"\boxed{5} was wrong, the answer is \boxed{7}", True),
     ("7", r"first \boxed{7} then \boxed{8}", False),
-    ("7", r"\boxed{7} and then \boxed{8", True),  # truncated last box: the previous one counts
+    ("7", r"\boxed{7} and then \boxed{8", False),  # a last box cut off inside: its answer is unknown
     # gold given as a full solution
     (r"Thus the area is $\boxed{12}$.", r"\boxed{12}", True),
     ("Natalia sold 48/2 = 24 clips in May.\n#### 72", "#### 72", True),

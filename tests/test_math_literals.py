@@ -101,7 +101,8 @@ def test_decimal_comma_only_when_asked():
 @pytest.mark.parametrize(
     ("answer", "unit"),
     [("5 km", "km"), (r"5\text{ cm}", "cm"), ("18 dollars", "dollar"), ("3 hours", "hour"), ("2 hrs", "hour"),
-     ("5 apples", None), ("5", None), (r"15\mbox{ cm}^2", None), ("x km", None)],
+     ("5 apples", None), ("5", None), (r"15\mbox{ cm}^2", "cm^2"), ("x km", None),
+     ("90^\\circ", "degree"), ("2 \\text{ rad}", "radian")],
 )
 def test_unit_of(answer, unit):
     assert unit_of(answer) == unit

@@ -19,7 +19,8 @@ PATHOLOGICAL = {
         "1",
         {"answer too long (20001 chars > 1000)"},
     ),
-    "unclosed 10k braces": ("{" * 10_000 + r"\boxed{" + "{" * 10_000, "1", {"no answer found"}),
+    "unclosed 10k braces": ("{" * 10_000 + r"\boxed{" + "{" * 10_000, "1",
+                            {"no answer: the last box is left open: the text stops inside its answer (cut off?)"}),
     "1 MB completion": ("Let me think. " * 75_000 + r"So \boxed{7}.", "7", {"correct: 7"}),
     "1 MB of digits": ("1" * 1_000_000, "7", {"answer too long (1000000 chars > 1000)"}),
     "nested fractions": (

@@ -20,7 +20,7 @@ from rewardhub import ConfigError
 from rewardhub.workers import WorkerPool, shared_pool
 
 from ..extract import bracket_depths
-from .literals import literal_verdict, parse_literal
+from .literals import has_modulus, literal_verdict, parse_literal
 
 _CACHE_SIZE = 1 << 16  # verdicts remembered across batches (a few MB)
 _SETTLED = frozenset({"equal", "not equal", "answer unparseable", "gold unparseable"})
@@ -33,6 +33,20 @@ _FUNCTIONS = frozenset("sqrt frac sinh cosh tanh arcsin arccos arctan infty prim
 _MEMBER_OF = re.compile(r"^[A-Za-z]\s*\\in\s*")
 _BASE_NUMBER = re.compile(r"([0-9A-Za-z]+)_\{?\(?(\d{1,2})\)?\}?")
 _LIST_SEPARATOR = re.compile(r",(?!\d{3}(?!\d))\s*|;\s*|\s*\\text\{\s*and\s*\}\s*|\s+and\s+")
+# Numbers written side by side with nothing between but space or grouping (``5 5``, ``{5}{5}``, ``\\mathrm{1}25``):
+# TeX shows their digits run together (55, 125), while the parser multiplies them (25).
+_SIDE_BY_SIDE = re.compile(
+    r"(?<![\w.^_{])\d+(?:\.\d+)?(?:\s+|\s*~\s*)\d"
+    r"|(?<![A-Za-z}^_])\{\s*\d+(?:\.\d+)?\s*\}\s*\{?\s*\d"
+    r"|\\(?:text\w*|mathrm|mathbf|mbox)\{\s*\d+(?:\.\d+)?\s*\}\s*\{?\s*\d|\d\s*\\(?:text\w*|mathrm|mathbf|mbox)\{\s*\d"
+)
+# An answer that opens on a relation (``\\le 5``, ``< 5``, ``\\approx 5``) bounds a value it does not name; one
+# holding a negation (``x \\neq 5``, ``\\neg 5``, ``x \\notin S``) denies one. Neither is the value (the parser
+# would read the 5 alone).
+_RELATION_FIRST = re.compile(
+    r"\s*(?:\\(?:leq?|geq?|leqslant|geqslant|neq?|lt|gt|approx|sim|simeq|nless|ngtr|not|neg|lnot)(?![A-Za-z])|[<>≤≥≠¬])"
+)
+_NEGATION = re.compile(r"\\(?:neq?|not|neg|lnot|notin)(?![A-Za-z])|≠|¬|!=")
 _AS_WRITTEN_NOISE = re.compile(r"\\(?:text\w*|mathrm|mbox|operatorname)|[\s{}\\.,;:!?'\"()\[\]]")
 
 # Reading the left side of an equation: subscripts, call arguments and decorations go; a named quantity
@@ -147,6 +161,14 @@ def _in_process_check(gold: str, answer: str) -> Check | None:
     shape = _shape_check(gold, answer)
     if shape is not None:
         return shape
+    if _SIDE_BY_SIDE.search(answer) and not _SIDE_BY_SIDE.search(gold):
+        return Check("not equal", "numbers side by side: their digits run together, they are no product")
+    for find, why in ((_RELATION_FIRST.match, "a relation with no left side: a bound, not a value"),
+                      (_NEGATION.search, "a negation: it denies a value")):  # fmt: skip
+        if find(answer) and not find(gold):
+            return Check("not equal", why)
+    if has_modulus(answer) and not has_modulus(gold):
+        return Check("not equal", "a residue modulo a number, not the value asked for")
     fast = _fast_verdict(gold, answer)
     if fast is not None:
         return Check("equal" if fast else "not equal", "exact")

@@ -34,6 +34,7 @@ _SPACE = re.compile(r"(?<!\\)\\(?:quad(?![A-Za-z])|qquad(?![A-Za-z])| )")
 _PERCENT_WORD = re.compile(r"(?<=\d)\s*(?:percentage|percent|pct)\b")
 _WRAPPER = re.compile(r"\\(?:text|textbf|textnormal|textrm|mathrm|mbox|mathbf)\{([^{}]*)\}")
 _UNIT = re.compile(r"(.*?[\d}])\s*\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{([^{}]*)\}(?:\^\{?\d\}?)?")
+_SCALE_LETTERS = frozenset("kKMBGT")  # thousand, million, billion, giga, tera: never units to drop
 _MODULUS = re.compile(r"\s*(?:\\pmod\s*\{[^{}]*\}|\\pmod\s*\w+|\(\s*\\b?mod\s*\w+\s*\)|\\b?mod\s*\w+)\s*$")
 # 2\frac{1}{2} is two and a half, also inside a product (2\frac{1}{2}\pi), where the parser would multiply
 _MIXED_TEX = re.compile(r"(?<![\w.}^_\\])(\d+)\s*\\frac\{(\d+)\}\{(\d+)\}")
@@ -73,12 +74,15 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     # last words of a longer text ("1 \text{ if } n \text{ is even}, 2 \text{ otherwise}")
     if unit and not _WRAPPER_START.search(unit.group(1)):
         words = unit.group(2).split()
-        units = all(is_unit_word(word) or (len(word) == 1 and word.isalpha()) for word in words)  # \text{ m}
+        units = all(is_unit_word(word) or (len(word) == 1 and word.isalpha() and word not in _SCALE_LETTERS)
+                    for word in words)  # \text{ m}, but never a scale: 25\text{k} is 25000
         s = unit.group(1) if units else " ".join([unit.group(1), *words])
     s = s.removeprefix("\\(").removesuffix("\\)").removeprefix("\\[").removesuffix("\\]").strip()
     s = s.rstrip(".").strip()  # a sentence's full stop
     s = s[:-1].rstrip() if s.endswith("\\") and not s.endswith("\\\\") else s  # a stray backslash
-    s = _MODULUS.sub("", s).replace("\\equiv", "=")
+    if "\\equiv" in s:  # "x \\equiv 3 \\pmod{5}" is x = 3
+        s = _MODULUS.sub("", s).replace("\\equiv", "=")
+    s = _residue(s)
     s = s.strip().removeprefix("=").removesuffix("=").strip()  # a dangling relation sign
     worded = number_in_words(s) if not any(char.isdigit() for char in s) else None
     if worded is not None:
@@ -87,6 +91,22 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     if equation:  # "x = 1,000", "x = 2 1/2": the value after "x =" is spelled like a value alone
         return f"{equation.group(1)} = {_number_spelling(equation.group(2), decimal_comma)}"
     return _number_spelling(s, decimal_comma)
+
+
+_BINARY_MOD = re.compile(r"(-?\d{1,30})\s*\\?b?mod\s*\{?(\d{1,30})\}?")
+_PAREN_MOD = re.compile(r"(-?\d{1,30})\s*(?:\\pmod\s*\{?(\d{1,30})\}?|\(\s*\\?mod\s*(\d{1,30})\s*\))")
+
+
+def _residue(s: str) -> str:
+    """``25 \\bmod 7`` is 4; ``4 \\pmod{7}`` is 4 (a residue already); ``103 \\pmod{102}`` stays as written (a
+    residue class, which the checker tells from a number)."""
+    binary = _BINARY_MOD.fullmatch(s)
+    if binary and int(binary.group(2)):
+        return str(int(binary.group(1)) % int(binary.group(2)))
+    modulo = _PAREN_MOD.fullmatch(s)
+    if modulo and 0 <= int(modulo.group(1)) < int(modulo.group(2) or modulo.group(3)):
+        return modulo.group(1)
+    return s
 
 
 def _number_spelling(s: str, decimal_comma: bool) -> str:
@@ -127,16 +147,33 @@ _UNITS = {
         "week": "week weeks", "month": "month months", "year": "yr yrs year years",
         "ml": "ml milliliter milliliters millilitre millilitres", "l": "l liter liters litre litres",
         "dollar": "dollar dollars", "cent": "cent cents", "euro": "euro euros",
+        "degree": "deg degree degrees", "radian": "rad rads radian radians",
     }.items()
     for unit in spellings.split()
 }  # fmt: skip
-_NUMBER_WITH_UNIT = re.compile(r"\$?\s*-?[\d.,{}]+\s*(?:\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{\s*)?([A-Za-z]+)\}?\.?")
+_NUMBER_WITH_UNIT = re.compile(
+    r"\$?\s*-?[\d.,{}]+\s*(?:\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{\s*)?([A-Za-z]+)\}?(?:\^\{?(\d)\}?)?\.?"
+)
+_NUMBER_IN_DEGREES = re.compile(r"\$?\s*-?[\d.,{}]+\s*(?:\^\s*\{?\s*\\circ\s*\}?|°)\.?")
+
+
+_MODULO = re.compile(r"\\[bp]?mod(?![A-Za-z])|(?<![A-Za-z\\])mod(?![A-Za-z])")
+
+
+def has_modulus(text: str) -> bool:
+    """Whether an answer is taken modulo something (``25 \\bmod 7``, ``103 \\pmod{102}``): a residue, not its number."""
+    return _MODULO.search(text) is not None
 
 
 def unit_of(answer: str) -> str | None:
-    """The unit of a number-and-unit answer (``5 km``, ``5\\text{ km}``) when it is in the table, else None."""
-    match = _NUMBER_WITH_UNIT.fullmatch(answer.strip().replace("$", "").strip())
-    return None if match is None else _UNITS.get(match.group(1).lower())
+    """The unit of a number-and-unit answer (``5 km``, ``5\\text{ km}``, ``5\\text{ km}^2``, ``90^\\circ``) when it
+    is in the table, with its power (``km^2`` is an area, not a length), else None."""
+    text = answer.strip().replace("$", "").strip()
+    if _NUMBER_IN_DEGREES.fullmatch(text):
+        return "degree"
+    match = _NUMBER_WITH_UNIT.fullmatch(text)
+    unit = None if match is None else _UNITS.get(match.group(1).lower())
+    return unit if unit is None or match.group(2) in (None, "1") else f"{unit}^{match.group(2)}"
 
 
 # ----- the exact fast path ---------------------------------------------------------------------------
@@ -459,7 +496,10 @@ def _set_verdict(gold: tuple[Scalar, ...], answer: tuple[Scalar, ...]) -> bool |
 def _scalar_verdict(gold: Scalar, answer: Scalar) -> bool | None:
     if not (gold.rational and answer.rational) and not (gold.percent or answer.percent) and gold.key() == answer.key():
         return True
-    pairs = [(g, a) for g in gold.readings() for a in answer.readings()]
+    if gold.percent and answer.percent:  # both in percent: 0.35% is not 35%, whatever each reads as alone
+        pairs = [(gold.readings()[0], answer.readings()[0])]
+    else:
+        pairs = [(g, a) for g in gold.readings() for a in answer.readings()]
     if gold.rational and answer.rational and any(g == a for g, a in pairs):
         return True
     if any(abs(g - a) <= 1e-5 * max(1, abs(g), abs(a)) for g, a in pairs):

@@ -25,6 +25,7 @@ from ..extract import (
     gsm8k,
     looks_truncated,
     read_answer,
+    visible,
 )
 from .checker import Check, MathChecker, list_items
 from .literals import Scalar, normalize, parse_literal, unit_of
@@ -42,6 +43,7 @@ def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadab
     False, the last math span, a bare answer and the last number that stands alone, read only after the
     last "the answer is" (never past a stated answer) and never in a completion cut off mid-sentence.
     :class:`Unreadable` when a stated answer cannot be read faithfully (``the answer is 5 or more``)."""
+    text = visible(text)
     found = extract_answer(text, MATH_EXTRACTORS, max_chars=None)
     if isinstance(found, Extraction) and found.how == "open_answer_tag" and last_number and bare(found.answer, None) is None:
         inner = _unmarked(found.answer)  # prose in the tag: read it
