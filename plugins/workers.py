@@ -238,7 +238,9 @@ class _Run:
         self.hard = timeout + min(0.5, 0.2 * timeout)
         self.results: list[Outcome | None] = [None] * len(items)
         self.deaths: Counter[int] = Counter()  # item index -> workers that died while it was first in line
-        self.failures = 0
+        self.failures = 0  # failed starts in a row
+        self.last_failure, self.failed_at = "", 0.0
+        self.exhausted = False  # start retries used up: no more starts in this call
 
     def run(self) -> list[Outcome]:
         modules = self.modules
@@ -308,7 +310,10 @@ class _Run:
         kind = message[0]
         if kind == "ready":
             worker.awaiting -= 1
-            self.failures = 0
+            if worker.started > self.failed_at:  # a start after the last failure worked: retries help
+                self.failures = 0
+            if self.exhausted:
+                self._settle_shortfall()
         elif kind == "failed":
             self.pool._kill(worker)
             self._startup_failed(message[1], modules)
@@ -360,27 +365,31 @@ class _Run:
             worker.pending.clear()
 
     def _startup_failed(self, why: str, modules: set[str]) -> None:
-        """Count a failed start and try again until ``start_retries`` is used up; then go on with the
-        workers that did start (a memory limit that fits only some), and raise only if none did."""
+        """Count a failed start and try again, until ``start_retries`` is used up."""
         self.failures += 1
-        if self.failures <= self.pool.start_retries:
+        self.last_failure, self.failed_at = why, time.monotonic()
+        if self.failures <= self.pool.start_retries and not self.exhausted:
             self._start(modules)
             return
-        started = [w for w in self.pool._workers if w.ready]
-        if started:
-            for worker in [w for w in self.pool._workers if not w.ready]:
-                self.pool._kill(worker)  # the starts still under way would only fail the same way
-            self.pool._make_do(len(started), self.failures, why)
+        self.exhausted = True
+        self._settle_shortfall()
+
+    def _settle_shortfall(self) -> None:
+        """Retries used up: once no start is under way, go on with the workers that did start (a memory
+        limit that fits only some), and raise only if none did."""
+        if any(not w.ready for w in self.pool._workers):
+            return  # they may still become ready
+        if self.pool._workers:
+            self.pool._make_do(len(self.pool._workers), self.failures, self.last_failure)
             return
-        _stop_all(self.pool._workers)
         imports = (
-            f" and imports {', '.join(sorted(modules))}: check that these import cleanly in a fresh "
+            f" and imports {', '.join(sorted(self.modules))}: check that these import cleanly in a fresh "
             f"interpreter with that path"
-            if modules
+            if self.modules
             else ""
         )
         raise WorkerStartupError(
-            f"rewardhub could not start its worker processes ({self.failures} attempts; last: {why}). "
+            f"rewardhub could not start its worker processes ({self.failures} attempts; last: {self.last_failure}). "
             f"Each worker is a fresh `{sys.executable} -P {WORKER_SCRIPT}` that takes this process's "
             f"sys.path{imports}."
         )
