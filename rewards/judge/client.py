@@ -165,10 +165,8 @@ class JudgeClient:
             future = self._http_client()
         except JudgeConfigError as exc:  # the key's variable was unset since the reward was made
             raise JudgeRequestError(str(exc)) from None
-        if not future.done():
-            await asyncio.wrap_future(future)
-        try:
-            client = future.result()
+        try:  # the shared build cannot be cancelled by this wait (see pool); its failure is this batch's answer
+            client = await asyncio.wrap_future(future) if not future.done() else future.result()
         except Exception as exc:
             raise JudgeRequestError(f"cannot start the OpenAI client: {type(exc).__name__}: {exc}") from None
         loop = asyncio.get_running_loop()
