@@ -92,6 +92,8 @@ def create_app(
     drain.when_draining(calls.finish_groups)  # a SIGTERM answers the groups still waiting, not their timeout
     scorer = MeteredScorer(calls, metrics)
     hacking = HackingMonitor.for_set(rewards, eager=False) if monitor else None
+    if hacking is not None:
+        metrics.watch_hacking(hacking)
     executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-serve")
     probe = Batch.from_rows([probe_row or PROBE_ROW])
 
