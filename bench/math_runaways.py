@@ -8,7 +8,7 @@ baseline), then the same batches with their first row replaced by a power tower
 (``\\boxed{9^{9^{9^{9}}}}``: parses at once, never evaluates, its worker is killed at the deadline).
 Printed: ordinary rows scored per second in each run, their ratio, and the ordinary rows left unscored.
 
-Run from the repository root: OMP_NUM_THREADS=1 python -m bench.math_runaways [--callers 4] [--batches 4]
+Run from the repository root: OMP_NUM_THREADS=1 python -m bench.math_runaways [--callers 4] [--batches 2] [--timeout 5]
 """
 
 from __future__ import annotations
@@ -55,9 +55,9 @@ def run(reward, callers: int, batches: int, runaway: bool, offset: int) -> tuple
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--callers", type=int, default=4)
-    parser.add_argument("--batches", type=int, default=4)
-    parser.add_argument("--timeout", type=float, default=1.0, help="math's timeout per answer")
-    parser.add_argument("--deadline", type=float, default=10.0, help="the batch deadline (serve --timeout)")
+    parser.add_argument("--batches", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=5.0, help="math's timeout per answer")
+    parser.add_argument("--deadline", type=float, default=60.0, help="the batch deadline (serve --timeout)")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
 

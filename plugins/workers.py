@@ -91,7 +91,6 @@ class _Worker:
 
     pending: deque[int] = field(default_factory=deque)  # indices of the items sent and not yet answered
     item_started: float = 0.0
-    suspect: bool = False  # on one item past the call's suspect_after: not counted towards the pool's size
 
     @property
     def ready(self) -> bool:
@@ -114,11 +113,9 @@ class _Worker:
 class WorkerPool:
     """A small process pool with per-item deadlines, shared by any number of threads at once.
 
-    Concurrent calls share the workers: each call holds the workers it is using and hands each back
-    the moment it has nothing more to send it, so no call waits for another call's runaway item. A
-    worker on one item for longer than ``suspect_after`` (a runaway, most likely) stops counting
-    towards ``size``: a replacement may start at once for the other items, while the runaway is
-    killed at its own deadline (at most ``2 * size`` processes live at any time).
+    Concurrent calls share the workers: each call holds only the workers it is using and hands each
+    back the moment it has nothing more to send it, so a call waits for another call's runaway item
+    only while every worker is on one.
 
     ``preload`` names modules every worker imports before it counts as ready (the work function's
     own module is always imported too), so imports never eat into an item's deadline.
@@ -199,9 +196,8 @@ class WorkerPool:
 
     # ----- worker lifecycle (callers hold self._guard) ---------------------------------------------
     def _room(self) -> bool:
-        """Whether another worker may start: fewer than ``capacity`` that count, and under the hard cap."""
-        counted = sum(1 for w in self._workers if not w.suspect)
-        return counted < self.capacity and len(self._workers) < 2 * self.capacity
+        """Whether another worker may start (fewer than ``capacity`` live)."""
+        return len(self._workers) < self.capacity
 
     def _spawn(self, modules: set[str]) -> _Worker:
         ours, theirs = socket.socketpair()
@@ -222,12 +218,8 @@ class WorkerPool:
         self._guard.notify_all()
 
     def _hand_back(self, worker: _Worker) -> None:
-        """A call is done with an idle worker: others may use it (one above ``capacity`` is stopped)."""
-        if sum(1 for w in self._workers if not w.suspect) > self.capacity:
-            self._workers.remove(worker)
-            _stop_all([worker])
-        else:
-            self._idle.append(worker)
+        """A call is done with an idle worker: other calls may use it."""
+        self._idle.append(worker)
         self._guard.notify_all()
 
     def _make_do(self, count: int, failures: int, why: str) -> None:
@@ -266,7 +258,6 @@ class _Run:
         self.chunks = chunks
         self.timeout = timeout
         self.hard = timeout + min(0.5, 0.2 * timeout)
-        self.suspect_after = min(timeout, max(0.5, 0.2 * timeout))
         self.results: list[Outcome | None] = [None] * len(items)
         self.deaths: Counter[int] = Counter()  # item index -> workers that died while it was first in line
         self.failures = 0  # failed starts in a row
@@ -382,15 +373,15 @@ class _Run:
         self._drop(worker)  # the run loop claims a replacement
 
     def _wait(self) -> float:
-        """Seconds until the next deadline (an item's, a start's, a worker turning suspect), at most 0.2 s
-        while this call is short of workers or under a batch deadline (both are looked at between waits)."""
+        """Seconds until the next deadline (an item's or a start's), at most 0.2 s while this call is short
+        of workers or under a batch deadline (both are looked at between waits)."""
         now = time.monotonic()
         deadlines = [now + 1.0]
         for w in self.workers:
             if not w.ready:
                 deadlines.append(w.started + self.pool.startup_timeout)
             elif w.pending:
-                deadlines.append(w.item_started + (self.hard if w.suspect else self.suspect_after))
+                deadlines.append(w.item_started + self.hard)
         if self._short() or self.abandoned is not None:
             deadlines.append(now + 0.2)
         return max(0.0, min(deadlines) - now)
@@ -417,9 +408,6 @@ class _Run:
         else:
             self.results[worker.pending.popleft()] = Outcome(*message)
             worker.item_started = time.monotonic()
-            if worker.suspect:
-                with self.pool._guard:
-                    worker.suspect = False  # it finished: a slow item, not a runaway
 
     def _died(self, worker: _Worker) -> None:
         """A worker closed its socket on its own: a crash, or a kill from outside (the OOM killer).
@@ -449,9 +437,6 @@ class _Run:
                 self.results[worker.pending.popleft()] = Outcome("timeout", f"timeout after {self.timeout:g} s")
                 self._requeue(worker)
                 self._replace()
-            elif worker.ready and worker.pending and now - worker.item_started > self.suspect_after:
-                with self.pool._guard:
-                    worker.suspect = True  # a runaway, most likely: a replacement may start for the others
             elif not worker.ready and now - worker.started > self.pool.startup_timeout:
                 self._drop(worker)
                 self._startup_failed(f"worker not ready after {self.pool.startup_timeout:g} s")
