@@ -550,23 +550,33 @@ def unless_revised(text: str, end: int, found: str | Unreadable | None) -> str |
     later = _later_value(text[retraction[1] :]) if retraction is not None else None
     if later is None:
         return found
-    value = found.rsplit("=", 1)[-1]  # "x = 18": its value
-    stated = canonical_number(value)
-    if (stated is not None and canonical_number(later.replace("−", "-")) == stated) or "".join(later.split()) == "".join(
-        value.split()
-    ):
+    if _same_value(found, later):
         return found  # "Wait, let me check: yes, 18."
     return Unreadable(f"the stated answer {_squeeze(found)!r} is taken back after it ({text[retraction[0] : retraction[1]]!r} ...)")
 
 
 def _later_value(text: str) -> str | None:
-    """The last value written in ``text``: its last math span (the result of an equation in it: ``$2 + 3 = 5$`` is
-    5) or its last number, whichever ends later."""
+    """The last value written in ``text``: its last math span or its last number, whichever ends later."""
     number = _last_match(_NUMBER_TOKEN, text)
     spans = math_spans(text)
     if spans and (number is None or spans[-1][1] >= number.end()):
-        return _clean_span(spans[-1][2]).rsplit("=", 1)[-1].strip()
+        return _clean_span(spans[-1][2])
     return None if number is None else number.group()
+
+
+def _same_value(stated: str, later: str) -> bool:
+    """Whether a value written after a stated answer restates it: the same spelling, the same number, or
+    arithmetic that ends on it (``$2 + 3 = 5$`` after ``5`` or ``x = 5``; ``$2x = 5$`` is another claim)."""
+    if "".join(stated.split()) == "".join(later.split()):
+        return True
+    left, _, result = later.rpartition("=")
+    if left and any(char.isalpha() for char in left):
+        return False
+    value = stated.rsplit("=", 1)[-1]  # "x = 18": its value
+    number = canonical_number(value)
+    return (number is not None and canonical_number(result.replace("−", "-")) == number) or "".join(
+        result.split()
+    ) == "".join(value.split())
 
 
 # ----- math spans ----------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
 from .extract import Extraction
 from .math.checker import MathChecker, verify_pair, warm_up
-from .math.literals import normalize, parse_literal
+from .math.literals import normalize, parse_literal, unit_of
 from .math.reward import find_answer
 
 TIES = ("none", "all", "first")
@@ -117,7 +117,8 @@ class MajorityVote(Reward):
         found = find_answer(text, last_number=self.last_number) if text is not None else None
         if not isinstance(found, Extraction) or len(found.answer) > self.max_answer_chars:  # none, or unreadable
             return None
-        return normalize(found.answer) or None
+        answer, unit = normalize(found.answer), unit_of(found.answer)
+        return None if not answer else answer if unit is None else f"{answer} \\text{{ {unit}}}"  # 5 km never votes with 5 cm
 
     def _clusters(
         self, votes: list[list[int]], answers: list[str | None]

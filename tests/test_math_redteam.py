@@ -109,7 +109,9 @@ def test_a_stated_answer_taken_back_in_other_words_is_no_answer(math_reward, exa
     other way round, the correction ending on a final statement of the gold pays."""
     completions = [f"The answer is $\\boxed{{{n}}}$.\n\n{cue} it is {n + delta}.", f"<answer>{n}</answer>\n\n{cue} {n - delta}."]
     _never_paid(math_reward, exact_match, str(n), completions)
-    assert _paid(math_reward, str(n), [f"The answer is {n + delta}.\n\n{cue} the answer is $\\boxed{{{n}}}$."]) != []
+    corrected = [f"The answer is {n + delta}.\n\n{cue} the answer is $\\boxed{{{n}}}$.",
+                 f"<answer>{n + delta}</answer>\n\n{cue} So the answer is ${n}$."]  # fmt: skip
+    assert _paid(math_reward, str(n), corrected) == corrected
 
 
 @PROPERTY
@@ -194,3 +196,38 @@ def test_a_sign_in_words_belongs_to_the_number(math_reward, exact_match, n, sign
 @given(n=st.integers(2, 99), bold=st.sampled_from(["**{n}.** Then", "**({n})** Next, the", "**{n})** Using the"]))
 def test_a_bold_label_at_a_cut_off_end_is_no_number(math_reward, exact_match, n, bold):
     _never_paid(math_reward, exact_match, str(n), [f"We have ${n + 7}$ so far.\n\n" + bold.format(n=n)])
+
+
+@PROPERTY
+@given(n=st.integers(2, 360), other=st.sampled_from(["\\text{ rad}", " radians"]), join=st.sampled_from(
+       ["$\\boxed{{{a} \\lor {b}}}$", "The answer could be ${a}$ or ${b}$.", "\\boxed{{{a}}}\\boxed{{{b}}}"]))  # fmt: skip
+def test_each_value_offered_is_in_its_own_unit(math_reward, n, other, join):
+    """The unit check applies to every value offered and every item of a list, not to the answer as a whole."""
+    a, b = sorted([f"{n}^\\circ", f"{n}{other}"], key=lambda _: n % 2)
+    assert _paid(math_reward, f"{n}^\\circ", [join.format(a=a, b=b)]) == []
+
+
+@PROPERTY
+@given(n=values, cue=st.sampled_from(["Wait, that's wrong.", "Hold on, I miscounted.", "Hmm, no."]),
+       claim=st.sampled_from(["$2x = {n}$", "$x^2 = {n}$", "$y = {n}$"]))  # fmt: skip
+def test_a_revision_to_another_equation_with_the_same_right_side_is_caught(math_reward, exact_match, n, cue, claim):
+    """``x = -5`` revised to ``2x = -5`` is taken back; arithmetic ending on the value (``$2 + 3 = 5$``) is a check."""
+    _never_paid(math_reward, exact_match, f"x = {n}", [f"$\\boxed{{x = {n}}}$\n\n{cue} It is {claim.format(n=n)}."])
+    check = f"$\\boxed{{x = {n}}}$\n\nLet me verify: ${n} - 1 + 1 = {n}$."
+    assert _paid(math_reward, f"x = {n}", [check]) == [check]
+
+
+@PROPERTY
+@given(n=st.integers(2, 999), units=st.sampled_from([("cm", "kilometers"), ("mm", "\\text{ m}"), ("km", "\\text{ cm}^2")]))
+def test_majority_vote_never_joins_quantities_in_other_units(n, units):
+    vote = rewardhub.get("majority_vote", group_size=2, workers=1)
+    gold_unit, other = units
+    texts = [f"$\\boxed{{{n} \\text{{ {gold_unit}}}}}$", f"The answer is $\\boxed{{{n} {other}}}$."]
+    assert vote(["p", "p"], texts) == [0.0, 0.0]  # a tie of two clusters: neither is paid
+
+
+@PROPERTY
+@given(word=st.sampled_from(["irrational", "odd", "Monday"]), other=st.sampled_from(["rational", "even", "Tuesday"]))
+def test_words_after_a_group_are_no_unit_to_drop(math_reward, exact_match, word, other):
+    """``{\\color{white} odd}\\text{odd and even}`` is not "odd": only a number's unit words are dropped."""
+    _never_paid(math_reward, exact_match, word, [f"$\\boxed{{{{\\color{{white}} {word}}}\\text{{{word} and {other}}}}}$"])

@@ -194,6 +194,8 @@ def _shape_check(gold: str, answer: str) -> Check | None:
         return Check("not equal", "a set is not an interval or a tuple")
     if {gold_shape, answer_shape} == {"list", "bracketed"}:
         return Check("not equal", "a list of values is not an interval or a tuple")
+    if (gold_shape, answer_shape) == ("value", "list"):  # the parser reads "72, 72" as the set {72}
+        return Check("not equal", "several values for one")
     return None
 
 

@@ -72,7 +72,7 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     unit = _UNIT.fullmatch(s)
     # "5\text{ cm}" -> "5"; "5\text{ or more}" -> "5 or more" (the parser would drop it as a unit); not the
     # last words of a longer text ("1 \text{ if } n \text{ is even}, 2 \text{ otherwise}")
-    if unit and not _WRAPPER_START.search(unit.group(1)):
+    if unit and not _WRAPPER_START.search(unit.group(1)) and any(char.isdigit() for char in unit.group(1)):
         words = unit.group(2).split()
         units = all(is_unit_word(word) or (len(word) == 1 and word.isalpha() and word not in _SCALE_LETTERS)
                     for word in words)  # \text{ m}, but never a scale: 25\text{k} is 25000

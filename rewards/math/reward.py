@@ -35,6 +35,7 @@ from .literals import Scalar, normalize, parse_literal, unit_of
 MATH_EXTRACTORS = ("open_answer_tag", "final_statement", "gsm8k")
 # Unmarked answers, in the order a careful reader falls back on them.
 UNMARKED_EXTRACTORS = ("last_math", "bare", "last_number")
+_CLOSE_TAG = "</answer>"
 
 
 def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadable | None:
@@ -45,6 +46,9 @@ def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadab
     :class:`Unreadable` when a stated answer cannot be read faithfully (``the answer is 5 or more``)."""
     text = visible(text)
     found = extract_answer(text, MATH_EXTRACTORS, max_chars=None)
+    if isinstance(found, Unreadable) and found.how == "open_answer_tag" and _CLOSE_TAG in text:
+        corrected = extract_answer(text[text.rfind(_CLOSE_TAG) :], ("final_statement",), max_chars=None)
+        found = corrected if isinstance(corrected, Extraction) else found  # "<answer>5</answer> Wait... The answer is 6."
     if isinstance(found, Extraction) and found.how == "open_answer_tag" and last_number and bare(found.answer, None) is None:
         inner = _unmarked(found.answer)  # prose in the tag: read it
         return found if inner is None else Extraction(inner.answer, found.how) if isinstance(inner, Extraction) else inner
@@ -171,9 +175,10 @@ class MathReward(Reward):
         offered = alternatives(found.answer)
         if not all(offered):
             return Score(0.0, f"no answer: a hedge, {_short(found.answer)!r} leaves an alternative empty", False)
-        unit = unit_of(found.answer)
-        if None not in (gold.unit, unit) and gold.unit != unit:
-            return Score(0.0, f"not equal: {_short(found.answer)} is in {unit}, the gold in {gold.unit}", False)
+        units = {unit_of(item) for value in offered for item in list_items(value)} - {None}  # each value's own
+        other = next((unit for unit in sorted(units) if gold.unit is not None and unit != gold.unit), None)
+        if other is not None:
+            return Score(0.0, f"not equal: {_short(found.answer)} is in {other}, the gold in {gold.unit}", False)
         answers = [normalize(value, decimal_comma=gold.is_number) for value in offered]
         if not all(answers):
             return Score(0.0, "no answer found", False)
