@@ -35,7 +35,8 @@ _TOKEN = re.compile(r"[^\s$}]*")
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 # "the answer is", "Answer:", "the answer (arabic numerals) is": a short remark may stand between.
 _ANSWER_IS = re.compile(
-    r"answer\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|would be|should be|will be|must be)\b:?|:)", re.IGNORECASE
+    r"answer\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|(?:would|should|will|must|could|might|may) be)\b:?|:)",
+    re.IGNORECASE,
 )  # also "**Answer**: 12", "the answer would be 12"
 # "another valid answer is", "an alternative answer would be", "the other possible answer is": a second answer.
 _ANOTHER_ANSWER = re.compile(r"(?<![A-Za-z])(?:another|alternative|alternate|other|second|also)(?:\s+[A-Za-z]+)?\s+$",
