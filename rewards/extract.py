@@ -1029,7 +1029,7 @@ _NUMBER_LITERAL = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE]
 _MAX_EXPONENT = 100
 _EXACT = Context(prec=200)  # no rounding: canonical forms of distinct numbers must differ
 # Kept by punctuation stripping: "-x" is not "x", "x-1" is not "x+1", "[0, 1)" is not "(0, 1)".
-_OPERATORS = frozenset("+-*/^=<>()[]&")
+_OPERATORS = frozenset("+-*/^=<>()[]&|")  # | too: |-267| is not -267
 _PUNCTUATION = frozenset(string.punctuation) - _OPERATORS
 _LONE_BRACKETED = re.compile(r"[(\[]\s*([^()\[\],\s]+)\s*[)\]]")  # "(B)" is the option B
 _PRIME = re.compile(r"(?<=[\w)])'+(?![A-Za-z])")  # E' and f'(x), not the apostrophe of "don't"

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
-from .extract import Extraction
+from .extract import Extraction, alternatives
 from .math.checker import MathChecker, verify_pair, warm_up
 from .math.literals import normalize, parse_literal, unit_of
 from .math.reward import find_answer
@@ -117,6 +117,8 @@ class MajorityVote(Reward):
         found = find_answer(text, last_number=self.last_number) if text is not None else None
         if not isinstance(found, Extraction) or len(found.answer) > self.max_answer_chars:  # none, or unreadable
             return None
+        if len(alternatives(found.answer)) > 1:
+            return None  # "5 or 6", "5 \\vee 6": a hedge names no one answer to vote for
         answer, unit = normalize(found.answer), unit_of(found.answer)
         return None if not answer else answer if unit is None else f"{answer} \\text{{ {unit}}}"  # 5 km never votes with 5 cm
 

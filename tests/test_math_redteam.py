@@ -231,3 +231,17 @@ def test_majority_vote_never_joins_quantities_in_other_units(n, units):
 def test_words_after_a_group_are_no_unit_to_drop(math_reward, exact_match, word, other):
     """``{\\color{white} odd}\\text{odd and even}`` is not "odd": only a number's unit words are dropped."""
     _never_paid(math_reward, exact_match, word, [f"$\\boxed{{{{\\color{{white}} {word}}}\\text{{{word} and {other}}}}}$"])
+
+
+@PROPERTY
+@given(n=values, other=values, join=st.sampled_from(["{a} \\vee {b}", "{a} \\text{{ or }} {b}", "{a} \\lor {b}"]))
+def test_majority_vote_gives_no_vote_to_a_hedge(n, other, join):
+    """An answer offering several values names no one answer: it does not vote, whatever its values."""
+    vote = rewardhub.get("majority_vote", group_size=2, workers=1)
+    assert vote(["p", "p"], [f"$\\boxed{{{n}}}$", f"$\\boxed{{{join.format(a=n, b=other)}}}$"]) == [1.0, 0.0]
+
+
+@PROPERTY
+@given(n=values)
+def test_exact_match_keeps_absolute_value_bars(exact_match, n):
+    assert exact_match(["q"], [f"The answer is {n} or $|{n}|$."], solution=[str(n)]) == [0.0 if n < 0 else 1.0]
