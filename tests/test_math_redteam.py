@@ -242,6 +242,6 @@ def test_majority_vote_gives_no_vote_to_a_hedge(n, other, join):
 
 
 @PROPERTY
-@given(n=values)
+@given(n=st.integers(-999, -2))
 def test_exact_match_keeps_absolute_value_bars(exact_match, n):
-    assert exact_match(["q"], [f"The answer is {n} or $|{n}|$."], solution=[str(n)]) == [0.0 if n < 0 else 1.0]
+    assert exact_match(["q"], [f"The answer is {n} or $|{n}|$."], solution=[str(n)]) == [0.0]
