@@ -194,7 +194,7 @@ def _shape_check(gold: str, answer: str) -> Check | None:
         return Check("not equal", "a set is not an interval or a tuple")
     if {gold_shape, answer_shape} == {"list", "bracketed"}:
         return Check("not equal", "a list of values is not an interval or a tuple")
-    if (gold_shape, answer_shape) == ("value", "list"):  # the parser reads "72, 72" as the set {72}
+    if (gold_shape, answer_shape) == ("value", "list") and "," not in gold:  # the parser reads "72, 72" as {72}
         return Check("not equal", "several values for one")
     return None
 
