@@ -34,7 +34,7 @@ from . import _cgroups as cgroups
 from .api import PRECOMPILED
 from .build import BuildWriter
 from .errors import SandboxUnavailableError
-from .program import Program, SandboxResult
+from .program import COMPILE_ERROR, Program, SandboxResult
 
 FRAME = struct.Struct("<II")
 READY, STDOUT, STDERR, DONE, FAILED = 0, 1, 2, 3, 4
@@ -461,7 +461,7 @@ def _reason(program: Program, facts: dict, stderr_tail: bytes) -> str:
     if facts["over_limit"]:
         return f"output limit exceeded ({program.output_limit} bytes)"
     if facts["compile_failed"]:
-        return "compile error"
+        return COMPILE_ERROR
     if code is None:
         return "killed before it reported an exit status"
     if code == -signal.SIGXCPU or facts.get("cpu_killed"):

@@ -200,7 +200,7 @@ def test_sigterm_drains_the_server(config_file):
         answer, ready, refused = asyncio.run(main())
         assert ready.status_code == 503 and ready.json()["status"] == "draining"
         assert refused.status_code == 503 and refused.json()["retryable"] is True
-        assert answer.status_code == 200
+        assert answer.status_code == 200 and answer.headers["connection"] == "close"  # not kept: the process exits
         body = answer.json()
         assert body["components"]["vote"] == [None] and body["components"]["em"] == [1.0]
         assert proc.wait(30) in (0, -signal.SIGTERM)

@@ -2,8 +2,9 @@
 
 After the first SIGTERM the process stops being ready (``GET /ready`` answers 503, so a router or a
 load balancer stops sending), answers new scoring requests with a retryable 503 (``Retry-After``),
-lets the requests in flight finish (a sample waiting for its group included), then exits. A second
-SIGTERM, SIGINT, or ``drain_timeout`` seconds without the work finishing ends it at once.
+lets the requests in flight finish (a sample waiting for its group included; their answers close
+their connections), then exits. A second SIGTERM, SIGINT, or ``drain_timeout`` seconds without the
+work finishing ends it at once.
 """
 
 from __future__ import annotations
@@ -65,9 +66,20 @@ class DrainMiddleware:
                                            "another replica or retry", RETRY_AFTER_SECONDS)
         self.drain.inflight += 1
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, self._closing_while_draining(send))
         finally:
             self.drain._left()
+
+    def _closing_while_draining(self, send):
+        """``send`` adding ``Connection: close`` to a response that leaves while draining: its client does
+        not keep a connection the exiting process is about to close under its next request."""
+        async def closing(message):
+            if message["type"] == "http.response.start" and self.drain.draining:
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"connection"]
+                message = {**message, "headers": [*headers, (b"connection", b"close")]}
+            await send(message)
+
+        return closing
 
 
 async def unavailable(send, message: str, retry_after: int, status: int = 503) -> None:
