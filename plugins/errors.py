@@ -94,7 +94,12 @@ class InfrastructureError(RewardhubError, RuntimeError):
 
 
 class WorkerStartupError(RewardhubError, RuntimeError):
-    """Worker processes could not be started (the message names the command and the modules they import)."""
+    """No worker process could be started (the message names the command and the modules they import)."""
+
+
+class WorkerShortfallWarning(RewardhubWarning):
+    """Fewer worker processes started than asked for (a memory limit that fits only some): scoring goes on
+    with those that did; the message says how many."""
 
 
 def key_names(keys: Iterable[object]) -> str:

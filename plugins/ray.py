@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
-import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,7 +33,8 @@ from ._batch import Batch
 from ._by_group import evaluate_by_group
 from ._compose import RewardSet, SetResult
 from ._config import TOTAL, RewardEntry, read_config
-from ._io import iter_input, parquet_parts, write_rows_atomically
+from ._io import iter_input, parquet_parts
+from ._output import replacing, write_rows
 from ._reward import BatchResult
 from ._score_file import RewardStats
 from .completions import prompt_key
@@ -298,27 +297,17 @@ def score_file(
         for _ in counted:
             pass
     else:
-        write_rows_atomically(counted, output)
+        write_rows(counted, output)
     summary.seconds = time.perf_counter() - start
     return summary
 
 
 def _write_parquet_folder(scored: Any, target: Path) -> None:
-    """``write_parquet`` into a hidden sibling folder renamed into place once every part is written."""
+    """``write_parquet`` into a staging folder private to this run, renamed into place once every part is written."""
     if not target.parent.is_dir():
         raise OutputFileError(f"cannot write {target}: folder {target.parent} does not exist")
-    partial = target.with_name(f".{target.name}.partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    try:
-        scored.write_parquet(str(partial.resolve()))
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
-    if target.is_dir():
-        shutil.rmtree(target)
-    elif target.exists():
-        target.unlink()
-    os.replace(partial, target)
+    with replacing(target.resolve()) as staged:
+        scored.write_parquet(str(staged))
 
 
 class _SetActor:

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 import weakref
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
@@ -33,15 +34,16 @@ from multiprocessing.connection import Connection, wait
 from queue import SimpleQueue
 from typing import Any, Literal, NamedTuple
 
-from .errors import RewardhubError, WorkerStartupError
+from .errors import RewardhubError, WorkerShortfallWarning, WorkerStartupError
 
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_worker_main.py")
 
 
 class Outcome(NamedTuple):
-    """One item's result: ``ok`` with the return value, or ``timeout`` / ``error`` with a message."""
+    """One item's result: ``ok`` with the return value, or ``timeout`` / ``error`` / ``killed`` with a
+    message (``killed``: its workers were SIGKILLed from outside, the OOM killer's way: not the item's fault)."""
 
-    status: Literal["ok", "timeout", "error"]
+    status: Literal["ok", "timeout", "error", "killed"]
     value: Any = None
 
 
@@ -124,6 +126,7 @@ class WorkerPool:
         if size is not None and size < 1:
             raise ValueError(f"a worker pool needs at least one worker; got size={size}")
         self.size = size or usable_cores()
+        self.capacity = self.size  # workers this machine lets start: fewer once starts keep failing (memory)
         self.preload = tuple(preload)
         self.startup_timeout = startup_timeout
         self.start_retries = start_retries
@@ -198,6 +201,19 @@ class WorkerPool:
         worker.process.kill()
         _reap(worker)
 
+    def _make_do(self, count: int, failures: int, why: str) -> None:
+        """Score with the ``count`` workers that started, and say so once per shrink (loudly: the run is slower)."""
+        if count >= self.capacity:
+            return
+        self.capacity = count
+        warnings.warn(
+            f"rewardhub started only {count} of the {self.size} worker processes asked for ({failures} starts in a "
+            f"row failed; last: {why}); scoring goes on with {count}. A memory limit that fits fewer workers kills "
+            f"the others (the OOM killer): pass workers={count} to the reward, or give the process more memory.",
+            WorkerShortfallWarning,
+            stacklevel=2,
+        )
+
     def _forget_after_fork(self) -> None:
         """In a forked child the parent's workers are not ours: drop our copies of their sockets only."""
         self._lock = threading.Lock()
@@ -222,11 +238,13 @@ class _Run:
         self.hard = timeout + min(0.5, 0.2 * timeout)
         self.results: list[Outcome | None] = [None] * len(items)
         self.deaths: Counter[int] = Counter()  # item index -> workers that died while it was first in line
-        self.failures = 0
+        self.failures = 0  # failed starts in a row
+        self.last_failure, self.failed_at = "", 0.0
+        self.exhausted = False  # start retries used up: no more starts in this call
 
     def run(self) -> list[Outcome]:
         modules = self.modules
-        wanted = self.pool.size if not self.items else min(self.pool.size, len(self.chunks))
+        wanted = self.pool.capacity if not self.items else min(self.pool.capacity, len(self.chunks))
         for worker in list(self.pool._workers):
             # A worker still busy with an interrupted call's items (Ctrl-C, an exception in the caller)
             # would answer them as this call's: it cannot be trusted, so it is replaced. So is a worker
@@ -240,7 +258,7 @@ class _Run:
                 worker.modules |= modules
                 worker.awaiting += 1
                 worker.started = time.monotonic()
-        while len(self.pool._workers) < wanted:
+        while len(self.pool._workers) < min(wanted, self.pool.capacity):
             self._start(modules)
         while True:
             for worker in list(self.pool._workers):
@@ -292,7 +310,10 @@ class _Run:
         kind = message[0]
         if kind == "ready":
             worker.awaiting -= 1
-            self.failures = 0
+            if worker.started > self.failed_at:  # a start after the last failure worked: retries help
+                self.failures = 0
+            if self.exhausted:
+                self._settle_shortfall()
         elif kind == "failed":
             self.pool._kill(worker)
             self._startup_failed(message[1], modules)
@@ -319,7 +340,7 @@ class _Run:
             self.deaths[first] += 1
             if self.deaths[first] > 1:
                 worker.pending.popleft()
-                self.results[first] = Outcome("error", f"worker process died on this item twice ({how})")
+                self.results[first] = _second_death(worker.process.returncode, how)
         self._requeue(worker)
         self._start(modules)
 
@@ -346,20 +367,42 @@ class _Run:
     def _startup_failed(self, why: str, modules: set[str]) -> None:
         """Count a failed start and try again, until ``start_retries`` is used up."""
         self.failures += 1
-        if self.failures > self.pool.start_retries:
-            _stop_all(self.pool._workers)
-            imports = (
-                f" and imports {', '.join(sorted(modules))}: check that these import cleanly in a fresh "
-                f"interpreter with that path"
-                if modules
-                else ""
-            )
-            raise WorkerStartupError(
-                f"rewardhub could not start its worker processes ({self.failures} attempts; last: {why}). "
-                f"Each worker is a fresh `{sys.executable} -P {WORKER_SCRIPT}` that takes this process's "
-                f"sys.path{imports}."
-            )
-        self._start(modules)
+        self.last_failure, self.failed_at = why, time.monotonic()
+        if self.failures <= self.pool.start_retries and not self.exhausted:
+            self._start(modules)
+            return
+        self.exhausted = True
+        self._settle_shortfall()
+
+    def _settle_shortfall(self) -> None:
+        """Retries used up: once no start is under way, go on with the workers that did start (a memory
+        limit that fits only some), and raise only if none did."""
+        if any(not w.ready for w in self.pool._workers):
+            return  # they may still become ready
+        if self.pool._workers:
+            self.pool._make_do(len(self.pool._workers), self.failures, self.last_failure)
+            return
+        imports = (
+            f" and imports {', '.join(sorted(self.modules))}: check that these import cleanly in a fresh "
+            f"interpreter with that path"
+            if self.modules
+            else ""
+        )
+        raise WorkerStartupError(
+            f"rewardhub could not start its worker processes ({self.failures} attempts; last: {self.last_failure}). "
+            f"Each worker is a fresh `{sys.executable} -P {WORKER_SCRIPT}` that takes this process's "
+            f"sys.path{imports}."
+        )
+
+
+def _second_death(code: int | None, how: str) -> Outcome:
+    """The outcome of an item whose second worker died under it too. The pool never SIGKILLs a worker
+    it still reads from, so a SIGKILL came from outside (the OOM killer under memory pressure, an
+    operator): ``killed``, not the item's own failure; any other death is the item's ``error``."""
+    if code == -signal.SIGKILL:
+        return Outcome("killed", "worker process killed by SIGKILL from outside twice on this item "
+                                 "(the OOM killer under memory pressure?)")
+    return Outcome("error", f"worker process died on this item twice ({how})")
 
 
 def _exit_description(code: int | None) -> str:

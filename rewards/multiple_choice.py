@@ -5,14 +5,16 @@ The choice is read where models state it, the first of these found from the end:
 "it's B", and else the last line when it is short ("B", "(B) Paris", "**B**"). Inside that statement
 an option is a letter standing as one (``B``, ``(B)``, ``B)``, ``[B]``, ``B.``; not the article in
 "A good answer") or, given the options column, an option's text. A statement naming several options
-("A or B", "B and C", "either A or C") is a hedge and scores 0, whatever the right answer.
+("A or B", "B and C", "either A or C", a list of options) is a hedge and scores 0, whatever the right
+answer; so is a final statement that rules an option out rather than choosing one ("The answer is not
+B", "B is incorrect").
 """
 
 from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
@@ -26,23 +28,30 @@ _THINK_END = "</think>"
 # "the answer is", "Answer:", "correct option is", "I'd go with", "my choice:", "it's" ... then the statement.
 _LEAD = re.compile(
     r"""(?:\b(?:final\s+|correct\s+|right\s+|best\s+)?(?:answer|option|choice|response)s?\b
-           (?:\s+(?:is|would\s+be|will\s+be|should\s+be|must\s+be))?\s*(?:[:=]|\bis\b)?
+           (?:\s+(?:is|would\s+be|will\s+be|should\s+be|must\s+be)\b)?\s*(?:[:=]|\bis\b)?
          | \b(?:i(?:\s+would|\s+will|'d|'ll)\s+(?:go\s+with|choose|pick|select|say)
            | i\s+(?:choose|pick|select)|(?:it|that)\s+(?:is|'s|must\s+be|should\s+be)|it's|that's)\b)
        [ \t]*""",
     re.IGNORECASE | re.VERBOSE,
 )
-_SENTENCE_END = re.compile(r"(?<=[^A-Z])[.!?](?:\s|$)|\n")
+_SENTENCE_END = re.compile(r"(?<=[^A-Z])[.!](?:\s|$)|\?|\n")  # a question mark ends even "B?"
 # A clause that explains or rules out rather than chooses: the statement stops there.
 _CLAUSE_BREAK = re.compile(
-    r"[,;:]?\s+(?:because|since|as|which|while|whereas|but|not|rather|instead|given|due|so|hence|therefore|"
-    r"although|though|unlike|compared)\b|\s+[-–—]\s+|,\s+(?!(?:or|and|nor)\b)(?=[a-z]{2,})",
+    r"[,;:]?\s+\(?(?:because|since|as|which|while|whereas|but|not|rather|instead|given|due|so|hence|therefore|"
+    r"although|though|unlike|compared)\b|\s+[-–—]\s+|,\s+(?!(?:or|and|nor|maybe|perhaps|possibly|probably)\b)(?=[a-z]{2,})",
     re.IGNORECASE,
 )
 # Words after a bare capital that make it an article or a pronoun ("A good answer", "I think").
 _CONNECTORS = frozenset({"or", "and", "nor", "vs", "versus", "then", "is", "are", "was", "would", "seems", "looks"})
 _LETTER = re.compile(r"(?<![\w\\])[(\[{]?([A-Za-z])[)\]}]?(?![\w'])")
 _MARKUP = re.compile(r"[*_`$]|\\text\{|\\textbf\{|\\mathrm\{")
+# A statement that rules out instead of choosing: "not B", "it isn't B", "B is incorrect", "(B) is not right".
+_RULES_OUT = re.compile(
+    r"""^\W*(?:(?:it|that|this|the\s+answer)\s+)?(?:not|never|n't|isn't|wasn't|is\s+not|can(?:not|'t)\s+be)\b
+      | ^\W*[(\[]?[A-Za-z][)\]]?\W*\s+(?:is|are|was|seems|looks)(?:\s+not\b|n't\b|\s+(?:incorrect|wrong|false)\b)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•+]|\d{1,2}[.)])[ \t]+(\S.*)$")
 
 
 class MultipleChoice(Reward):
@@ -79,6 +88,11 @@ class MultipleChoice(Reward):
                                f"or an option's text)")
         statement, how, chosen = "", "", set()
         for statement, how in statements(text):
+            if _RULES_OUT.search(statement):
+                return Score(0.0, f"the {how} rules an option out and chooses none: {_quote(statement)}", False)
+            if statement.endswith("?"):  # "Answer: B?" asks, it does not assert
+                chosen = set()
+                continue
             chosen = asserted_options(statement, letters, options)
             if chosen or how in DECISIVE:
                 break
@@ -128,16 +142,36 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
         statement = _clause(tail[lead.end() : lead.end() + MAX_STATEMENT])
         if statement:
             yield statement, f"statement {_quote(lead.group(0).strip())}"
-    lines = [line.strip() for line in tail.strip().splitlines() if line.strip()]
-    if lines and len(lines[-1]) <= 80:
+    lines = [line for line in tail.strip().splitlines() if line.strip()]
+    items = _list_items(reversed(lines))[::-1]  # the list the text ends with
+    if len(items) > 1:
+        yield " / ".join(_clause(item) for item in items), "closing list"
+    elif lines and len(lines[-1].strip()) <= 80:
         yield _clause(lines[-1]), "last line"
 
 
+def _list_items(lines: Iterable[str]) -> list[str]:
+    """The items of the list ``lines`` open with ("- A", "2) B" lines), up to the first other line."""
+    items = []
+    for line in lines:
+        item = _LIST_ITEM.match(line)
+        if item is None:
+            break
+        items.append(item.group(1))
+    return items
+
+
 def _clause(text: str) -> str:
-    """The statement's choosing part: up to the sentence's end or a clause that explains or rules out."""
+    """The statement's choosing part: up to the sentence's end or a clause that explains or rules out; a
+    statement that opens a list is all its items ("Answer:" then "- A" / "- B")."""
+    items = _list_items(text.strip().splitlines())
+    if len(items) > 1:
+        return " / ".join(_clause(item) for item in items)
     text = _MARKUP.sub("", text).strip()
     end = _SENTENCE_END.search(text)
-    text = text[: end.start() + (1 if end and text[end.start()] == "." else 0)] if end else text
+    text = text[: end.start() + (1 if end and text[end.start()] in ".?" else 0)] if end else text
+    if _RULES_OUT.search(text):
+        return text  # whole: the negation is what it says
     cut = _CLAUSE_BREAK.search(text)
     return (text[: cut.start()] if cut else text).strip()
 

@@ -315,3 +315,297 @@ RESPONSES: list[tuple[int, str]] = [
     (1236, "Sit back.\n\n***\n\nRelax.\n\n****\n\nEnjoy."),
     (1236, "Sit back.\n---\nRelax.\n---\nEnjoy."),
 ]
+
+
+# (instruction id, kwargs, response): what models write where each family's definition has an edge
+# (markdown bullets ``*`` / ``-`` / ``•``, "SECTION 1" vs "Section 1", ``***`` dividers, ``<<title>>``
+# forms, P.S. / P.P.S spellings, placeholders, all-capital tokens, letter counts, langdetect on short and
+# mixed text, quotes, trailing whitespace and markup after an end phrase, fenced JSON, commas, case,
+# word-count boundaries, a paragraph's first word), then responses only loose mode accepts. Written here;
+# every verdict, strict and loose, must be the reference's. Left out on purpose (docs/catalog.md):
+# a threshold of 0 and a padded letter (the reference draws a random value) and keywords that are
+# regex syntax (matched as literal text here).
+_B = "detectable_format:number_bullet_lists"
+_S = "detectable_format:multiple_sections"
+_P = "length_constraints:number_paragraphs"
+_T = "detectable_format:title"
+_PS = "detectable_content:postscript"
+_PH = "detectable_content:number_placeholders"
+_CW = "change_case:capital_word_frequency"
+_LF = "keywords:letter_frequency"
+_LG = "language:response_language"
+_Q = "startend:quotation"
+_E = "startend:end_checker"
+_J = "detectable_format:json_format"
+_C = "punctuation:no_comma"
+_LO = "change_case:english_lowercase"
+_UP = "change_case:english_capital"
+_W = "length_constraints:number_words"
+_N = "length_constraints:nth_paragraph_first_word"
+_H = "detectable_format:number_highlighted_sections"
+_SE = "length_constraints:number_sentences"
+_KF = "keywords:frequency"
+_KE = "keywords:existence"
+_FW = "keywords:forbidden_words"
+_TR = "combination:two_responses"
+_RP = "combination:repeat_prompt"
+_CR = "detectable_format:constrained_response"
+EDGE_CASES: list[tuple[str, dict, str]] = [
+ # bullets
+ (_B, {"num_bullets": 3}, "Here are the benefits:\n* Saves time\n* Saves money\n* Less stress"),
+ (_B, {"num_bullets": 3}, "Here are the benefits:\n- Saves time\n- Saves money\n- Less stress"),
+ (_B, {"num_bullets": 3}, "Benefits:\n* Saves time\n- Saves money\n* Less stress"),
+ (_B, {"num_bullets": 3}, "Benefits:\n• Saves time\n• Saves money\n• Less stress"),
+ (_B, {"num_bullets": 3}, "Benefits:\n1. Saves time\n2. Saves money\n3. Less stress"),
+ (_B, {"num_bullets": 2}, "**Benefits**\n* Saves time\n* Saves money"),
+ (_B, {"num_bullets": 2}, "*Benefits*\n* Saves time\n* Saves money"),
+ (_B, {"num_bullets": 3}, "*Benefits*\n* Saves time\n* Saves money"),
+ (_B, {"num_bullets": 2}, "Intro\n---\n* one\n* two"),
+ (_B, {"num_bullets": 3}, "Intro\n---\n* one\n* two"),
+ (_B, {"num_bullets": 4}, "* Fruit\n  * apple\n  * pear\n- Veg"),
+ (_B, {"num_bullets": 2}, "*   Saves time\n*   Saves money\n\nThat is all."),
+ (_B, {"num_bullets": 2}, "Temperatures:\n-5 degrees at night\n- 10 degrees by day"),
+ (_B, {"num_bullets": 2}, "Sure!\n\n* First point.\n\n* Second point.\n\nHope this helps."),
+ (_B, {"num_bullets": 2}, "* First point.\r\n* Second point.\r\n"),
+ (_B, {"num_bullets": 1}, "Only *inline* asterisks here, and a - dash."),
+ # sections
+ (_S, {"section_spliter": "SECTION", "num_sections": 2}, "SECTION 1\nIntro text.\nSECTION 2\nMore text."),
+ (_S, {"section_spliter": "SECTION", "num_sections": 2}, "Section 1\nIntro text.\nSection 2\nMore text."),
+ (_S, {"section_spliter": "Section", "num_sections": 2}, "Section 1\nIntro text.\nSection 2\nMore text."),
+ (_S, {"section_spliter": "Section", "num_sections": 2}, "SECTION 1\nIntro text.\nSECTION 2\nMore text."),
+ (_S, {"section_spliter": "Section", "num_sections": 2}, "## Section 1: Intro\ntext\n## Section 2: Body\ntext"),
+ (_S, {"section_spliter": "Section", "num_sections": 2}, "Section One\ntext\nSection Two\ntext"),
+ (_S, {"section_spliter": "Section", "num_sections": 3}, "Section 1 text Section 2 text Section 3"),
+ (_S, {"section_spliter": "Section", "num_sections": 2}, "Section 12 and Section 3.5 in the manual"),
+ (_S, {"section_spliter": "SECTION", "num_sections": 3}, "SECTION 1\na\nSECTION 2\nb"),
+ (_S, {"section_spliter": "PARAGRAPH", "num_sections": 2}, "PARAGRAPH 1\nOne.\n\nPARAGRAPH 2\nTwo."),
+ (_S, {"section_spliter": "Day", "num_sections": 2}, "Day 1: Rome\nDay 2: Florence"),
+ (_S, {"section_spliter": "Day", "num_sections": 2}, "Monday 1 and Today 2"),
+ (_S, {"section_spliter": " Section ", "num_sections": 2}, "Section 1\na\nSection 2\nb"),
+ # paragraphs ***
+ (_P, {"num_paragraphs": 3}, "First part.\n***\nSecond part.\n***\nThird part."),
+ (_P, {"num_paragraphs": 3}, "First part.\n\n***\n\nSecond part.\n\n***\n\nThird part."),
+ (_P, {"num_paragraphs": 3}, "First part. *** Second part. *** Third part."),
+ (_P, {"num_paragraphs": 3}, "First part.\n* * *\nSecond part.\n* * *\nThird part."),
+ (_P, {"num_paragraphs": 3}, "First part.\n****\nSecond part.\n****\nThird part."),
+ (_P, {"num_paragraphs": 2}, "First part.\n\nSecond part."),
+ (_P, {"num_paragraphs": 1}, "First part.\n\nSecond part."),
+ (_P, {"num_paragraphs": 2}, "***\nFirst part.\n***\nSecond part.\n***\n"),
+ (_P, {"num_paragraphs": 2}, "First ***bold*** part.\n***\nSecond part."),
+ (_P, {"num_paragraphs": 3}, "First part.\n***\n\n***\nThird part."),
+ (_P, {"num_paragraphs": 2}, "First part.\n******\nSecond part."),
+ # title
+ (_T, {}, "<<The Long Night>>\n\nIt was dark."),
+ (_T, {}, "<< The Long Night >>\nIt was dark."),
+ (_T, {}, "<<>>\nIt was dark."),
+ (_T, {}, "<<   >>\nIt was dark."),
+ (_T, {}, "<<<The Long Night>>>\nIt was dark."),
+ (_T, {}, "Title: <<The Long\nNight>>"),
+ (_T, {}, "«The Long Night»\nIt was dark."),
+ (_T, {}, "**<<The Long Night>>**\nIt was dark."),
+ (_T, {}, "<The Long Night>\nIt was dark."),
+ (_T, {}, "The poem <<ends here"),
+ (_T, {}, "a >> b << c"),
+ # postscript
+ (_PS, {"postscript_marker": "P.S."}, "Thanks for reading.\n\nP.S. Bring snacks."),
+ (_PS, {"postscript_marker": "P.S."}, "Thanks for reading.\n\nPS: Bring snacks."),
+ (_PS, {"postscript_marker": "P.S."}, "Thanks for reading.\n\nP.S Bring snacks."),
+ (_PS, {"postscript_marker": "P.S."}, "Thanks for reading.\n\np.s. bring snacks."),
+ (_PS, {"postscript_marker": "P.S."}, "Thanks.\n\n**P.S.** Bring snacks."),
+ (_PS, {"postscript_marker": "P.S."}, "Thanks.\nP.P.S. Bring snacks."),
+ (_PS, {"postscript_marker": "P.P.S"}, "Thanks.\nP.S. One.\nP.P.S. Two."),
+ (_PS, {"postscript_marker": "P.P.S"}, "Thanks.\nP.S. One.\nPPS Two."),
+ (_PS, {"postscript_marker": "P.P.S"}, "Thanks.\nP. P. S. Two."),
+ (_PS, {"postscript_marker": "P.P.S"}, "Thanks.\nP.P.S Two."),
+ (_PS, {"postscript_marker": "P.S."}, "The GPS. system"),
+ (_PS, {"postscript_marker": "P.S."}, "Apps. sell well"),
+ (_PS, {"postscript_marker": "PS:"}, "Thanks.\nps: one more thing"),
+ (_PS, {"postscript_marker": "Note:"}, "Thanks.\nNOTE: one more thing"),
+ # placeholders
+ (_PH, {"num_placeholders": 2}, "Dear [Name],\nYour order [order number] has shipped."),
+ (_PH, {"num_placeholders": 3}, "Dear [Name],\nYour order [order number] has shipped."),
+ (_PH, {"num_placeholders": 2}, "Dear [ ],\nYour order [] has shipped."),
+ (_PH, {"num_placeholders": 2}, "Dear [[Name]],\nYour order {order} has shipped."),
+ (_PH, {"num_placeholders": 1}, "Dear [Name\n], see you"),
+ (_PH, {"num_placeholders": 2}, "See [link](http://x.y) and [1]"),
+ (_PH, {"num_placeholders": 1}, "Dear <Name>, {address}"),
+ # capital word frequency
+ (_CW, {"capital_relation": "at least", "capital_frequency": 3}, "The USA and the UK signed a NATO deal."),
+ (_CW, {"capital_relation": "less than", "capital_frequency": 3}, "The USA and the UK signed a NATO deal."),
+ (_CW, {"capital_relation": "at least", "capital_frequency": 2}, "I think A is right."),
+ (_CW, {"capital_relation": "at least", "capital_frequency": 2}, "U.S.A. and COVID-19 news."),
+ (_CW, {"capital_relation": "at least", "capital_frequency": 2}, "NASA's rover and IBM's chips."),
+ (_CW, {"capital_relation": "less than", "capital_frequency": 2}, "OK! WOW. fine."),
+ (_CW, {"capital_relation": "at least", "capital_frequency": 4}, "**IMPORTANT**: READ THE MANUAL."),
+ (_CW, {"capital_relation": "less than", "capital_frequency": 4}, "I'M DONE. DON'T ASK."),
+ (_CW, {"capital_relation": "at least", "capital_frequency": 1}, "The 2024 plan (v2) costs $5."),
+ # letter frequency
+ (_LF, {"letter": "q", "let_frequency": 3, "let_relation": "at least"}, "Quick quiet quails."),
+ (_LF, {"letter": "Q", "let_frequency": 3, "let_relation": "at least"}, "Quick quiet quails."),
+ (_LF, {"letter": "q", "let_frequency": 3, "let_relation": "less than"}, "Quick quiet quails."),
+ (_LF, {"letter": "q", "let_frequency": 4, "let_relation": "less than"}, "Quick quiet quails."),
+ (_LF, {"letter": "z", "let_frequency": 1, "let_relation": "less than"}, "No such letter here."),
+ (_LF, {"letter": "e", "let_frequency": 5, "let_relation": "at least"}, "Éé café crème"),
+ # language
+ (_LG, {"language": "en"}, "The weather today is sunny with a light breeze from the west."),
+ (_LG, {"language": "de"}, "Das Wetter ist heute sonnig mit einer leichten Brise aus dem Westen."),
+ (_LG, {"language": "fr"}, "Das Wetter ist heute sonnig mit einer leichten Brise aus dem Westen."),
+ (_LG, {"language": "es"}, "Hoy hace sol y sopla una brisa ligera del oeste."),
+ (_LG, {"language": "pt"}, "Hoje está ensolarado e sopra uma brisa leve do oeste."),
+ (_LG, {"language": "it"}, "Oggi c'è il sole e soffia una leggera brezza da ovest."),
+ (_LG, {"language": "ru"}, "Сегодня солнечно, дует лёгкий западный ветер."),
+ (_LG, {"language": "hi"}, "आज धूप है और पश्चिम से हल्की हवा चल रही है।"),
+ (_LG, {"language": "ja"}, "今日は晴れで、西からそよ風が吹いています。"),
+ (_LG, {"language": "ko"}, "오늘은 맑고 서쪽에서 가벼운 바람이 붑니다."),
+ (_LG, {"language": "fa"}, "امروز هوا آفتابی است و نسیم ملایمی از غرب می‌وزد."),
+ (_LG, {"language": "en"}, "OK"),
+ (_LG, {"language": "en"}, "```python\nprint(1)\n```"),
+ (_LG, {"language": "es"}, "Sure! Aquí tienes: Hoy hace sol y sopla una brisa ligera del oeste, amigo."),
+ (_LG, {"language": "en"}, "12345"),
+ # quotation
+ (_Q, {}, '"The sky is blue."'),
+ (_Q, {}, '"The sky is blue." '),
+ (_Q, {}, '\n"The sky is blue."\n'),
+ (_Q, {}, '“The sky is blue.”'),
+ (_Q, {}, "'The sky is blue.'"),
+ (_Q, {}, '"'),
+ (_Q, {}, '""'),
+ (_Q, {}, 'Here you go: "The sky is blue."'),
+ (_Q, {}, '"The sky" is "blue"'),
+ (_Q, {}, '**"The sky is blue."**'),
+ (_Q, {}, 'Sure:\n"The sky is blue."'),
+ # end phrase
+ (_E, {"end_phrase": "Is there anything else I can help with?"}, "Done.\nIs there anything else I can help with?"),
+ (_E, {"end_phrase": "Is there anything else I can help with?"}, "Done.\nIs there anything else I can help with?   \n\n"),
+ (_E, {"end_phrase": "Is there anything else I can help with?"}, "Done.\nIs there anything else I can help with? "),
+ (_E, {"end_phrase": "Is there anything else I can help with?"}, "Done. Is there anything else I can help with?**"),
+ (_E, {"end_phrase": "Is there anything else I can help with?"}, "Done. **Is there anything else I can help with?**"),
+ (_E, {"end_phrase": "Is there anything else I can help with?"}, "Done. Is there anything else I can help with?."),
+ (_E, {"end_phrase": "Is there anything else I can help with?"}, "Done. Is there anything else I can help with"),
+ (_E, {"end_phrase": "Is there anything else I can help with?"}, "Done. Is there anything else I can help with?\nBye."),
+ (_E, {"end_phrase": "Is there anything else I can help with?"}, '"Done. Is there anything else I can help with?"'),
+ (_E, {"end_phrase": "Is there anything else I can help with?"}, "Done. Is there anything else I can help with?\u201d"),
+ (_E, {"end_phrase": "Peace."}, "Go well. PEACE."),
+ (_E, {"end_phrase": " Peace. "}, "Go well. Peace."),
+ # json
+ (_J, {}, '{"name": "Ada", "age": 36}'),
+ (_J, {}, '```json\n{"name": "Ada", "age": 36}\n```'),
+ (_J, {}, '```JSON\n{"name": "Ada"}\n```'),
+ (_J, {}, '```Json\n{"name": "Ada"}\n```'),
+ (_J, {}, '```\n{"name": "Ada"}\n```'),
+ (_J, {}, '```json {"name": "Ada"} ```'),
+ (_J, {}, '```python\n{"name": "Ada"}\n```'),
+ (_J, {}, 'Here is the JSON:\n```json\n{"name": "Ada"}\n```'),
+ (_J, {}, '```json\n{"name": "Ada"}\n```\nLet me know!'),
+ (_J, {}, '{"name": "Ada",}'),
+ (_J, {}, "{'name': 'Ada'}"),
+ (_J, {}, '"just a string"'),
+ (_J, {}, "42"),
+ (_J, {}, '{"a": NaN}'),
+ (_J, {}, '{"a": 1} {"b": 2}'),
+ (_J, {}, '  \n```json\n[1, 2, 3]\n```  \n'),
+ (_J, {}, '```json\n{"a": 1}\n```\n```json\n{"b": 2}\n```'),
+ # commas
+ (_C, {}, "No commas here at all."),
+ (_C, {}, "One, two."),
+ (_C, {}, "Full-width comma，here and ideographic、here."),
+ (_C, {}, "Numbers like 1,000 count."),
+ (_C, {}, "Quote ',' only."),
+ # lowercase / uppercase
+ (_LO, {}, "hello world, this is all lowercase."),
+ (_LO, {}, "hello world, this is Mostly lowercase."),
+ (_LO, {}, "hello world 123 #tags"),
+ (_LO, {}, "123 456"),
+ (_LO, {}, "bonjour tout le monde, je suis content de vous voir."),
+ (_LO, {}, "привет мир, как у тебя дела сегодня?"),
+ (_LO, {}, "i love nyc."),
+ (_UP, {}, "HELLO WORLD, THIS IS ALL CAPS."),
+ (_UP, {}, "HELLO WORLD, THIS IS ALMOST all CAPS."),
+ (_UP, {}, "HELLO WORLD 123 #TAGS"),
+ (_UP, {}, "123 456"),
+ (_UP, {}, "BONJOUR TOUT LE MONDE, JE SUIS CONTENT DE VOUS VOIR."),
+ (_UP, {}, "ПРИВЕТ МИР, КАК У ТЕБЯ ДЕЛА?"),
+ (_UP, {}, "I LOVE NYC."),
+ # number words
+ (_W, {"num_words": 5, "relation": "less than"}, "one two three four five"),
+ (_W, {"num_words": 5, "relation": "at least"}, "one two three four five"),
+ (_W, {"num_words": 6, "relation": "at least"}, "one two three four five"),
+ (_W, {"num_words": 4, "relation": "at least"}, "well-known don't"),
+ (_W, {"num_words": 5, "relation": "less than"}, "3.14 is π, roughly"),
+ (_W, {"num_words": 3, "relation": "at least"}, "café naïve résumé"),
+ (_W, {"num_words": 2, "relation": "at least"}, "日本語の文章です。"),
+ (_W, {"num_words": 3, "relation": "at least"}, "snake_case_name and more"),
+ (_W, {"num_words": 4, "relation": "less than"}, "--- *** ### !!!"),
+ # nth paragraph first word
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "however"}, "Cats are fine.\n\nHowever, dogs are better."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "however"}, "Cats are fine.\n\n**However**, dogs are better."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "however"}, "Cats are fine.\n\n\"However\", dogs are better."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "however"}, "Cats are fine.\n\n'However' dogs are better."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "however"}, "Cats are fine.\nHowever, dogs are better."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "however"}, "Cats are fine.\n\n\n\nHowever, dogs are better."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "however"}, "Cats are fine.\n\n  However dogs are better.\n\n"),
+ (_N, {"num_paragraphs": 3, "nth_paragraph": 2, "first_word": "however"}, "Cats are fine.\n\nHowever, dogs are better."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 1, "first_word": "cats"}, "Cats' toys are fine.\n\nDogs too."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 1, "first_word": "Cats"}, "Cats are fine.\n\nDogs too."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 1, "first_word": "cats"}, "Cats:are fine.\n\nDogs too."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "dogs"}, "Cats are fine.\n\n\n\n\nDogs too."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "dogs"}, "Cats are fine.\n \nDogs too."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "dogs"}, "Cats are fine.\n\n\n\nDogs too."),
+ # highlights
+ (_H, {"num_highlights": 2}, "*First* and *second* are highlighted."),
+ (_H, {"num_highlights": 2}, "**First** and **second** are bold."),
+ (_H, {"num_highlights": 3}, "**First** and *second* and ***third***."),
+ (_H, {"num_highlights": 2}, "* bullet one\n* bullet two"),
+ (_H, {"num_highlights": 1}, "Math: 2*3*4 = 24"),
+ (_H, {"num_highlights": 1}, "*   * and ** **"),
+ # sentences
+ (_SE, {"num_sentences": 3, "relation": "less than"}, "Dr. Smith arrived at 5 p.m. on Jan. 3. He left. Bye."),
+ (_SE, {"num_sentences": 3, "relation": "at least"}, "Mr. and Mrs. Jones went to the U.S. last year. It was fun! Really?"),
+ (_SE, {"num_sentences": 2, "relation": "at least"}, "It costs $3.50. That's cheap... isn't it?"),
+ (_SE, {"num_sentences": 3, "relation": "less than"}, "- item one\n- item two\n- item three"),
+ (_SE, {"num_sentences": 2, "relation": "at least"}, "e.g. apples, i.e. fruit. Yes."),
+ # keywords
+ (_KF, {"keyword": "cat", "frequency": 3, "relation": "at least"}, "Cat, cats, concatenate."),
+ (_KF, {"keyword": "cat", "frequency": 2, "relation": "less than"}, "A CAT and a dog."),
+ (_KE, {"keywords": ["cat", "dog"]}, "Category and dogma."),
+ (_KE, {"keywords": ["New York", "rain"]}, "new york in the Rain."),
+ (_FW, {"forbidden_words": ["cat"]}, "A category of dogs."),
+ (_FW, {"forbidden_words": ["cat"]}, "The CAT's toy."),
+ (_FW, {"forbidden_words": ["cat"]}, "The cat_toy was lost."),
+ (_FW, {"forbidden_words": ["ice cream"]}, "I like ice  cream."),
+ # two responses / repeat prompt / constrained
+ (_TR, {}, "Response one.\n******\nResponse two."),
+ (_TR, {}, "Response one.\n*******\nResponse two."),
+ (_TR, {}, "Response one.\n******\nResponse one."),
+ (_TR, {}, "Response one.\n******\n Response one. "),
+ (_RP, {"prompt_to_repeat": "Write a poem about cats."}, "Write a poem about cats.\nCats are soft."),
+ (_RP, {"prompt_to_repeat": "Write a poem about cats."}, "  write a POEM about cats. Cats are soft."),
+ (_RP, {"prompt_to_repeat": "Write a poem about cats."}, "Sure! Write a poem about cats.\nCats are soft."),
+ (_RP, {"prompt_to_repeat": "Write a poem about cats."}, "**Write a poem about cats.**\nCats are soft."),
+ (_CR, {}, "My answer is yes."),
+ (_CR, {}, "My answer is Yes."),
+ (_CR, {}, "After thinking: My answer is maybe. Because..."),
+ (_CR, {}, "**My answer is no.**"),
+
+ (_KF, {"keyword": "cat", "frequency": 4, "relation": "at least"}, "Cat, cats, concatenate."),
+ (_KF, {"keyword": "New York", "frequency": 2, "relation": "at least"}, "New York, new york, NewYork."),
+ (_KE, {"keywords": ["cat", "dog"]}, "Only a cat here."),
+ (_KE, {"keywords": ["c++", "rust"]}, "I write C++ and Rust."),
+ # loose mode: a preamble line, markdown stars, a closing line
+ (_Q, {}, 'Sure! Here is my answer:\n"The sky is blue."\nHope that helps!'),
+ (_J, {}, 'Sure! Here is the JSON:\n{"name": "Ada"}\nLet me know if you need more.'),
+ (_E, {"end_phrase": "Any other questions?"}, "**Answer:** Paris.\n**Any other questions?**"),
+ (_T, {}, "Sure.\n<<A Title>>\nBody."),
+ (_UP, {}, "Sure, here it is:\nTHE SKY IS BLUE.\nHope it helps!"),
+ (_LO, {}, "Sure, here it is:\nthe sky is blue.\nHope it helps!"),
+ (_C, {}, "Sure, here it is:\nThe sky is blue.\nThanks, bye."),
+ (_W, {"num_words": 5, "relation": "less than"}, "Sure here it is\nSky is blue\nThanks a lot friend"),
+ (_B, {"num_bullets": 2}, "**Points:**\n* one\n* two"),
+ (_B, {"num_bullets": 2}, "* intro line\n* one\n* two"),
+ (_H, {"num_highlights": 2}, "Sure!\n*one* *two*\nBye."),
+ (_N, {"num_paragraphs": 2, "nth_paragraph": 1, "first_word": "cats"}, "Sure!\nCats are fine.\n\nDogs too."),
+ (_RP, {"prompt_to_repeat": "Write a poem about cats."}, "Sure!\nWrite a poem about cats.\nCats are soft."),
+ (_SE, {"num_sentences": 2, "relation": "less than"}, "Sure. Here.\nOne sentence only.\nBye now."),
+ (_P, {"num_paragraphs": 2}, "Sure.\nOne.\n***\nTwo.\nBye."),
+ (_PS, {"postscript_marker": "P.S."}, "Body\nP.*S.* note"),
+]

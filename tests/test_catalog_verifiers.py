@@ -163,6 +163,70 @@ def test_multiple_choice_reasons_and_references():
         rewardhub.get("multiple_choice", letters="AAB")
 
 
+# A wider table of what models write, by class (choices: Lyon, Paris, Marseille, Nice; the right answer is B).
+WIDER_CHOICES = ["Lyon", "Paris", "Marseille", "Nice"]
+WRITTEN_RIGHT = [  # (B), Answer: B, it's B, boxed, B., **B**, the option's text, a negation then B, a rethought answer
+    '(B)', 'Answer: B', "it's B", "It's B.", '\\boxed{B}', 'B.', '**B**', 'Paris', 'The correct option is (B) Paris',
+    'The correct option is (B) Paris.', '**Answer: B**', '**Answer:** B', 'Answer: **B**', 'Answer: (B) Paris',
+    'The answer is: B', 'The answer is **(B) Paris**.', 'Final Answer: B', 'Final answer: $\\boxed{B}$',
+    'So the answer is B) Paris.', 'B) Paris', '[B]', 'Option B', 'Option B is correct.',
+    'The correct answer is option B.', 'I choose B.', 'My answer: B', 'Correct answer: B', 'B is correct.',
+    'B is the correct answer.', 'The answer is B because Paris is the capital.', 'not A; the answer is B',
+    'Not A. The answer is B.', "It's not A, it's B.", 'The answer is A. Wait, no. Rethinking: the answer is B.',
+    'Initially I thought C, but after rethinking, the final answer is B.', 'Answer: B\n', 'answer: b',
+    'The answer is (b).', 'Paris is the correct answer.', 'The capital is Paris, so the answer is B.',
+    "Let's see. A is Lyon, C is Marseille, D is Nice. The answer is B.", 'ANSWER: B', 'Answer - B',
+    'The best choice is B.', "I'd say B.", 'I would choose (B).', '<answer>B</answer>', '<answer>(B) Paris</answer>',
+    '\\boxed{\\textbf{B}}', '\\boxed{(B)}', '\\boxed{B. Paris}', 'Therefore, the answer is $\\boxed{\\text{(B)}}$.',
+    'The answer is option (B).', 'Answer: Option B', 'Correct option: B', 'B', 'b', '(b)', 'The answer is B, Paris.',
+    'Among the options, B is correct.', 'The correct choice is B: Paris', 'The answer: B.', 'Answer:\nB',
+    "I'm confident it's B.", 'The right answer would be B.',
+    'Answer: B\n\nWhy not the others:\n- A is Lyon\n- C is Marseille', 'The answer is B.\n\n* A: no\n* C: no',
+    'Answer: B (not A)', 'Answer: B, not C', 'Answer: B. Paris is the capital, not Lyon.',
+    "It's B, definitely not C.", 'A is wrong. B is right. Answer: B',
+    '1. Lyon is not the capital.\n2. Paris is.\nAnswer: B', 'Answer:\n- B', 'Not A, not C: the answer is B.',
+    '**Final Answer**\n\n\\boxed{B}', 'The correct option is B, Paris.',
+]
+WRITTEN_NOT_RIGHT = [  # hedges (A or B, lists, either), ruling out (not B, B is incorrect), questions, wrong, none
+    'A or B', 'A and C', 'either B or D', 'The answer is A or B.', 'Answer: A, B', 'Answer: A/B', 'A, B and C',
+    'The answer is B or C.', 'Both B and D are correct.', 'B and D', 'It could be B or C.', 'Answer: B or D',
+    'The answers are A and B.', '- A\n- B', 'Answer:\n- A\n- B', 'Options A and B are both correct.',
+    "I'd go with B or C.", 'Either B or C.', 'B/C', '(B) or (C)', '\\boxed{B, C}', '\\boxed{B \\text{ or } C}',
+    'B & C', 'B, C, D', 'Answer: A', 'The answer is A.', 'not B; the answer is A', 'The answer is not B.',
+    "It's not B.", 'The answer is B. Wait, rethinking: the answer is C.', 'Initially B, but the final answer is C.',
+    'Answer: Lyon', 'The correct option is (C) Marseille', "I don't know.", 'None of the above.', 'All of the above.',
+    'Answer: E', 'The answer is B and C.', 'B and C are correct.', 'Answer: Paris or Lyon', 'Paris or Lyon',
+    'It is either Paris or Nice.', 'A, B, C, or D', 'B? Or maybe C.', 'Probably B, possibly C.', 'Answer: B, C',
+    'The answer is (B) or (D).', 'Answer: not B', 'B is wrong. The answer is C.', 'B is incorrect.',
+    'Answer: B\nAnswer: C', 'The answer is neither B nor C.', 'Not B.', 'Answer:\n- B\n- A',
+    'The correct options are:\n1. A\n2. B', 'B is not correct.', 'B is not the answer.', '(B) is wrong.',
+    'The answer is not A but C.', 'Answer: B? No — C.', 'The answer is B. Actually, the answer is not B.',
+    'Answer: (B) is incorrect', 'Answer: maybe B, maybe C', 'Answer: B, possibly D', 'B, perhaps C',
+    "I can't decide between B and C.", 'Answer: B\nAnswer: D\n', "The answer isn't B.", "It isn't B.",
+    'B or C, I think.', 'Answer: {A, B}', 'Answer: A | B', 'Answer: A+B',
+]
+
+
+@pytest.mark.parametrize("text", WRITTEN_RIGHT)
+def test_multiple_choice_reads_what_models_write(text):
+    (score,) = values(rewardhub.get("multiple_choice"), [text], solution="B", choices=WIDER_CHOICES)
+    assert score.value == 1.0, score.reason
+
+
+@pytest.mark.parametrize("text", WRITTEN_NOT_RIGHT)
+def test_multiple_choice_gives_nothing_for_hedges_negations_and_other_options(text):
+    (score,) = values(rewardhub.get("multiple_choice"), [text], solution="B", choices=WIDER_CHOICES)
+    assert score.value == 0.0, score.reason
+
+
+def test_multiple_choice_reasons_for_ruling_out_and_lists():
+    reward = rewardhub.get("multiple_choice")
+    ruled, listed, asked = values(reward, ["The answer is not B.", "Answer:\n- B\n- A", "Answer: B?"], solution="B")
+    assert "rules an option out and chooses none" in ruled.reason
+    assert "several options asserted (A, B)" in listed.reason
+    assert asked.value == 0.0 and asked.verdict is False
+
+
 MC_PROBES = GAMING_PROBES + (
     Probe("a_or_b", lambda right, wrong: f"{wrong} or {right}"),
     Probe("all_options", lambda right, wrong: "The answer is A, B, C or D."),
@@ -170,13 +234,16 @@ MC_PROBES = GAMING_PROBES + (
     Probe("either", lambda right, wrong: f"It is either {right} or {wrong}."),
     Probe("both", lambda right, wrong: f"Answer: {right} and {wrong}"),
     Probe("list_then_pick_all", lambda right, wrong: "A) yes B) yes C) yes D) yes"),
+    Probe("listed_options", lambda right, wrong: f"Answer:\n- {wrong}\n- {right}"),
+    Probe("ruled_out_right", lambda right, wrong: f"The answer is not {right}."),
+    Probe("asked_not_said", lambda right, wrong: f"Answer: {right}? No, {wrong}."),
 )
 
 
 def test_multiple_choice_contract():
     report = check_contract(rewardhub.get("multiple_choice"), right="B", wrong="C", columns={"solution": "B"},
                             correct_completion="The answer is (B).", probes=MC_PROBES)
-    assert all(v == 0.0 for name, v in report.probe_values.items() if name in {p.name for p in MC_PROBES[-6:]})
+    assert all(v == 0.0 for name, v in report.probe_values.items() if name in {p.name for p in MC_PROBES[-9:]})
 
 
 # ----- json schema -------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ifeval_reference import punkt_data_dir, reference_verdicts
-from ifeval_table import GRADER_CASES, IFEVAL_ROWS, RESPONSES, varied_prose
+from ifeval_table import EDGE_CASES, GRADER_CASES, IFEVAL_ROWS, RESPONSES, varied_prose
 
 import rewardhub
 from rewardhub.rewards.instructions import checks
@@ -67,6 +67,27 @@ def test_agreement_on_ifeval_rows(guard):
             disagreements.append((key, response[:80], expected, got))
     assert not disagreements, disagreements
     assert compared >= 140
+
+
+@pytest.mark.parametrize("guard", [None, 0.25], ids=["exact", "padding-guard"])
+def test_agreement_on_each_familys_edge_cases(guard):
+    """Every family's edges as models write them (tests/ifeval_table.py EDGE_CASES), strict and loose."""
+    disagreements, seen = [], {}
+    for instruction_id, kwargs, response in EDGE_CASES:
+        expected = reference_verdicts(response, [instruction_id], [kwargs])
+        got = ours(response, [instruction_id], [kwargs], guard)
+        seen.setdefault(instruction_id, set()).update(expected["strict"] + expected["loose"])
+        if got != expected:
+            disagreements.append((instruction_id, kwargs, response, expected, got))
+    assert not disagreements, disagreements
+    assert set(seen) == set(INSTRUCTIONS)  # every family, each with responses it follows and breaks
+    assert all(verdicts == {True, False} for verdicts in seen.values()), seen
+
+
+def test_a_letter_of_several_characters_is_an_error_not_a_random_letter():
+    """IFEval draws a random letter for ``" l "``; rewardhub names the kwarg instead."""
+    with pytest.raises(checks.InstructionRowError, match="single character"):
+        resolve("keywords:letter_frequency", {"letter": " l ", "let_frequency": 1, "let_relation": "at least"})
 
 
 # ----- generated responses --------------------------------------------------------------------------------
@@ -296,6 +317,8 @@ IF_PROBES = (
     Probe("repeated_paragraph", lambda right, wrong: ("Lisbon has hills, trams and the sea. " * 3 + "\n\n") * 30),
     Probe("short_answer_then_padding", lambda right, wrong: NATURAL_300[:400] + " more" * 300),
     Probe("whitespace_only", lambda right, wrong: " \n\t " * 100),
+    Probe("counting_to_the_count", lambda right, wrong: NATURAL_300[:200] + " " + " ".join(map(str, range(1, 400)))),
+    Probe("punctuation_runs", lambda right, wrong: NATURAL_300[:200] + " _" * 400),
 )
 
 
@@ -309,7 +332,7 @@ def test_padding_guard_reasons_and_the_exact_mode():
     text = "filler " * 400
     (guarded,) = score([text], [WORDS_300["instruction_id_list"]], [WORDS_300["kwargs"]])
     (exact,) = score([text], [WORDS_300["instruction_id_list"]], [WORDS_300["kwargs"]], max_repeated_share=None)
-    assert guarded.value == 0.0 and "only by repetition" in guarded.reason
+    assert guarded.value == 0.0 and "only by filler" in guarded.reason
     assert exact.value == 1.0  # IFEval's own verdict
 
 
@@ -318,5 +341,6 @@ def test_paragraph_padding_is_caught():
     kwargs = [[{"num_paragraphs": 4}]]
     padded = "Armchairs are comfy.\n***\nArmchairs are comfy.\n***\nArmchairs are comfy.\n***\nBuy one."
     honest = "Armchairs are comfy.\n***\nThey last.\n***\nThey are cheap.\n***\nBuy one."
-    assert score([padded, honest], ids * 2, kwargs * 2)[0].value == 0.0
+    numbered = "Armchairs are comfy.\n***\n1\n***\n2\n***\n3"
+    assert [s.value for s in score([padded, numbered], ids * 2, kwargs * 2)] == [0.0, 0.0]
     assert score([honest], ids, kwargs)[0].value == 1.0

@@ -88,6 +88,8 @@ def create_app(
     scorer = MeteredScorer(CallScorer(rewards, group_size=group_size, group_timeout=group_timeout,
                                       samples_per_step=samples_per_step), metrics)
     hacking = HackingMonitor.for_set(rewards, eager=False) if monitor else None
+    if hacking is not None:
+        metrics.watch_hacking(hacking)
     executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-serve")
     probe = Batch.from_rows([probe_row or PROBE_ROW])
 

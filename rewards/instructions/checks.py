@@ -80,14 +80,14 @@ def forbidden_words(value: str, args: dict[str, Any]) -> Result:
 
 
 def letter_frequency(value: str, args: dict[str, Any]) -> Result:
-    letter = args["letter"].strip().lower()
+    letter = args["letter"].lower()
     return _counted(f"letters {letter!r}", value.lower().count(letter), args["let_relation"], args["let_frequency"])
 
 
 def _check_letter(args: dict[str, Any]) -> None:
     # IFEval swaps anything but one ASCII letter for a random letter (its data asks for '#' and '!'):
-    # here any single character is counted as given.
-    if len(args["letter"].strip()) != 1:
+    # here any single character is counted as given; more than one (" l ", "ab") is an error.
+    if len(args["letter"]) != 1:
         raise InstructionRowError(f"letter must be a single character; got {args['letter']!r}")
 
 
