@@ -127,3 +127,12 @@ def test_cli_on_a_ray_cluster_then_pairs_reads_the_parquet_folder(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     made = [json.loads(line) for line in pairs.read_text().splitlines()]
     assert len(made) == 6 and all(p["chosen"] != p["rejected"] for p in made)
+
+    best = tmp_path / "best.jsonl"
+    done = subprocess.run([sys.executable, "-m", "rewardhub.cli", "select", str(output), "-o", str(best), "--keep", "id"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    chosen = [json.loads(line) for line in best.read_text().splitlines()]
+    best_reward = {r["prompt"]: max(o["reward"] for o in expected.values() if o["prompt"] == r["prompt"]) for r in rows}
+    assert len(chosen) == 6 and len({expected[r["id"]]["prompt"] for r in chosen}) == 6  # one per prompt
+    assert all(expected[r["id"]]["reward"] == best_reward[expected[r["id"]]["prompt"]] for r in chosen)
