@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import socket
 import threading
 from pathlib import Path
@@ -146,6 +147,10 @@ def reuse_after_idle(base_url: str, idle: float, path: str = "/ready") -> list[i
     finally:
         connection.close()
 
+
+# How a drained ``rewardhub serve`` / ``route`` exits: 0, or 143 (128 + SIGTERM) as the CLI ends a command a
+# SIGTERM stopped.
+DRAINED_EXIT = (0, 128 + signal.SIGTERM, -signal.SIGTERM)
 
 # majority_vote over groups of 4 (string equality) plus a per-sample reward: group-assembly tests.
 VOTE = {"rewards": [{"name": "majority_vote", "alias": "vote", "weight": 1.0,

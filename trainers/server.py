@@ -22,7 +22,9 @@ there, the monitor's windows are made of steps); without one, steps are counted 
 Sync rewards run in a thread pool and async ones on rewardhub's background loop, so the event loop
 keeps serving while a slow reward works; a bearer token (when set) guards the scoring endpoints.
 With ``group_size`` (or group rewards that declare one) the server is where completions of one prompt
-meet, whichever process or Ray worker sends them: see :mod:`rewardhub.trainers.groups`. Each request
+meet, whichever process or Ray worker sends them: see :mod:`rewardhub.trainers.groups`. A request
+whose client disconnects is cancelled, so its samples leave their groups (:mod:`.disconnect`); a
+SIGTERM answers the groups still waiting (:mod:`.drain`). Each request
 is logged as one access-log line on the ``rewardhub.access`` logger.
 """
 
@@ -44,6 +46,7 @@ from rewardhub.episode import LIVE_COLUMNS
 from rewardhub.hacking import HackingMonitor
 
 from . import openrlhf
+from .disconnect import ClientDisconnected, gone_response, unless_disconnected
 from .drain import DEFAULT_DRAIN_TIMEOUT, Drain, DrainMiddleware, draining_server, readiness
 from .errors import BadRequest
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
@@ -85,8 +88,9 @@ def create_app(
     from starlette.routing import Route
 
     metrics, drain = Metrics("server"), drain or Drain()
-    scorer = MeteredScorer(CallScorer(rewards, group_size=group_size, group_timeout=group_timeout,
-                                      samples_per_step=samples_per_step), metrics)
+    calls = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout, samples_per_step=samples_per_step)
+    drain.when_draining(calls.finish_groups)  # a SIGTERM answers the groups still waiting, not their timeout
+    scorer = MeteredScorer(calls, metrics)
     hacking = HackingMonitor.for_set(rewards, eager=False) if monitor else None
     if hacking is not None:
         metrics.watch_hacking(hacking)
@@ -100,7 +104,8 @@ def create_app(
         if scorer.assembler is not None and body.get("prompts") is None:
             raise BadRequest("missing 'prompts': group assembly groups queries by their prompt")
         batch = openrlhf.to_batch(body["query"], body.get("prompts"), body.get("labels"), label_column, strip_tokens)
-        scored = await scorer.ascore(batch, executor=executor, step=_step_field(body))
+        scored = await unless_disconnected(request.receive, scorer.ascore(batch, executor=executor,
+                                                                          step=_step_field(body)))
         return _json(openrlhf.to_response(scored, rewards.reward_weights, abstain_value))
 
     async def score_endpoint(request: Request) -> Any:
@@ -112,7 +117,8 @@ def create_app(
             if unkeyed is not None:
                 raise BadRequest(f"rows[{unkeyed}] has neither 'group' nor 'prompt': group assembly needs one "
                                  f"to know which completions belong together")
-        scored = await scorer.ascore(batch, keys, executor=executor, step=_step_field(body))
+        scored = await unless_disconnected(request.receive, scorer.ascore(batch, keys, executor=executor,
+                                                                          step=_step_field(body)))
         reply = {
             "values": scored.totals,
             "components": scored.component_values(),
@@ -201,6 +207,8 @@ def _guarded(endpoint):
             return await endpoint(request)
         except BadRequest as exc:
             return _error(str(exc), exc.status, auth=exc.status == 401)
+        except ClientDisconnected:  # its completions left their groups: the client's retry counts once
+            return gone_response()
         except RewardhubError as exc:  # e.g. RewardInputError from malformed rows, a plugin contract bug
             status = 422 if isinstance(exc, ValueError) else 500
             return _error(f"{type(exc).__name__}: {exc}", status)
