@@ -174,12 +174,13 @@ def test_without_a_mask_the_turns_come_from_the_chat_markers(verl, verl_root, qw
 
 
 def test_markers_that_do_not_add_up_to_verls_turns_are_not_trusted(qwen_tokenizer):
-    from rewardhub.trainers.chatml_mask import chatml_mask
+    from rewardhub.trainers.chatml_mask import ChatMLMarkers
 
-    prompt, ids, mask = rollout(qwen_tokenizer, SAMPLES[3]["turns"], SAMPLES[3]["results"])
-    assert chatml_mask(qwen_tokenizer, ids, 6) == mask  # three assistant turns, two tool rounds
-    assert chatml_mask(qwen_tokenizer, ids) == mask
-    assert chatml_mask(qwen_tokenizer, ids, 2) is None  # verl counted one turn: the model wrote past its stop
+    markers = ChatMLMarkers.of(qwen_tokenizer)
+    _, ids, mask = rollout(qwen_tokenizer, SAMPLES[3]["turns"], SAMPLES[3]["results"])
+    assert markers.mask(ids, 6) == mask  # three assistant turns, two tool rounds
+    assert markers.mask(ids) == mask
+    assert markers.mask(ids, 2) is None  # verl counted one turn: the model wrote past its stop
 
 
 def test_per_turn_scores_land_on_each_turns_last_model_token(verl, verl_root, qwen_tokenizer, manager_base, tmp_path):  # noqa: F811

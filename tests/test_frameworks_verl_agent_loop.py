@@ -32,11 +32,15 @@ from pydantic import BaseModel, ConfigDict
 from test_frameworks_verl import Rows, compose, verl, verl_root, write_config  # noqa: F401 (fixtures)
 from test_frameworks_verl_agent import MANAGER, manager_base, qwen_tokenizer, reward_worker, score_rows  # noqa: F401
 
+import rewardhub
+
 PROMPT = [{"role": "user", "content": "Add 3 to the counter."}]
 CALL = '<tool_call>\n{"name": "add", "arguments": {"n": %d}}\n</tool_call>'
 CONFIG = {"rewards": [{"name": "tool_call_match", "weight": 1.0}, {"name": "exact_match", "weight": 1.0},
                       {"name": "tool_error_penalty", "weight": 1.0},
-                      {"name": "turn_budget", "weight": 1.0, "params": {"free_turns": 2, "max_turns": 3}}]}
+                      {"name": "turn_budget", "weight": 1.0, "params": {"free_turns": 2, "max_turns": 3}},
+                      {"name": "verl_seen", "weight": 0.0}]}
+SEEN: dict[int, dict] = {}  # extra_info's index -> the trajectory parts a reward asked for
 # what each rollout's model says, turn by turn (the loop calls the tools in between)
 SCRIPTS = [
     [CALL % 3, "The counter holds \\boxed{4}."],                         # honest: add(3) -> 4
@@ -45,7 +49,7 @@ SCRIPTS = [
 ]
 
 
-def add(n: int) -> str:
+def add(n: int) -> tuple[str, float]:
     """Add to the counter, which starts at 1.
 
     Args:
@@ -53,7 +57,39 @@ def add(n: int) -> str:
     """
     if n > 5:
         raise ValueError(f"cannot add {n}: at most 5")
-    return str(1 + n)
+    return str(1 + n), 0.25  # (result, tool reward): verl keeps the reward in tool_rewards
+
+
+@rewardhub.sample_reward(name="verl_seen")
+def verl_seen(text, index, num_turns, verl_num_turns, turn_scores, tool_rewards, tool_calls, final_text):
+    SEEN[index] = {"num_turns": num_turns, "verl_num_turns": verl_num_turns, "turn_scores": turn_scores,
+                   "tool_rewards": tool_rewards, "calls": [(c["name"], c["arguments"], c["result"], c["error"])
+                                                          for c in tool_calls], "final_text": final_text}
+    return 0.0
+
+
+@pytest.fixture
+def seen(clean_registry):
+    """The verl_seen reward registered for the manager's set, and what it saw."""
+    from test_trainers_support import ensure_registered
+
+    ensure_registered()
+    clean_registry.add(verl_seen, source="tests")
+    SEEN.clear()
+    return SEEN
+
+
+ERROR = "Error executing tool 'add': cannot add 9: at most 5"
+# what verl's rollouts hand the rewards, by extra_info index: the model's turns (verl counts prompt,
+# turns and tool rounds), its tool rewards, the calls with their results or errors, the final answer
+PARTS = {
+    0: {"num_turns": 2, "verl_num_turns": 4, "turn_scores": [], "tool_rewards": [0.25],
+        "calls": [("add", {"n": 3}, "4", None)], "final_text": "The counter holds \\boxed{4}."},
+    1: {"num_turns": 1, "verl_num_turns": 2, "turn_scores": [], "tool_rewards": [], "calls": [],
+        "final_text": "I added it myself.\n<tool_response>\n4\n</tool_response>\nThe counter holds \\boxed{4}."},
+    2: {"num_turns": 3, "verl_num_turns": 6, "turn_scores": [], "tool_rewards": [0.0, 0.25],
+        "calls": [("add", {"n": 9}, ERROR, ERROR), ("add", {"n": 3}, "4", None)], "final_text": "\\boxed{4}"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +217,7 @@ def test_the_tool_agent_loop_lays_out_turns_and_tool_results(outputs, qwen_token
 
 
 def test_the_in_line_agent_loop_reward_scores_episodes(agent_loop, verl, outputs, loop_config, qwen_tokenizer,  # noqa: F811
-                                                       manager_base):  # noqa: F811
+                                                       manager_base, seen):  # noqa: F811
     """AgentLoopWorker._compute_score: no response_mask; the manager finds the turns from the markers."""
     config = loop_config
     outputs = [o.model_copy(deep=True) for o in outputs]  # _compute_score writes the score into them
@@ -204,10 +240,11 @@ def test_the_in_line_agent_loop_reward_scores_episodes(agent_loop, verl, outputs
     infos = [o.extra_fields["reward_extra_info"] for o in outputs]
     assert {alias: [info[alias] for info in infos] for alias in EXPECTED} == EXPECTED
     assert [o.reward_score for o in outputs] == [3.0, 2.0, 1.0]
+    assert seen == PARTS
 
 
 def test_the_reward_loop_scores_the_padded_batch_with_its_mask(verl, outputs, loop_config, qwen_tokenizer,  # noqa: F811
-                                                               manager_base):  # noqa: F811
+                                                               manager_base, seen):  # noqa: F811
     """The batch as AgentLoopWorker._agent_loop_postprocess pads it: prompts left, responses right."""
     config = loop_config
     width_p, width_r, pad = 1024, 256, qwen_tokenizer.pad_token_id
@@ -232,5 +269,6 @@ def test_the_reward_loop_scores_the_padded_batch_with_its_mask(verl, outputs, lo
     infos = [r["reward_extra_info"] for r in results]
     assert {alias: [info[alias] for info in infos] for alias in EXPECTED} == EXPECTED
     rm = type(manager).assemble_rm_scores(rows, [r["reward_score"] for r in results])
+    assert seen == PARTS
     failed_turn_end = masks[2].index(0) - 1  # the penalty belongs to the turn whose call failed
     assert rm[2, failed_turn_end].item() == pytest.approx(-0.5)

@@ -13,37 +13,50 @@ counted (``__num_turns__``): a rollout whose stop token did not stop generation 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 TURN_END = "<|im_end|>"
 ASSISTANT_HEADER = "<|im_start|>assistant\n"
 
 
-def chatml_mask(tokenizer: Any, ids: Sequence[int], verl_num_turns: Any = None) -> list[int] | None:
-    """1 for the model's tokens, 0 for the loop's context; ``None`` when the tokenizer has no ChatML
-    markers, or the model turns found are not the ones verl counted (``verl_num_turns // 2``: verl
-    counts the prompt, each assistant turn and each tool round)."""
-    end = _token_id(tokenizer, TURN_END)
-    header = tokenizer(ASSISTANT_HEADER, add_special_tokens=False)["input_ids"]
-    if end is None or not header or _token_id(tokenizer, "<|im_start|>") != header[0]:
-        return None
-    ids = [int(t) for t in ids]
-    mask: list[int] = []
-    model, turns, i = True, 1, 0
-    while i < len(ids):
-        if model:
-            mask.append(1)
-            model = ids[i] != end
-            i += 1
-        elif ids[i:i + len(header)] == header:
-            mask += [0] * len(header)
-            model, turns, i = True, turns + 1, i + len(header)
-        else:
-            mask.append(0)
-            i += 1
-    if verl_num_turns is not None and int(verl_num_turns) // 2 != turns:
-        return None
-    return mask
+@dataclass(frozen=True)
+class ChatMLMarkers:
+    """A tokenizer's ids for the end of a turn and for the header that starts the model's next turn."""
+
+    turn_end: int
+    assistant_header: tuple[int, ...]
+
+    @classmethod
+    def of(cls, tokenizer: Any) -> ChatMLMarkers | None:
+        """The tokenizer's markers, ``None`` when its vocabulary has no ChatML special tokens."""
+        end, start = _token_id(tokenizer, TURN_END), _token_id(tokenizer, "<|im_start|>")
+        header = tuple(tokenizer(ASSISTANT_HEADER, add_special_tokens=False)["input_ids"])
+        if end is None or start is None or not header or header[0] != start:
+            return None
+        return cls(end, header)
+
+    def mask(self, ids: Sequence[int], verl_num_turns: Any = None) -> list[int] | None:
+        """1 for the model's tokens, 0 for the loop's context; ``None`` when the model turns found are
+        not the ones verl counted (``verl_num_turns // 2``: verl counts the prompt, each assistant turn
+        and each tool round)."""
+        ids = [int(t) for t in ids]
+        mask: list[int] = []
+        model, turns, i, width = True, 1, 0, len(self.assistant_header)
+        while i < len(ids):
+            if model:
+                mask.append(1)
+                model = ids[i] != self.turn_end
+                i += 1
+            elif tuple(ids[i:i + width]) == self.assistant_header:
+                mask += [0] * width
+                model, turns, i = True, turns + 1, i + width
+            else:
+                mask.append(0)
+                i += 1
+        if verl_num_turns is not None and int(verl_num_turns) // 2 != turns:
+            return None
+        return mask
 
 
 def _token_id(tokenizer: Any, token: str) -> int | None:

@@ -46,7 +46,7 @@ from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
 from rewardhub import Batch, ConfigError, RewardSet, SetResult, evaluate_by_group, needs_groups
 
-from .chatml_mask import chatml_mask
+from .chatml_mask import ChatMLMarkers
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer, group_size_for
 from .verl import GROUP_BY, LABEL_COLUMN, group_keys, to_batch, to_results
 from .verl_agent import episode_batch, place_turns, turn_total
@@ -103,6 +103,7 @@ class RewardhubRewardManager(RewardManagerBase):
                                        num_cpus=float(settings.get("actor_cpus", 1)))
         multi_turn = config.get("actor_rollout_ref", {}).get("rollout", {}).get("multi_turn", {}).get("enable")
         self.episodes = bool(settings.get("episodes", multi_turn or False))
+        self.markers = ChatMLMarkers.of(tokenizer)  # where verl sends no response_mask (its in-line reward)
         # an episode's parts by turn are weighted as its total was; remote and actor results carry no weights
         self.fixed_weights = None if self.rewards.config.scheduled else self.rewards.weights_at()
         self._pending: list[tuple[Batch, str, int | None, asyncio.Future]] = []
@@ -137,7 +138,7 @@ class RewardhubRewardManager(RewardManagerBase):
         if "response_mask" in item.batch.keys():
             mask = item.batch["response_mask"][:length].tolist()
         else:  # verl's in-line agent-loop reward gives no mask: the turn markers show it
-            mask = chatml_mask(self.tokenizer, ids, extra.get("__num_turns__"))
+            mask = self.markers.mask(ids, extra.get("__num_turns__")) if self.markers else None
         if self.episodes or (mask is not None and 0 in mask):
             batch = episode_batch(self.tokenizer, ids, mask or [1] * length,
                                   extra.get("data_source"), ground_truth, info, extra.get("tool_extra_fields"),
