@@ -292,6 +292,27 @@ def test_schema_per_row_partial_credit_and_bad_schemas():
         rewardhub.get("json_schema", schema={"type": 5})
 
 
+def test_partial_credit_counts_the_schemas_fields_only():
+    """Keys the schema does not name cannot dilute its errors (a padded object is still wrong)."""
+    open_person = {k: v for k, v in PERSON.items() if k != "additionalProperties"}
+    reward = rewardhub.get("json_schema", schema=open_person, partial_credit=True)
+    padded = '{"name": 5, "age": "x", ' + ", ".join(f'"k{i}": {i}' for i in range(40)) + "}"
+    honest = '{"name": "Ada", "age": "x", "k1": 1}'
+    patterned = rewardhub.get("json_schema", partial_credit=True, schema={
+        "type": "object", "patternProperties": {"^n_": {"type": "integer"}}, "required": ["id"]})
+    scores = values(reward, [padded, honest]) + values(patterned, ['{"id": 1, "n_a": "x", "n_b": 2, "z": 0}'])
+    assert [s.value for s in scores] == [0.0, 0.5, pytest.approx(2 / 3)]
+
+
+def test_an_answer_tag_holding_a_fence_is_read():
+    reward = rewardhub.get("json_schema", schema=PERSON)
+    texts = ['<answer>\n```json\n{"name": "Ada", "age": 36}\n```\n</answer>',
+             '<answer>```json\n{"name": "Ada"}\n```\n```json\n{"name": "Ada", "age": 36}\n```</answer>']
+    first, two = values(reward, texts)
+    assert first.value == 1.0 and "fenced block of the <answer> tag" in first.reason
+    assert two.value == 0.0
+
+
 def test_prose_mode_takes_one_value_and_refuses_two():
     assert find_document('The person is {"a": 1}.', allow_prose=True) == ({"a": 1}, "in the prose")
     assert isinstance(find_document('First {"a": 1} then {"a": 2, ', allow_prose=True), str)
@@ -305,6 +326,8 @@ JSON_PROBES = GAMING_PROBES + (
     Probe("right_json_in_think_only", lambda r, w: '<think>{"name": "Ada", "age": 36}</think> done'),
     Probe("deep_array", lambda r, w: "[" * 50_000 + "]" * 50_000),
     Probe("many_starts", lambda r, w: "{[" * 20_000),
+    Probe("fence_then_broken_prose_object", lambda r, w: '```json\n{"name": 5}\n```\nor {"name": "Ada", "age": 36'),
+    Probe("answer_tag_with_invalid_then_valid_prose", lambda r, w: '<answer>{"name": "Ada"}</answer> {"name": "Ada", "age": 36}'),
 )
 
 
