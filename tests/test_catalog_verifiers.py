@@ -63,6 +63,59 @@ def test_library_metrics_match_the_libraries_and_take_the_best_reference():
         assert 0 < got.value < 1 and "best of 2 references" in got.reason
 
 
+SIMILARITY_TABLE = [  # (hypothesis, references): short answers, paraphrases, word order, unicode, several references
+    ("Paris", ["Paris"]),
+    ("paris.", ["Paris"]),
+    ("The capital of France is Paris.", ["Paris is the capital of France."]),
+    ("Paris is the capital of France", ["The capital of France is Paris.", "Paris"]),
+    ("A dog chased the cat up the tree.", ["The cat was chased up a tree by a dog."]),
+    ("He bought three apples and two pears at the market on Sunday.",
+     ["On Sunday he bought two pears and three apples at the market.", "He went shopping."]),
+    ("Photosynthesis turns light, water and CO2 into glucose and oxygen.",
+     ["Plants use light energy to make glucose and oxygen from carbon dioxide and water."]),
+    ("Il pleut à Paris aujourd'hui.", ["Aujourd'hui, il pleut à Paris."]),
+    ("Zürich liegt am Zürichsee.", ["Zürich liegt am See."]),
+    ("completely unrelated words here", ["The mitochondria is the powerhouse of the cell."]),
+    ("1969", ["July 20, 1969", "1969"]),
+]
+
+
+@pytest.mark.parametrize("metric", ["bleu", "chrf", "rouge1", "rouge2", "rougeL", "fuzzy"])
+def test_each_library_metric_equals_its_library_on_a_table(metric):
+    from rapidfuzz import fuzz
+    from rouge_score.rouge_scorer import RougeScorer
+    from sacrebleu.metrics import BLEU, CHRF
+
+    def library(hypothesis: str, references: list[str]) -> float:
+        if metric == "bleu":
+            return BLEU(effective_order=True).sentence_score(hypothesis, references).score / 100
+        if metric == "chrf":
+            return CHRF().sentence_score(hypothesis, references).score / 100
+        if metric == "fuzzy":
+            return max(fuzz.ratio(squad_normalize(hypothesis), squad_normalize(r)) for r in references) / 100
+        return max(RougeScorer([metric]).score(r, hypothesis)[metric].fmeasure for r in references)
+
+    reward = rewardhub.get("similarity", metric=metric)
+    hypotheses = [h for h, _ in SIMILARITY_TABLE]
+    got = reward.evaluate([""] * len(hypotheses), hypotheses, solution=[r for _, r in SIMILARITY_TABLE]).values
+    expected = [library(h, r) for h, r in SIMILARITY_TABLE]
+    assert got == pytest.approx(expected, abs=1e-9)
+    assert len({round(v, 6) for v in expected}) >= 5  # the table spreads the metric, not only 0 and 1
+
+
+@pytest.mark.parametrize(("prediction", "references", "f1"), [  # SQuAD v1.1 rules, worked by hand
+    ("Paris is the capital of France", ["The capital of France is Paris.", "Paris"], 1.0),  # same bag of words
+    ("in 1969", ["July 20, 1969", "1969"], 2 / 3),  # best reference: P 1/2, R 1
+    ("“Paris”", ["Paris"], 0.0),  # curly quotes are not string.punctuation: the token stays "“paris”"
+    ("Paris, Paris, Paris", ["Paris"], 0.5),  # P 1/3, R 1: repeats do not earn recall twice
+    ("An apple", ["the apple"], 1.0),  # articles dropped
+])
+def test_token_f1_on_squad_rules(prediction, references, f1):
+    reward = rewardhub.get("similarity", metric="token_f1")
+    (score,) = reward.evaluate([""], [prediction], solution=[references]).scores
+    assert score.value == pytest.approx(f1)
+
+
 def test_extractors_think_blocks_and_missing_references():
     reward = rewardhub.get("similarity", metric="exact_match", extractors=["answer_tag", "boxed"])
     scores = values(reward, ["<think>Paris? Lyon?</think><answer>Paris</answer>", "I think Paris", "\\boxed{Lyon}"],
