@@ -30,7 +30,7 @@ from .parse import ScoreScale, unquoted
 from .prompt import JudgeTemplate
 from .reward import JudgeReward
 
-_LABEL_LINE = re.compile(r"^[\s*#>_-]*(?:final\s+)?(?:label|verdict|classification|category)\s*[:=]\s*(.+?)\s*$",
+_LABEL_LINE = re.compile(r"^[ \t*#>_-]*(?:final[ \t]+)?(?:label|verdict|classification|category)[ \t]*[:=][ \t]*(.+?)[ \t]*$",
                          re.IGNORECASE | re.MULTILINE)
 
 

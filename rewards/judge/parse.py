@@ -148,7 +148,8 @@ def parse_answer(text: str, mode: str, scale: ScoreScale) -> Parsed:
 
 
 _QUOTE_LINES = re.compile(r"^[ \t]*>[^\n]*", re.MULTILINE)
-_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|^[ \t]*>[^\n]*', re.MULTILINE)
+# Quoted spans are bounded (an opening quote never closed must not cost a scan of the rest per quote).
+_QUOTED = re.compile(r'"[^"\n]{0,400}"|“[^”\n]{0,400}”|^[ \t]*>[^\n]*', re.MULTILINE)
 
 
 def unquoted(text: str, spans: bool = True) -> str:
