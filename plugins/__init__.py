@@ -34,6 +34,7 @@ from .errors import (
     RewardInputError,
     RewardNotScoringWarning,
     UnknownRewardError,
+    WorkerShortfallWarning,
     WorkerStartupError,
 )
 from .hookspecs import hookimpl
@@ -71,6 +72,7 @@ __all__ = [
     "SetResult",
     "UnknownRewardError",
     "WeightedReward",
+    "WorkerShortfallWarning",
     "WorkerStartupError",
     "background_loop",
     "batch_reward",

@@ -218,7 +218,7 @@ class IsolatedFunctionReward(FunctionReward):
     """A per-sample function reward whose samples run in worker processes killed at the deadline."""
 
     def __init__(self, factory: FunctionRewardFactory, params: dict[str, Any], *, on_error: str = "none",
-                 timeout: float = 10.0, timeout_score: float | None = 0.0, workers: int | None = None):
+                 timeout: float = 10.0, timeout_score: float | None = None, workers: int | None = None):
         super().__init__(factory, params, on_error=on_error)
         if not timeout > 0:
             raise ConfigError(f"reward {factory.name!r}: timeout must be a positive number of seconds; got {timeout}")
@@ -256,6 +256,8 @@ class IsolatedFunctionReward(FunctionReward):
                 scores[i] = outcome.value
             elif outcome.status == "timeout":
                 scores[i] = Score(self.timeout_score, f"timeout after {self.timeout:g} s", None, "timeout")
+            elif outcome.status == "killed":  # the host took the worker (the OOM killer): never the sample's fault
+                scores[i] = Score(None, f"error: {outcome.value}", None, "error")
             else:
                 scores[i] = self._failure(IsolatedScorerError(outcome.value))
         return scores
@@ -273,7 +275,7 @@ def call_isolated(job: tuple[Any, ...]) -> Any:
 
 ISOLATION_PARAMS: dict[str, tuple[Any, str]] = {
     "timeout": (10.0, "float"),
-    "timeout_score": (0.0, "float | None"),
+    "timeout_score": (None, "float | None"),
     "workers": (None, "int | None"),
 }
 

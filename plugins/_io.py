@@ -1,4 +1,4 @@
-"""Read rows from JSONL, Parquet or a saved ``datasets`` folder; write JSONL, Parquet or a folder.
+"""Read rows from JSONL, Parquet or a saved ``datasets`` folder; encode rows as JSONL lines.
 
 Reading never stops at a bad row: each row comes with its line number, or with an error that says
 what is wrong with that line, so callers can report it and go on.
@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import shutil
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -18,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from .errors import InputFileError, OutputFileError
+from .errors import InputFileError
 
 T = TypeVar("T")
 
@@ -243,61 +241,11 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-def write_rows(rows: Iterable[dict[str, Any]], path: str | Path) -> int:
-    """Write rows by destination: ``.jsonl``/``.json``/``-`` as JSONL, ``.parquet``, else a datasets folder."""
-    target = str(path)
-    if target == "-":
-        return _write_jsonl(rows, sys.stdout)
-    suffix = Path(target).suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        # A lone surrogate (from a Python caller's row) is written as its JSON escape, which reads back as is.
-        with open(target, "w", encoding="utf-8", errors="backslashreplace") as handle:
-            return _write_jsonl(rows, handle)
-    rows = [jsonable(r) for r in rows]
-    if suffix == ".parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        pq.write_table(pa.Table.from_pylist(rows), target)
-        return len(rows)
-    import datasets
-
-    datasets.Dataset.from_list(rows).save_to_disk(target)
-    return len(rows)
-
-
-def _write_jsonl(rows: Iterable[dict[str, Any]], handle: IO[str]) -> int:
+def write_jsonl(rows: Iterable[dict[str, Any]], handle: IO[str]) -> int:
+    """Write ``rows`` to ``handle`` as JSONL lines; returns how many."""
     count = 0
     for row in rows:
         handle.write(dumps_row(row) + "\n")
         count += 1
     handle.flush()
     return count
-
-
-def write_rows_atomically(rows: Iterable[dict[str, Any]], output: str | Path) -> int:
-    """:func:`write_rows` through a hidden sibling renamed into place: a run that fails, is interrupted
-    or fills the disk leaves the previous output as it was. ``-`` streams JSONL to stdout."""
-    if str(output) == "-":
-        return write_rows(rows, "-")
-    target = Path(output)
-    if not target.parent.is_dir():
-        raise OutputFileError(f"cannot write {target}: folder {target.parent} does not exist")
-    partial = target.with_name(f".{target.name}.partial{target.suffix}")
-    _remove(partial)
-    try:
-        count = write_rows(rows, partial)
-    except BaseException:
-        _remove(partial)
-        raise
-    if target.is_dir():
-        shutil.rmtree(target)
-    os.replace(partial, target)
-    return count
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir():
-        shutil.rmtree(path)
-    elif path.exists():
-        path.unlink()

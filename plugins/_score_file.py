@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ._compose import load
-from ._io import InputRow, read_rows, write_rows_atomically
+from ._io import InputRow, read_rows
+from ._output import write_rows
 from .completions import is_conversational
 from .errors import InputFileError
 
@@ -103,7 +104,7 @@ def score_file(
     summary = ScoreSummary(stats={alias: RewardStats() for alias in rewards.aliases})
     start = time.perf_counter()
     scored_rows = rewards.iter_scores(_valid_rows(input_path, summary, progress), batch_size=batch_size)
-    write_rows_atomically(_counted(scored_rows, summary, input_path), output)
+    write_rows(_counted(scored_rows, summary, input_path), output)
     summary.seconds = time.perf_counter() - start
     return summary
 

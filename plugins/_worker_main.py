@@ -34,6 +34,7 @@ def main(argv: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the caller; the pool stops us
     signal.signal(signal.SIGALRM, _on_deadline)
     _die_with_parent(parent)
+    _offer_to_oom_killer()
     os.set_inheritable(fd, False)  # processes a work function starts must not hold our socket open
     conn = Connection(fd)
     try:
@@ -110,6 +111,16 @@ def _answer(conn: Connection, outcome: tuple[str, Any]) -> None:
 
 def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _offer_to_oom_killer() -> None:
+    """Under memory pressure the kernel's OOM killer takes a worker (whose item then errs) before the
+    trainer that started it: ``oom_score_adj`` 1000, which any process may raise for itself."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:  # not Linux, or no /proc: the kernel's default choice stands
+        pass
 
 
 def _die_with_parent(parent: int) -> None:

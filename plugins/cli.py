@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from ._manager import load_plugins, plugin_hooks, pm
 from .errors import RewardhubError
@@ -34,7 +38,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        return int(args.handler(args) or EXIT_OK)
+        with _sigterm_exits_cleanly():
+            return int(args.handler(args) or EXIT_OK)
     except RewardhubError as exc:
         print(f"rewardhub: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -43,6 +48,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # an output path in a missing folder, a file we may not write...
         print(f"rewardhub: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+@contextmanager
+def _sigterm_exits_cleanly() -> Iterator[None]:
+    """While a command runs, SIGTERM (a supervisor stopping it) ends it as Ctrl-C does, through its
+    cleanup (a staged output is removed) with exit code 143; processes forked meanwhile keep the
+    default action. Nothing changes where a SIGTERM handler is already set or off the main thread."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+    pid = os.getpid()
+
+    def terminate(signum: int, frame: object) -> None:
+        if os.getpid() != pid:  # a forked child: die as it would have
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @hookimpl

@@ -48,7 +48,7 @@ class MajorityVote(Reward):
         answerless: str = "zero",
         equivalence: str = "math",
         timeout: float = 5.0,
-        timeout_score: float | None = 0.0,
+        timeout_score: float | None = None,
         last_number: bool = True,
         max_answer_chars: int = 1000,
         workers: int | None = None,

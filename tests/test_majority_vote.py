@@ -149,24 +149,25 @@ def test_one_runaway_answer_costs_its_group_one_deadline_and_is_a_timeout(deadli
     result = vote.evaluate(["p"] * 8, texts)
     assert sum(hit) == 1  # read once, alone; never sent again to be compared with its 7 siblings
     assert result.outcomes == ["timeout"] + ["ok"] * 7
-    assert result.values[0] == 0.0 and result.reasons[0] == (
+    assert result.values[0] is None and result.reasons[0] == (
         "timeout after 1 s: the answer could not be read in time, so it does not vote")
     assert result.values[1:] == [0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0]  # x+1 wins 3 of the 7 votes left
     assert result.reasons[3] == "majority answer x+1 (3/7 votes)"
     assert vote.totals["timeouts"] == 1
 
 
-def test_a_runaway_answer_in_several_groups_is_read_once_and_can_abstain(deadlines, monkeypatch):
+def test_a_runaway_answer_in_several_groups_is_read_once_and_scores_an_explicit_timeout_score(deadlines, monkeypatch):
     vote, hit = deadlines
-    monkeypatch.setattr(vote, "timeout_score", None)
+    monkeypatch.setattr(vote, "timeout_score", 0.0)  # by default a timeout abstains; a user may ask for 0.0
     texts = boxed(TOWER, "2", "2", TOWER, "x", "x")
     result = vote.evaluate(["p", "p", "p", "q", "q", "q"], texts)
     assert sum(hit) == 1
     assert result.outcomes == ["timeout", "ok", "ok", "timeout", "ok", "ok"]
-    assert result.values == [None, 1.0, 1.0, None, 1.0, 1.0]
+    assert result.values == [0.0, 1.0, 1.0, 0.0, 1.0, 1.0]
 
 
 def test_timeout_score_is_a_param():
-    assert rewardhub.get("majority_vote", timeout_score=None).timeout_score is None
+    assert rewardhub.get("majority_vote").timeout_score is None  # a timeout is no evidence against an answer
+    assert rewardhub.get("majority_vote", timeout_score=0.0).timeout_score == 0.0
     assert "timeout_score" in {p for r in rewardhub.list_rewards() if r["name"] == "majority_vote"
                                for p in r["params"]}

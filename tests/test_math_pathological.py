@@ -42,7 +42,7 @@ def test_pathological_completion_comes_back_at_the_deadline_from_a_thread(reward
     text, gold, reasons = PATHOLOGICAL[case]
     score, beats = beats_during(lambda: reward.evaluate(["q"], [text], solution=[gold]).scores[0])
     assert any(score.reason.startswith(r) for r in reasons), score
-    assert score.value in (0.0, 1.0)
+    assert score.value in ((None,) if score.outcome == "timeout" else (0.0, 1.0))
     if score.outcome == "timeout":  # it waited out the deadline: meanwhile the main thread kept running
         assert beats >= 1
 
@@ -50,15 +50,17 @@ def test_pathological_completion_comes_back_at_the_deadline_from_a_thread(reward
 def test_one_pathological_row_does_not_cost_the_others(reward):
     texts = [r"\boxed{9^{9^{9}}}", r"\boxed{2}", r"\boxed{\frac{1}{2}}", r"\boxed{x+1}"]
     result = reward.evaluate(["q"] * 4, texts, solution=["5", "2", "0.5", "1+x"])
-    assert result.values == [0.0, 1.0, 1.0, 1.0]
-    assert result.reasons[0] == "timeout after 1 s"
+    assert result.values == [None, 1.0, 1.0, 1.0]
+    assert result.reasons[0] == "timeout after 1 s" and result.outcomes[0] == "timeout"
 
 
-def test_timeout_score_is_configurable():
-    reward = MathReward(timeout=TIMEOUT, timeout_score=None, workers=2)
+def test_a_timeout_abstains_by_default_and_timeout_score_is_configurable():
+    """A busy machine times out right answers too: a timeout is no evidence that the answer is wrong."""
+    assert MathReward().timeout_score is None
+    reward = MathReward(timeout=TIMEOUT, timeout_score=0.0, workers=2)
     result = reward.evaluate(["q"], [r"\boxed{9^{9^{9}}}"], solution=["5"])
-    assert result.scores[0].value is None and result.scores[0].reason == "timeout after 1 s"
-    assert result.scores[0].verdict is None
+    assert result.scores[0].value == 0.0 and result.scores[0].reason == "timeout after 1 s"
+    assert result.scores[0].verdict is None and result.scores[0].outcome == "timeout"
 
 
 MATHY = st.sampled_from(

@@ -10,7 +10,8 @@ from typing import Any
 
 from .._compose import RewardSet, load
 from .._groups import prompt_runs
-from .._io import read_rows, write_rows_atomically
+from .._io import read_rows
+from .._output import write_rows
 from ..errors import ConfigError
 from .grouping import Item, contiguous_groups, in_prompt_order
 from .options import TOTAL, Options, PreferenceError, Stats, has_score
@@ -104,7 +105,7 @@ def write_file(input: str | Path, output: str | Path, options: Options, *,
     stats = Stats(options.kind)
     items = in_prompt_order(valid(input, stats, progress), unsorted)
     items = scored(items, options, rewards, rescore=rescore, batch_size=batch_size)
-    write_rows_atomically(per_prompt(items, options, stats), output)
+    write_rows(per_prompt(items, options, stats), output)
     return stats
 
 

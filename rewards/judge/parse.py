@@ -25,6 +25,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 PARSE_MODES = ("auto", "number", "yes_no", "json")
 
@@ -213,9 +214,21 @@ def _from_json(text: str, plain: str, scale: ScoreScale) -> Parsed | None:
             value = float(word) if re.fullmatch(_NUM, word) else None
         if isinstance(value, bool):
             return _verdict(value, "json", span)
-        if isinstance(value, int | float) and math.isfinite(value):
-            return _number(_Found(float(value), span or (0, 0)), scale, "json")
+        number = _finite(value)
+        if number is not None:
+            return _number(_Found(number, span or (0, 0)), scale, "json")
     return None
+
+
+def _finite(value: Any) -> float | None:
+    """A JSON number as a finite float, else ``None`` (an integer of 400 digits overflows a float)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _from_marker(text: str, plain: str, scale: ScoreScale) -> Parsed | None:

@@ -194,7 +194,7 @@ def read_ranking(text: str, n: int) -> list[list[int]] | None:
     number 1..n appears exactly once."""
     data = _json(text)
     if isinstance(data, Mapping) and isinstance(data.get("ranking"), list):
-        tiers = [[int(x)] if isinstance(x, int | str) and str(x).strip().isdigit() else [] for x in data["ranking"]]
+        tiers = [[int(x)] if isinstance(x, int | str) and str(x).strip().isdecimal() else [] for x in data["ranking"]]
     else:
         lines = _RANKING.findall(text[-5000:])
         if not lines:

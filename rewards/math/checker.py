@@ -119,7 +119,8 @@ class MathChecker:
         for pair, outcome in zip(
             slow, self.pool.map(verify_pair, slow, timeout=self.timeout, requires=_REQUIRES), strict=True
         ):
-            checks[pair] = Check(outcome.value) if outcome.status == "ok" else Check(outcome.status, str(outcome.value))
+            failed = "timeout" if outcome.status == "timeout" else "error"  # a worker's error, or its kill from outside
+            checks[pair] = Check(outcome.value) if outcome.status == "ok" else Check(failed, str(outcome.value))
             self._remember(pair, checks[pair])
         return [checks[pair] for pair in pairs]
 
