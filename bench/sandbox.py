@@ -16,7 +16,8 @@ canonical solutions, and a quarter of them replaced by wrong ones). Machines her
 noisy: each suite runs ``--rounds`` times, executors alternating, and the report gives the median
 throughput and the median of the per-round ratios, plus the ratio of CPU time (all processes each
 executor used: children, zygotes and the programs they ran), which other load disturbs less.
-``--docker-url``/``--docker-image`` add the docker backend (on that engine) to the comparison.
+``--docker-url``/``--docker-image`` add the docker backend (on that engine: one resident runner per
+container forking each run) to the comparison, against the same unsafe baseline and local sandbox.
 Goal: >= 3x the baseline's throughput on 2 cores.
 Run: python -m bench.sandbox [--suite all] [--n 300] [--loops 6] [--timeout 1.0] [--workers 2] [--rounds 3]
 """
@@ -215,7 +216,8 @@ def main() -> None:
     local = sandbox.get_backend("local", workers=args.workers)
     local.run_many([sandbox.Program("pass")] * args.workers)
     print(f"sandbox pool start (once): {time.perf_counter() - start:.2f} s; workers: {args.workers}, "
-          f"timeout {args.timeout:g} s\n  memory: {local.memory_limit}\n  cpu: {local.cpu_share}")
+          f"timeout {args.timeout:g} s\n  memory: {local.memory_limit}\n  cpu: {local.cpu_share}\n"
+          "  load average (1, 5, 15 min): " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
     executors = [
         Executor("unsafe baseline (multiprocessing, child per program)",
                  lambda rows: run_baseline([row["program"] for row in rows], args.timeout, args.workers)),
@@ -224,8 +226,10 @@ def main() -> None:
     ]
     if args.docker_url:
         docker = sandbox.get_backend("docker", base_url=args.docker_url, image=args.docker_image, workers=args.workers)
+        start = time.perf_counter()
         docker.run_many([sandbox.Program("pass")] * args.workers)
-        executors.append(Executor("rewardhub docker backend (warm containers)",
+        print(f"docker containers and runners start (once): {time.perf_counter() - start:.2f} s")
+        executors.append(Executor("rewardhub docker backend (resident runners)",
                                   lambda rows: sandbox_verdicts(docker, rows, args.timeout), cpu_known=False))
     if args.suite in ("mixed", "all"):
         finishing, looping = make_programs(args.n, args.loops)
@@ -237,6 +241,7 @@ def main() -> None:
         code_reward = Executor("rewardhub code reward (probes compared outside)",
                                lambda rows: reward_verdicts(reward, rows), lambda: local.pids)
         compare("humaneval: canonical and wrong completions", [*executors, code_reward], humaneval_rows(), args.rounds)
+    print("\nload average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
     sandbox.close_backends()
 
 

@@ -19,7 +19,7 @@ from ._registry import registry
 from ._reward import AsyncReward, BatchResult, Reward, aevaluate_any
 from ._routing import routed
 from .completions import prompt_key
-from .errors import ConfigError, RewardInputError, UnknownRewardError
+from .errors import ConfigError, RewardInputError, UnknownRewardError, shown
 
 # Rows of one prompt kept in one batch when the batch size is smaller (GRPO groups are 2-64 completions).
 MAX_GROUP_ROWS = 1024
@@ -457,7 +457,7 @@ def _row_steps(batch: Batch, step: float | None) -> list[Any]:
     for i, value in enumerate(steps):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
             raise RewardInputError(f"row {i}: column 'step' is read as the trainer step of scheduled weights and "
-                                   f"must be a number, got {type(value).__name__} {value!r:.40}")
+                                   f"must be a number, got {type(value).__name__} {shown(value)}")
     return list(steps)
 
 

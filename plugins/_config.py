@@ -11,7 +11,8 @@ from typing import Any
 
 from ._routing import Route, parse_route
 from ._schedule import Schedule, parse_schedule
-from .errors import ConfigError, key_hint, key_names, number_text_hint
+from ._config_size import check_expanded_size, check_file_size
+from .errors import ConfigError, key_hint, key_names, number_text_hint, shown
 from .hacking.settings import MonitorSettings, parse_monitor, parse_role
 
 ENTRY_KEYS = ("name", "alias", "weight", "params", "gate", "timeout", "when", "role")
@@ -90,6 +91,7 @@ def read_config(config: Any) -> SetConfig:
         source, config = config, _read_file(Path(config))
         if config is None:
             raise ConfigError(f"config file {source} is empty: it needs a 'rewards' list")
+    check_expanded_size(config)
     aggregate, monitor = "sum", MonitorSettings()
     if isinstance(config, dict):
         unknown = [k for k in config if k not in TOP_LEVEL_KEYS]
@@ -100,7 +102,7 @@ def read_config(config: Any) -> SetConfig:
             raise ConfigError("config has no 'rewards' list")
         aggregate = config.get("aggregate", "sum")
         if aggregate not in AGGREGATES:
-            raise ConfigError(f"'aggregate' must be one of {', '.join(AGGREGATES)}, got {aggregate!r}"
+            raise ConfigError(f"'aggregate' must be one of {', '.join(AGGREGATES)}, got {shown(aggregate)}"
                               f"{key_hint(aggregate, AGGREGATES)}")
         monitor = parse_monitor(config.get("monitor"))
         config = config["rewards"]
@@ -128,6 +130,7 @@ def _read_file(path: Path) -> Any:
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
     suffix = path.suffix.lower()
+    check_file_size(path, path.stat().st_size)
     text = path.read_text(encoding="utf-8")
     try:
         if suffix in (".yaml", ".yml"):
@@ -165,7 +168,7 @@ def _entry(index: int, raw: Any) -> RewardEntry:
     if isinstance(weight, dict):
         weight, schedule = 1.0, parse_schedule(where, weight)
     elif isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight):
-        raise ConfigError(f"{where}: 'weight' must be a finite number, got {weight!r}{number_text_hint(weight)} "
+        raise ConfigError(f"{where}: 'weight' must be a finite number, got {shown(weight)}{number_text_hint(weight)} "
                           f"(or a schedule: {{schedule: linear, start: 1.0, end: 0.0, steps: 1000}})")
     params = raw.get("params") or {}
     if not isinstance(params, dict):
@@ -174,7 +177,7 @@ def _entry(index: int, raw: Any) -> RewardEntry:
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
                                 or not math.isfinite(timeout) or timeout <= 0):
         raise ConfigError(f"{where}: 'timeout' must be a positive number of seconds per batch (or null), "
-                          f"got {timeout!r}{number_text_hint(timeout)}")
+                          f"got {shown(timeout)}{number_text_hint(timeout)}")
     return RewardEntry(name, alias, float(weight), dict(params), _gate(where, raw.get("gate")),
                        None if timeout is None else float(timeout), schedule, parse_route(where, raw.get("when")),
                        parse_role(where, raw.get("role")))
@@ -197,7 +200,7 @@ def _gate(where: str, raw: Any) -> Gate | None:
     for key, default in (("threshold", 1.0), ("otherwise", 0.0)):
         value = raw.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise ConfigError(f"{where}: gate {key!r} must be a finite number, got {value!r}{number_text_hint(value)}")
+            raise ConfigError(f"{where}: gate {key!r} must be a finite number, got {shown(value)}{number_text_hint(value)}")
         numbers[key] = float(value)
     return Gate(raw["reward"], **numbers)
 

@@ -3,8 +3,9 @@
 Sync scorers run in a daemon thread that the caller stops waiting for at the deadline. Python cannot
 kill a thread: a scorer stuck in a loop or a blocking call keeps its thread until it returns (the
 docs point to ``isolated: true``, whose worker processes are killed). A per-sample scorer is told to
-stop between samples, and while several of a reward's batches are still running past their deadline
-its new batches time out at once, so stuck threads cannot pile up without bound.
+stop between samples, a batch scorer's worker pool stops working for it (``batch_abandoned``), and
+while several of a reward's batches are still running past their deadline its new batches time out at
+once, so stuck threads cannot pile up without bound.
 """
 
 from __future__ import annotations
@@ -22,6 +23,13 @@ if TYPE_CHECKING:
 
 MAX_OVERDUE = 4  # a reward's batches allowed to run on past their deadline before new ones time out at once
 _handoff = threading.Lock()  # a finishing scorer thread and its deadline decide who counts it as overdue
+_batch = threading.local()  # in a scorer thread: ``stop``, set when its batch's deadline has passed
+
+
+def batch_abandoned() -> threading.Event | None:
+    """In a thread scoring a batch under a deadline, the event set once that deadline has passed (worker
+    pools then stop working for the batch, so an overdue batch ends soon); None elsewhere."""
+    return getattr(_batch, "stop", None)
 
 
 def timed_out(seconds: float) -> Score:
@@ -55,6 +63,7 @@ def run_sync(reward: Reward, batch: Batch, seconds: float) -> list[Score]:
     stop, finished = threading.Event(), threading.Event()
 
     def work() -> None:
+        _batch.stop = stop
         try:
             if reward._per_sample():
                 for i in range(n):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .errors import ConfigError, key_hint, key_names, number_text_hint, unknown_keys_message
+from .errors import ConfigError, key_hint, key_names, number_text_hint, shown, unknown_keys_message
 
 SCHEDULES = ("linear", "cosine", "step", "constant")
 SCHEDULE_KEYS = ("schedule", "start", "end", "steps", "warmup")
@@ -60,7 +60,7 @@ def parse_schedule(where: str, raw: dict) -> Schedule:
     kind = raw.get("schedule")
     if kind not in SCHEDULES:
         hint = key_hint(kind, SCHEDULES) if kind is not None else ""
-        what = "is missing" if kind is None else f"is {kind!r}"
+        what = "is missing" if kind is None else f"is {shown(kind)}"
         raise ConfigError(f"{where}: weight 'schedule' {what}{hint}; a scheduled weight names one of "
                           f"{', '.join(SCHEDULES)}, e.g. {{schedule: linear, start: 1.0, end: 0.0, steps: 1000}}")
     start = _number(where, raw, "start")
@@ -80,7 +80,7 @@ def _number(where: str, raw: dict, key: str) -> float:
         raise ConfigError(f"{where}: weight schedule {raw.get('schedule')!r} needs {key!r} (a number)")
     value = raw[key]
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ConfigError(f"{where}: weight {key!r} must be a finite number, got {value!r}{number_text_hint(value)}")
+        raise ConfigError(f"{where}: weight {key!r} must be a finite number, got {shown(value)}{number_text_hint(value)}")
     return float(value)
 
 
@@ -96,6 +96,6 @@ def _count(where: str, raw: dict, key: str, *, minimum: int, default: int | None
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         bound = "a positive" if minimum > 0 else "a non-negative"
         raise ConfigError(f"{where}: weight {key!r} must be {bound} whole number of steps, "
-                          f"got {value!r}{number_text_hint(value)}")
+                          f"got {shown(value)}{number_text_hint(value)}")
     return value
 

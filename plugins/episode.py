@@ -17,7 +17,8 @@ wins over what is derived here. Derived parts:
 ``truncated``     ``finish_reason == "length"`` (or a column), else ``None``
 
 Where a part is ``None`` the view keeps a note saying why (``Batch.trajectory_note``), for rewards
-to give as their reason.
+to give as their reason; an ``env_state`` whose values were not all JSON data keeps a note naming
+what was replaced.
 """
 
 from __future__ import annotations
@@ -287,9 +288,10 @@ class TrajectoryView:
             from ._batch import live_objects
 
             return live_objects(batch)
-        if name in ("env_state", "env_reward"):
-            read = env_state if name == "env_state" else env_reward
-            return self._per_env(name, read)
+        if name == "env_state":
+            return self._per_env(name, _snapshot)
+        if name == "env_reward":
+            return self._per_env(name, lambda env: (env_reward(env), ""))
         if name == "truncated":
             reasons = self.column("finish_reason")
             return [None if r is None else r == "length" for r in reasons]
@@ -312,13 +314,26 @@ class TrajectoryView:
         return out
 
     def _per_env(self, name: str, read: Any) -> list[Any]:
+        """``read(env) -> (value, note)`` for each row's environment; a :class:`NoState` is ``None`` and its reason."""
         values: list[Any] = []
         notes: dict[int, str] = {}
         for i, env in enumerate(self.column("env")):
             try:
-                values.append(read(env))
+                value, note = read(env)
             except NoState as exc:
-                values.append(None)
-                notes[i] = str(exc)
+                value, note = None, str(exc)
+            values.append(value)
+            if note:
+                notes[i] = note
         self._notes[name] = notes
         return values
+
+
+def _snapshot(env: Any) -> tuple[Any, str]:
+    """``env_state(env)`` and, when some of its values are not JSON data, a note naming them."""
+    lost: list[str] = []
+    state = env_state(env, lost)
+    if not lost:
+        return state, ""
+    shown = "; ".join(lost[:3]) + (f"; and {len(lost) - 3} more" if len(lost) > 3 else "")
+    return state, f"state values that are not JSON data were replaced: {shown}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import reprlib
 from collections.abc import Iterable
 
 
@@ -104,12 +105,13 @@ class WorkerShortfallWarning(RewardhubWarning):
 
 def key_names(keys: Iterable[object]) -> str:
     """Keys quoted for a message: ``'foo', 'bar'``."""
-    return ", ".join(repr(k) for k in keys)
+    return ", ".join(shown(k) for k in keys)
 
 
 def key_hint(key: object, allowed: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for a misspelt key, else ``""``."""
-    close = difflib.get_close_matches(str(key), list(allowed), n=1)
+    text = key[:200] if isinstance(key, str) else shown(key)
+    close = difflib.get_close_matches(text, list(allowed), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
@@ -129,3 +131,33 @@ def number_text_hint(value: object) -> str:
     except ValueError:
         return ""
     return " (a number given as text: unquote it; YAML also reads 1e-3 as text, write 1.0e-3 or 0.001)"
+
+
+SHOWN_CHARS = 160  # at most this much of a value in an error message
+
+
+class _BoundedRepr(reprlib.Repr):
+    """``reprlib`` limits (a few items per container, a few levels, cut strings) and no huge-int repr."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxstring, self.maxother, self.maxlong = 3, 60, 60, 40
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = self.maxfrozenset = 5
+
+    def repr_int(self, value: int, level: int) -> str:
+        if value.bit_length() > 128:  # Python refuses (or takes long) to print ints of thousands of digits
+            return f"<an integer of {value.bit_length()} bits>"
+        return super().repr_int(value, level)
+
+
+_bounded_repr = _BoundedRepr()
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for an error message, bounded in length and in the work it takes: a value shared
+    many times over (a YAML alias bomb), a huge number or a long text is shown by its first parts."""
+    try:
+        text = _bounded_repr.repr(value)
+    except Exception:  # a hostile __repr__: name the type instead
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."

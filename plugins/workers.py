@@ -9,8 +9,9 @@ has its own deadline: the worker first interrupts itself (a timer signal, which 
 bytecode runs), and past ``timeout + grace`` the caller SIGKILLs it (which also works when the worker
 holds its GIL in one huge C operation such as ``9**9**9``) and starts a replacement. A worker found
 dead (the OOM killer, a stray kill) is replaced before work is sent to it; an item whose worker died
-under it runs once more on a fresh worker. The caller only waits on sockets with timeouts, so its
-process and threads stay responsive.
+under it runs once more on a fresh worker. Calls from several threads run at once over the shared
+workers, and a runaway item costs only its own row (see :class:`WorkerPool`). The caller only waits
+on sockets with timeouts, so its process and threads stay responsive.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from multiprocessing.connection import Connection, wait
 from queue import SimpleQueue
 from typing import Any, Literal, NamedTuple
 
+from ._deadline import batch_abandoned
 from .errors import RewardhubError, WorkerShortfallWarning, WorkerStartupError
 
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_worker_main.py")
@@ -109,7 +111,11 @@ class _Worker:
 
 
 class WorkerPool:
-    """A small process pool with per-item deadlines; safe to call from any thread (calls are serialised).
+    """A small process pool with per-item deadlines, shared by any number of threads at once.
+
+    Concurrent calls share the workers: each call holds only the workers it is using and hands each
+    back the moment it has nothing more to send it, so a call waits for another call's runaway item
+    only while every worker is on one.
 
     ``preload`` names modules every worker imports before it counts as ready (the work function's
     own module is always imported too), so imports never eat into an item's deadline.
@@ -130,8 +136,9 @@ class WorkerPool:
         self.preload = tuple(preload)
         self.startup_timeout = startup_timeout
         self.start_retries = start_retries
-        self._workers: list[_Worker] = []
-        self._lock = threading.Lock()
+        self._workers: list[_Worker] = []  # every live worker
+        self._idle: list[_Worker] = []  # live workers no call is using
+        self._guard = threading.Condition()  # over both lists; notified when a worker is handed back or gone
         self._finalizer = weakref.finalize(self, _stop_all, self._workers)
         _POOLS.add(self)
 
@@ -151,6 +158,9 @@ class WorkerPool:
         ``requires``: what every worker prepares before its first item, outside any item's deadline:
         module names (heavy dependencies of ``func``) or ``"module:function"`` to also call a
         no-argument warm-up function once (first calls into parsers are often much slower).
+        Called under a reward's batch deadline that has passed, the items not answered yet get
+        ``Outcome("timeout")`` at once and the workers still on them are killed: an abandoned batch
+        does not go on taking workers from the batches after it.
         """
         modules = {require_importable(func), *requires}
         items = list(items)
@@ -160,13 +170,11 @@ class WorkerPool:
             raise ValueError(f"timeout must be positive; got {timeout}")
         chunksize = chunksize or max(1, math.ceil(len(items) / (4 * self.size)))
         chunks = deque(range(i, min(i + chunksize, len(items))) for i in range(0, len(items), chunksize))
-        with self._lock:
-            return _Run(self, func, modules, items, chunks, timeout).run()
+        return _Run(self, func, modules, items, chunks, timeout).run()
 
     def start(self) -> None:
         """Start all workers now and wait until they are ready (raises :class:`WorkerStartupError`)."""
-        with self._lock:
-            _Run(self, None, set(), [], deque(), 1.0).run()
+        _Run(self, None, set(), [], deque(), 1.0).run()
 
     @property
     def pids(self) -> list[int]:
@@ -175,8 +183,10 @@ class WorkerPool:
 
     def close(self) -> None:
         """Stop every worker (also done automatically when the pool is garbage-collected or at exit)."""
-        with self._lock:
+        with self._guard:
+            self._idle.clear()
             _stop_all(self._workers)
+            self._guard.notify_all()
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -184,7 +194,11 @@ class WorkerPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # ----- worker lifecycle ------------------------------------------------------------------------
+    # ----- worker lifecycle (callers hold self._guard) ---------------------------------------------
+    def _room(self) -> bool:
+        """Whether another worker may start (fewer than ``capacity`` live)."""
+        return len(self._workers) < self.capacity
+
     def _spawn(self, modules: set[str]) -> _Worker:
         ours, theirs = socket.socketpair()
         with ours, theirs:
@@ -196,10 +210,17 @@ class WorkerPool:
         return worker
 
     def _kill(self, worker: _Worker) -> None:
-        if worker in self._workers:
-            self._workers.remove(worker)
+        for workers in (self._workers, self._idle):
+            if worker in workers:
+                workers.remove(worker)
         worker.process.kill()
         _reap(worker)
+        self._guard.notify_all()
+
+    def _hand_back(self, worker: _Worker) -> None:
+        """A call is done with an idle worker: other calls may use it."""
+        self._idle.append(worker)
+        self._guard.notify_all()
 
     def _make_do(self, count: int, failures: int, why: str) -> None:
         """Score with the ``count`` workers that started, and say so once per shrink (loudly: the run is slower)."""
@@ -216,15 +237,16 @@ class WorkerPool:
 
     def _forget_after_fork(self) -> None:
         """In a forked child the parent's workers are not ours: drop our copies of their sockets only."""
-        self._lock = threading.Lock()
+        self._guard = threading.Condition()
         for worker in self._workers:
             worker.conn.close()
             worker.process.returncode = 0  # not our child: never wait for it or signal it
         self._workers.clear()
+        self._idle.clear()
 
 
 class _Run:
-    """One ``map`` call: a small event loop over the workers' sockets (starting, idle, busy)."""
+    """One ``map`` call: a small event loop over the sockets of the workers it holds (starting, idle, busy)."""
 
     def __init__(
         self, pool: WorkerPool, func: Any, modules: set[str], items: list, chunks: deque, timeout: float
@@ -240,72 +262,135 @@ class _Run:
         self.deaths: Counter[int] = Counter()  # item index -> workers that died while it was first in line
         self.failures = 0  # failed starts in a row
         self.last_failure, self.failed_at = "", 0.0
-        self.exhausted = False  # start retries used up: no more starts in this call
+        self.exhausted = False  # start retries used up: this call starts no more workers
+        self.workers: list[_Worker] = []  # the workers this call holds
+        self.abandoned = batch_abandoned()
 
     def run(self) -> list[Outcome]:
-        modules = self.modules
-        wanted = self.pool.capacity if not self.items else min(self.pool.capacity, len(self.chunks))
-        for worker in list(self.pool._workers):
-            # A worker still busy with an interrupted call's items (Ctrl-C, an exception in the caller)
-            # would answer them as this call's: it cannot be trusted, so it is replaced. So is a worker
-            # that died while idle (the OOM killer between batches).
+        try:
+            with self.pool._guard:
+                self._claim(block=True)
+            while True:
+                for worker in list(self.workers):
+                    if worker.ready and not worker.pending:
+                        if self.chunks:
+                            self._send(worker, self.chunks.popleft())
+                        elif self.items:
+                            self._leave(worker)
+                if self._done():
+                    return self.results  # type: ignore[return-value]
+                if self.abandoned is not None and self.abandoned.is_set():
+                    return self._abandon()
+                if self._short():
+                    with self.pool._guard:
+                        self._claim(block=not self.workers)
+                ready = wait([w.conn for w in self.workers], timeout=self._wait())
+                for worker in [w for w in self.workers if w.conn in ready]:
+                    self._receive(worker)
+                self._enforce_deadlines()
+        finally:
+            for worker in list(self.workers):
+                self._leave(worker)
+
+    def _short(self) -> bool:
+        """More workers would help: start() wants them all; a map has chunks none of its workers can take now."""
+        if not self.items:
+            return len(self.workers) < self.pool.capacity
+        free = sum(1 for w in self.workers if not w.pending)
+        return len(self.chunks) > free
+
+    def _claim(self, block: bool) -> None:
+        """Take idle workers and start new ones while short; ``block``: wait until there is at least one."""
+        while True:
+            while self._short() and self.pool._idle:
+                self._adopt(self.pool._idle.pop())
+            while self._short() and self.pool._room() and not self.exhausted:
+                self._start()
+            if self.workers or not block:
+                return
+            self.pool._guard.wait(0.5)
+
+    def _adopt(self, worker: _Worker) -> None:
+        """Use an idle worker: one found dead is replaced, one lacking this call's modules imports them."""
+        if worker.pending or not worker.usable():
+            self.pool._kill(worker)
+            return
+        missing = self.modules - worker.modules
+        if missing:
+            if not worker.post(("import", sorted(missing))):
+                self.pool._kill(worker)
+                return
+            worker.modules |= missing
+            worker.awaiting += 1
+            worker.started = time.monotonic()
+        self.workers.append(worker)
+
+    def _leave(self, worker: _Worker) -> None:
+        """Hand a worker back to the pool; one still owing answers would answer them to the next call: killed."""
+        self.workers.remove(worker)
+        with self.pool._guard:
             if worker.pending or not worker.usable():
                 self.pool._kill(worker)
-            elif modules - worker.modules:
-                if not worker.post(("import", sorted(modules - worker.modules))):
-                    self.pool._kill(worker)
-                    continue
-                worker.modules |= modules
-                worker.awaiting += 1
-                worker.started = time.monotonic()
-        while len(self.pool._workers) < min(wanted, self.pool.capacity):
-            self._start(modules)
-        while True:
-            for worker in list(self.pool._workers):
-                if worker.ready and not worker.pending and self.chunks:
-                    self._send(worker, self.chunks.popleft(), modules)
-            if self._done():
-                return self.results  # type: ignore[return-value]
-            live = self.pool._workers
-            ready = wait([w.conn for w in live], timeout=max(0.0, self._next_deadline() - time.monotonic()))
-            for worker in [w for w in live if w.conn in ready]:
-                self._receive(worker, modules)
-            self._enforce_deadlines(modules)
+            else:
+                self.pool._hand_back(worker)
 
     def _done(self) -> bool:
         if not self.items:  # start(): done when every worker is ready
-            return all(w.ready for w in self.pool._workers)
+            return all(w.ready for w in self.workers)
         return all(r is not None for r in self.results)
 
-    def _start(self, modules: set[str]) -> None:
-        try:
-            self.pool._spawn(modules)
-        except Exception as exc:  # the interpreter could not even be launched
-            self._startup_failed(f"{type(exc).__name__}: {exc}", modules)
+    def _abandon(self) -> list[Outcome]:
+        """The caller's batch deadline passed: what is not answered yet times out now."""
+        why = f"timeout: the batch's deadline passed before this item's {self.timeout:g} s were up"
+        return [r if r is not None else Outcome("timeout", why) for r in self.results]
 
-    def _send(self, worker: _Worker, indices: range, modules: set[str]) -> None:
+    def _start(self) -> None:
+        with self.pool._guard:
+            try:
+                self.workers.append(self.pool._spawn(self.modules))
+            except Exception as exc:  # the interpreter could not even be launched
+                self._startup_failed(f"{type(exc).__name__}: {exc}")
+
+    def _replace(self) -> None:
+        """Start a worker in place of one killed or dead, so the pool is whole again for the next call too."""
+        with self.pool._guard:
+            if self.pool._room() and not self.exhausted:
+                self._start()
+
+    def _drop(self, worker: _Worker) -> None:
+        if worker in self.workers:
+            self.workers.remove(worker)
+        with self.pool._guard:
+            self.pool._kill(worker)
+
+    def _send(self, worker: _Worker, indices: range) -> None:
         """Send a chunk to an idle worker; one found dead first is replaced and the chunk waits."""
         if worker.usable() and worker.post(("run", self.func, [self.items[i] for i in indices], self.timeout)):
             worker.pending.extend(indices)
             worker.item_started = time.monotonic()
             return
         self.chunks.appendleft(indices)  # never started: no attempt is counted against its items
-        self.pool._kill(worker)
-        self._start(modules)
+        self._drop(worker)  # the run loop claims a replacement
 
-    def _next_deadline(self) -> float:
-        deadlines = [
-            w.item_started + self.hard if w.ready else w.started + self.pool.startup_timeout
-            for w in self.pool._workers
-            if w.pending or not w.ready
-        ]
-        return min(deadlines, default=time.monotonic() + 1.0)
+    def _wait(self) -> float:
+        """Seconds until the next deadline (an item's or a start's), at most 0.2 s while this call is short
+        of workers or under a batch deadline (both are looked at between waits)."""
+        now = time.monotonic()
+        deadlines = [now + 1.0]
+        for w in self.workers:
+            if not w.ready:
+                deadlines.append(w.started + self.pool.startup_timeout)
+            elif w.pending:
+                deadlines.append(w.item_started + self.hard)
+        if self._short() or self.abandoned is not None:
+            deadlines.append(now + 0.2)
+        return max(0.0, min(deadlines) - now)
 
-    def _receive(self, worker: _Worker, modules: set[str]) -> None:
+    def _receive(self, worker: _Worker) -> None:
         try:
             message = worker.conn.recv()
         except (EOFError, OSError):
-            self._died(worker, modules)
+            self._died(worker)
             return
         kind = message[0]
         if kind == "ready":
@@ -315,8 +400,8 @@ class _Run:
             if self.exhausted:
                 self._settle_shortfall()
         elif kind == "failed":
-            self.pool._kill(worker)
-            self._startup_failed(message[1], modules)
+            self._drop(worker)
+            self._startup_failed(message[1])
         elif kind == "unreadable":  # the worker could not unpickle the chunk: its items cannot run
             while worker.pending:
                 self.results[worker.pending.popleft()] = Outcome("error", f"item cannot be sent: {message[1]}")
@@ -324,16 +409,16 @@ class _Run:
             self.results[worker.pending.popleft()] = Outcome(*message)
             worker.item_started = time.monotonic()
 
-    def _died(self, worker: _Worker, modules: set[str]) -> None:
+    def _died(self, worker: _Worker) -> None:
         """A worker closed its socket on its own: a crash, or a kill from outside (the OOM killer).
 
         The item it was on runs once more on a fresh worker; an item that kills a second worker is
         the item's own doing and gets an error outcome.
         """
-        self.pool._kill(worker)
+        self._drop(worker)
         how = _exit_description(worker.process.returncode)
         if not worker.ready:
-            self._startup_failed(f"worker process ended ({how}) before it was ready", modules)
+            self._startup_failed(f"worker process ended ({how}) before it was ready")
             return
         if worker.pending:
             first = worker.pending[0]
@@ -342,21 +427,19 @@ class _Run:
                 worker.pending.popleft()
                 self.results[first] = _second_death(worker.process.returncode, how)
         self._requeue(worker)
-        self._start(modules)
+        self._replace()
 
-    def _enforce_deadlines(self, modules: set[str]) -> None:
+    def _enforce_deadlines(self) -> None:
         now = time.monotonic()
-        for worker in list(self.pool._workers):
+        for worker in list(self.workers):
             if worker.ready and worker.pending and now - worker.item_started > self.hard:
-                self.pool._kill(worker)
-                self.results[worker.pending.popleft()] = Outcome(
-                    "timeout", f"timeout after {self.timeout:g} s"
-                )
+                self._drop(worker)
+                self.results[worker.pending.popleft()] = Outcome("timeout", f"timeout after {self.timeout:g} s")
                 self._requeue(worker)
-                self._start(modules)
+                self._replace()
             elif not worker.ready and now - worker.started > self.pool.startup_timeout:
-                self.pool._kill(worker)
-                self._startup_failed(f"worker not ready after {self.pool.startup_timeout:g} s", modules)
+                self._drop(worker)
+                self._startup_failed(f"worker not ready after {self.pool.startup_timeout:g} s")
 
     def _requeue(self, worker: _Worker) -> None:
         """Items a killed worker never answered go back to the front of the queue."""
@@ -364,24 +447,26 @@ class _Run:
             self.chunks.appendleft(range(worker.pending[0], worker.pending[-1] + 1))
             worker.pending.clear()
 
-    def _startup_failed(self, why: str, modules: set[str]) -> None:
+    def _startup_failed(self, why: str) -> None:
         """Count a failed start and try again, until ``start_retries`` is used up."""
         self.failures += 1
         self.last_failure, self.failed_at = why, time.monotonic()
         if self.failures <= self.pool.start_retries and not self.exhausted:
-            self._start(modules)
+            self._start()
             return
         self.exhausted = True
         self._settle_shortfall()
 
     def _settle_shortfall(self) -> None:
-        """Retries used up: once no start is under way, go on with the workers that did start (a memory
-        limit that fits only some), and raise only if none did."""
-        if any(not w.ready for w in self.pool._workers):
+        """Retries used up: once no start of this call is under way, go on with the workers that did
+        start (a memory limit that fits only some), and raise only if none did."""
+        if any(not w.ready for w in self.workers):
             return  # they may still become ready
-        if self.pool._workers:
-            self.pool._make_do(len(self.pool._workers), self.failures, self.last_failure)
-            return
+        with self.pool._guard:
+            started = sum(1 for w in self.pool._workers if w.ready)
+            if started:
+                self.pool._make_do(started, self.failures, self.last_failure)
+                return
         imports = (
             f" and imports {', '.join(sorted(self.modules))}: check that these import cleanly in a fresh "
             f"interpreter with that path"

@@ -51,7 +51,11 @@ class _AgainstExpected(Reward):
         actual, note = _trajectory(row, self.part)
         if actual is None:
             return Score(None, note or self.none)
-        return self.compare(expected, actual)
+        score = self.compare(expected, actual)
+        caveat = row.trajectory_note(self.part)  # e.g. state values that were not JSON data
+        if caveat and not score.verdict:
+            return Score(score.value, f"{score.reason} ({caveat})"[:400], score.verdict, score.outcome, score.turns)
+        return score
 
     def compare(self, expected: Any, actual: Any) -> Score:
         raise NotImplementedError

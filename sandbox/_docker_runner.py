@@ -1,12 +1,22 @@
-"""Runs one program inside a warm docker container: ``python3 -c <this file> [--root=DIR] [--reap]``,
-with the request (JSON) on stdin; prints one JSON line with the result.
+"""The resident runner of a docker sandbox container: ``python3 -c <this file> [--root=DIR] [--uid=N]``.
 
-Stdlib only (it runs on the container's interpreter). Writes the program into a fresh directory,
-compiles it if needed (the request carries the command), runs it with rlimits and a deadline with
-output going to capped files, then, with ``--reap``, kills every other process of the sandbox user,
-waits until the container's pid 1 has reaped them, and empties ``/work``, ``/tmp`` and ``/dev/shm``
-so nothing of the run reaches the next one. ``--root=DIR`` puts the run's folder under DIR instead
-of ``/work`` (so the script can be tested as a plain process, where nothing may be killed or wiped).
+Started once per container by ``docker exec`` as root holding only the capabilities it needs (set
+uid/gid, kill, chown, and reading/removing what runs leave); it serves runs until its stdin ends.
+Messages both ways are a 4-byte big-endian length and a JSON object. Per run it makes a fresh work
+folder, forks the program as the unprivileged sandbox uid (so no run can signal, trace or read the
+runner) under rlimits, with its stdin in a memory file passed only as that process's fd 0 (nothing
+of the tests is in the work folder), forwards capped output through pipes, enforces the deadline,
+then kills every process the run left, waits until the container's pid 1 has reaped them, and
+empties ``/work``, ``/tmp`` and ``/dev/shm``: the next run finds nothing of this one.
+
+Memory: the host sets the container's memory limit to the run's budget before the run; a run's
+processes carry ``oom_score_adj`` 1000, so the OOM killer takes them and not the runner. The
+container's own memory counters tell the run's OOM kill (the limit was reached) from a kill from
+outside (the host's OOM killer); a SIGKILL no limit explains came from outside too.
+
+Stdlib only (it runs on the container's interpreter). ``--root=DIR`` puts run folders under DIR and
+leaves other processes and folders alone (to test the script as a plain process, where programs run
+as the caller's uid); ``--uid=N`` runs programs as N (default in a container: the sandbox user 65534).
 """
 
 import base64
@@ -14,25 +24,269 @@ import json
 import math
 import os
 import resource
+import select
 import shutil
 import signal
 import stat
-import subprocess
+import struct
 import sys
 import tempfile
 import time
 
-ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "1"}
+HEADER = struct.Struct(">I")
+ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "1", "TMPDIR": "/tmp"}
 SCRATCH = ("/work", "/tmp", "/dev/shm")  # what runs may write, emptied after each one
 THREAD_STACK_MB = 8
+INTERPRETER_MB = 64  # address space of the interpreter itself, on top of the program's memory_mb
 REAP_TIMEOUT = 5.0
+SANDBOX_UID = 65534
+PEAK_SLACK = 2 << 20  # cgroup v1: a peak usage this close to the limit reached it
+
+
+# ----- the channel to the host --------------------------------------------------------------------------
+def receive(stream):
+    """The next message from the host, or ``None`` when it closed the channel."""
+    header = read_exact(stream, HEADER.size)
+    if header is None:
+        return None
+    body = read_exact(stream, HEADER.unpack(header)[0])
+    return None if body is None else json.loads(body)
+
+
+def read_exact(stream, n):
+    chunks, left = [], n
+    while left:
+        chunk = stream.read(left)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def send(stream, message):
+    body = json.dumps(message).encode()
+    stream.write(HEADER.pack(len(body)) + body)
+    stream.flush()
+
+
+# ----- one run ---------------------------------------------------------------------------------------------
+class Runner:
+    """Carries out runs one at a time, as ``uid``, in folders under ``root``; ``reap``: clean the container."""
+
+    def __init__(self, root, uid, reap):
+        self.root, self.uid, self.reap = root, uid, reap
+
+    def serve(self, inbox, outbox):
+        send(outbox, {"ready": True, "clean": self.clean()})
+        while (req := receive(inbox)) is not None:
+            send(outbox, self.run(req))
+
+    def run(self, req):
+        """Compile if needed, run, clean up; the run's facts (output base64-encoded, up to one byte past the cap)."""
+        facts = {"exit_code": None, "timed_out": False, "over_limit": False, "compile_failed": False,
+                 "memory_killed": False, "cpu_killed": False, "killed_externally": False, "duration": 0.0,
+                 "stdout": "", "stderr": "", "error": None, "build": None}
+        workdir = tempfile.mkdtemp(dir=self.root)
+        try:
+            os.chown(workdir, self.uid, self.uid)
+            command = self.prepare(req, workdir, facts)
+            if command is not None:
+                before = memory_events()
+                outcome = self.execute(req, command, workdir, stdin=req["stdin"].encode(), timeout=req["timeout"],
+                                       memory_mb=req["memory_mb"])
+                facts.update(outcome.facts(req["timeout"], before, memory_events()))
+        except Exception as exc:  # the run's behaviour is unknown: the host abstains
+            facts["error"] = f"the container's runner failed: {type(exc).__name__}: {exc}"
+        finally:
+            facts["leftover"] = not self.clean(workdir)
+        return facts
+
+    def prepare(self, req, workdir, facts):
+        """Write the program (compiling it if needed); the command to run, or ``None`` when ``facts`` are final."""
+        for name, content in req["files"].items():
+            self.write(os.path.join(workdir, name), content.encode())
+        if req["executable"]:
+            self.write(os.path.join(workdir, "main"), base64.b64decode(req["build"]), mode=0o755)
+            return ["./main"]
+        self.write(os.path.join(workdir, req["source"]), req["code"].encode())
+        if not req["compile"]:
+            return [sys.executable, req["source"]]
+        if shutil.which(req["compile"][0]) is None:
+            facts["error"] = f"{req['compile'][0]} is not installed in the container image"
+            return None
+        outcome = self.execute(req, req["compile"], workdir, stdin=b"", timeout=req["compile_timeout"],
+                               memory_mb=req["compile_memory_mb"])
+        if outcome.status is None or outcome.status != 0:
+            facts.update(exit_code=1, compile_failed=True, stderr=base64.b64encode(outcome.stderr).decode())
+            return None
+        if req["compile_only"]:
+            with open(os.path.join(workdir, "main"), "rb") as f:
+                facts.update(exit_code=0, build=base64.b64encode(f.read()).decode())
+            return None
+        return ["./main"]
+
+    def write(self, path, data, mode=0o644):
+        with open(path, "wb") as f:
+            f.write(data)
+        os.chown(path, self.uid, self.uid)
+        os.chmod(path, mode)
+
+    def execute(self, req, command, workdir, *, stdin, timeout, memory_mb):
+        """Run ``command`` as the sandbox uid in its own session, with ``stdin`` as its fd 0 only."""
+        limit = req["output_limit"]
+        stdin_fd = memory_file(stdin)
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(out_r)
+                os.close(err_r)
+                child(command, workdir, (stdin_fd, out_w, err_w), self.uid, limits(req, timeout, memory_mb))
+            finally:
+                os._exit(127)
+        for fd in (stdin_fd, out_w, err_w):
+            os.close(fd)
+        outcome = Outcome(start, limit)
+        outcome.supervise(pid, {out_r: outcome.stdout, err_r: outcome.stderr}, start + timeout)
+        self.kill_the_rest(session=pid)
+        _, status, usage = os.wait4(pid, 0)
+        if outcome.exited and not outcome.over_limit:
+            outcome.status = status
+        outcome.cpu_used = usage.ru_utime + usage.ru_stime
+        outcome.drain({out_r: outcome.stdout, err_r: outcome.stderr})
+        for fd in (out_r, err_r):
+            os.close(fd)
+        return outcome
+
+    def kill_the_rest(self, session=None):
+        """Kill the run's processes: its ``session``, and with ``reap`` every process in the container
+        but pid 1 and the runner (``kill(-1)``), waited for until pid 1 has reaped them (zombies
+        would count against the pids limit of the next run). False if some remain."""
+        if session is not None:
+            try:
+                os.killpg(session, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if not self.reap:
+            return True
+        mine = {1, os.getpid(), session}  # session: the run's main process, a zombie until the runner waits for it
+        deadline = time.monotonic() + REAP_TIMEOUT
+        while True:
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            if not [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in mine]:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.002)
+
+    def clean(self, workdir=None):
+        """Leave nothing of a run: with ``reap`` every other process and every file runs may write,
+        else only ``workdir``; False if something remains."""
+        if self.reap:
+            return self.kill_the_rest() and wipe(SCRATCH)
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
+        return True
+
+
+class Outcome:
+    """What one process did: its output (capped), whether it exited, ran out of time or output."""
+
+    def __init__(self, start, limit):
+        self.start, self.limit = start, limit
+        self.stdout, self.stderr = bytearray(), bytearray()
+        self.exited = self.timed_out = self.over_limit = False
+        self.status = None
+        self.cpu_used = 0.0
+        self.duration = 0.0
+
+    def supervise(self, pid, pipes, deadline):
+        """Collect output until the process exits, passes the output cap or its deadline."""
+        ended = os.pidfd_open(pid)
+        poller = select.poll()
+        for fd in (*pipes, ended):
+            poller.register(fd, select.POLLIN)
+        try:
+            while not (self.exited or self.over_limit):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self.timed_out = True
+                    break
+                for fd, _ in poller.poll(remaining * 1000):
+                    if fd == ended:
+                        self.exited = True
+                    elif not self.take(fd, pipes[fd]):
+                        poller.unregister(fd)
+        finally:
+            os.close(ended)
+            self.duration = time.monotonic() - self.start
+
+    def take(self, fd, buffer):
+        """Read what the pipe holds into ``buffer`` (kept up to one byte past the cap); False at its end."""
+        chunk = os.read(fd, 1 << 16)
+        buffer += chunk[:self.limit + 1 - len(buffer)]
+        self.over_limit = self.over_limit or len(buffer) > self.limit
+        return bool(chunk)
+
+    def drain(self, pipes):
+        """What the pipes still hold once every writer is gone (then reads end at EOF, none blocks)."""
+        for fd, buffer in pipes.items():
+            os.set_blocking(fd, False)
+            try:
+                while len(buffer) <= self.limit and self.take(fd, buffer):
+                    pass
+            except BlockingIOError:  # a writer survived (no reaping): what it did not write is lost
+                pass
+
+    def facts(self, timeout, before, after):
+        """The run's facts for the host; ``before``/``after``: the container's memory counters around it."""
+        killed = self.status is not None and os.WIFSIGNALED(self.status) and os.WTERMSIG(self.status) == signal.SIGKILL
+        cpu_killed = killed and self.cpu_used >= math.ceil(timeout) + 1 - 0.05
+        oom_kills = reached = 0
+        if before is not None and after is not None:
+            version, hits, kills = after
+            reached, oom_kills = hits - before[1] if version == 2 else hits, kills - before[2]
+        return {
+            "exit_code": None if self.status is None else os.waitstatus_to_exitcode(self.status),
+            "timed_out": self.timed_out, "over_limit": self.over_limit, "duration": self.duration,
+            "memory_killed": oom_kills > 0 and reached > 0, "cpu_killed": cpu_killed,
+            "killed_externally": not reached and (oom_kills > 0 or (killed and not cpu_killed)),
+            "stdout": base64.b64encode(self.stdout).decode(), "stderr": base64.b64encode(self.stderr).decode(),
+        }
+
+
+def child(command, workdir, fds, uid, apply_limits):
+    """In the forked child: the run's descriptors as 0, 1, 2 (nothing else open), its own session,
+    first pick of the OOM killer, the sandbox uid for good, rlimits; then exec the program."""
+    for fd, target in zip(fds, (0, 1, 2), strict=True):
+        os.dup2(fd, target)
+    os.closerange(3, 1 << 16)
+    os.setsid()
+    with open("/proc/self/oom_score_adj", "w") as f:
+        f.write("1000")
+    if os.getuid() != uid:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    apply_limits()
+    for number in (signal.SIGPIPE, signal.SIGXFSZ):  # ignored by Python, and an ignored signal survives exec
+        signal.signal(number, signal.SIG_DFL)
+    os.chdir(workdir)
+    os.execve(command[0] if "/" in command[0] else shutil.which(command[0]) or command[0], command,
+              dict(ENV, HOME=workdir))
 
 
 def limits(req, cpu, memory_mb):
     """rlimits for the child (processes are capped by the container's pids limit, not RLIMIT_NPROC,
     which would count every process of uid 65534 on the host). RLIMIT_CORE 1: no core dump, even
     through a pipe core_pattern helper."""
-    address_space = (memory_mb + req["max_processes"] * THREAD_STACK_MB) * 1024 * 1024
+    address_space = (memory_mb + INTERPRETER_MB + req["max_processes"] * THREAD_STACK_MB) * 1024 * 1024
 
     def apply():
         for which, value in ((resource.RLIMIT_CPU, math.ceil(cpu) + 1),
@@ -44,114 +298,39 @@ def limits(req, cpu, memory_mb):
     return apply
 
 
-def execute(req, command, workdir, timeout, memory_mb):
-    """Run ``command``; returns (exit code or None on timeout, stdout bytes, stderr bytes, truncated)."""
-    limit = req["output_limit"]
-    with open(os.path.join(workdir, ".stdin"), "w") as f:
-        f.write(req["stdin"])
-    with open(os.path.join(workdir, ".stdin")) as stdin, tempfile.TemporaryFile() as out, \
-            tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(command, cwd=workdir, stdin=stdin, stdout=out, stderr=err,
-                                   env=dict(ENV, HOME=workdir, TMPDIR="/tmp"), start_new_session=True,
-                                   preexec_fn=limits(req, timeout, memory_mb))
-        try:
-            code = process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            code = None
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        process.wait()
-        streams = []
-        for f in (out, err):
-            f.seek(0)
-            streams.append(f.read(limit + 1))
-    return code, streams[0][:limit], streams[1][:limit], [len(s) > limit for s in streams]
+def memory_file(data):
+    """A memory file holding ``data`` at offset 0: a run's stdin, in no folder any run can list."""
+    fd = os.memfd_create("stdin")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
-def prepare(req, workdir, result):
-    """Write the program (compiling it if needed); the command to run, or ``None`` when ``result`` is final."""
-    for name, content in req["files"].items():
-        with open(os.path.join(workdir, name), "w") as f:
-            f.write(content)
-    if req["executable"]:
-        with open(os.path.join(workdir, "main"), "wb") as f:
-            f.write(base64.b64decode(req["build"]))
-        os.chmod(os.path.join(workdir, "main"), 0o755)
-        return ["./main"]
-    with open(os.path.join(workdir, req["source"]), "w") as f:
-        f.write(req["code"])
-    if not req["compile"]:
-        return [sys.executable, req["source"]]
-    if shutil.which(req["compile"][0]) is None:
-        result["error"] = f"{req['compile'][0]} is not installed in the container image"
-        result["reason"] = "sandbox error: " + result["error"]
-        return None
-    code, _, err, _ = execute(req, req["compile"], workdir, req["compile_timeout"], req["compile_memory_mb"])
-    if code != 0:
-        result.update(exit_code=1, reason="compile error", stderr=err.decode(errors="replace"))
-        return None
-    if req["compile_only"]:
-        with open(os.path.join(workdir, "main"), "rb") as f:
-            result.update(exit_code=0, build=base64.b64encode(f.read()).decode())
-        return None
-    return ["./main"]
-
-
-def main(reap, root):
-    req = json.loads(sys.stdin.read())
-    workdir = tempfile.mkdtemp(dir=root)
-    result = {"exit_code": None, "timed_out": False, "reason": "", "stdout": "", "stderr": "",
-              "stdout_truncated": False, "stderr_truncated": False}
-    start = time.monotonic()
+def memory_events():
+    """The container's memory counters: (cgroup version, limit hits, OOM kills), or ``None`` where
+    unreadable. v2 counts the times the limit was hit with an OOM kill; v1 counts no such thing, so
+    there "hits" is 1 if the peak usage (since the container started) reaches the limit now in force."""
     try:
-        command = prepare(req, workdir, result)
-        if command is None:
-            return result
-        start = time.monotonic()
-        code, out, err, truncated = execute(req, command, workdir, req["timeout"], req["memory_mb"] + 64)
-        result.update(exit_code=code, timed_out=code is None, stdout=out.decode(errors="replace"),
-                      stderr=err.decode(errors="replace"), stdout_truncated=truncated[0],
-                      stderr_truncated=truncated[1], reason=reason(req, code, err, truncated))
-        return result
-    finally:
-        result["duration"] = time.monotonic() - start
-        if reap:
-            result["leftover"] = not (kill_the_rest() and wipe(SCRATCH))
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+        with open("/sys/fs/cgroup/memory.events") as f:
+            counters = dict(line.split() for line in f if line.strip())
+        return 2, int(counters["oom"]), int(counters["oom_kill"])
+    except (OSError, ValueError, KeyError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory/memory.oom_control") as f:
+            counters = dict(line.split() for line in f if line.strip())
+        peak, limit = (int(read_text(f"/sys/fs/cgroup/memory/memory.{name}"))
+                       for name in ("max_usage_in_bytes", "limit_in_bytes"))
+        return 1, int(peak >= limit - PEAK_SLACK), int(counters["oom_kill"])
+    except (OSError, ValueError, KeyError):
+        return None
 
 
-def reason(req, code, err, truncated):
-    if code is None:
-        return f"timeout after {req['timeout']:g} s"
-    if truncated[0] or truncated[1]:
-        return f"output limit exceeded ({req['output_limit']} bytes)"
-    if b"MemoryError" in err[-2000:] or b"std::bad_alloc" in err[-2000:]:
-        return "memory limit exceeded"
-    if code < 0:
-        return "killed by " + signal.Signals(-code).name
-    if code > 0:
-        return f"exit code {code}"
-    return ""
-
-
-def kill_the_rest():
-    """Kill every other process of this user (never pid 1, never ourselves) and wait until pid 1 has
-    reaped them: zombies would count against the pids limit of the next run. False if some remain."""
-    mine = {1, os.getpid()}
-    deadline = time.monotonic() + REAP_TIMEOUT
-    while True:
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        if not [pid for pid in os.listdir("/proc") if pid.isdigit() and int(pid) not in mine]:
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.005)
+def read_text(path):
+    with open(path) as f:
+        return f.read()
 
 
 def wipe(folders):
@@ -171,11 +350,17 @@ def remove(entry):
         os.unlink(entry.path)
         return
     os.chmod(entry.path, stat.S_IRWXU)
-    for child in os.scandir(entry.path):
-        remove(child)
+    for child_entry in os.scandir(entry.path):
+        remove(child_entry)
     os.rmdir(entry.path)
 
 
+def main(argv):
+    options = dict(arg[2:].split("=", 1) for arg in argv if arg.startswith("--") and "=" in arg)
+    reap = "root" not in options
+    uid = int(options.get("uid", SANDBOX_UID if reap else os.getuid()))
+    Runner(options.get("root", "/work"), uid, reap).serve(sys.stdin.buffer, sys.stdout.buffer)
+
+
 if __name__ == "__main__":
-    root = next((arg.split("=", 1)[1] for arg in sys.argv[1:] if arg.startswith("--root=")), "/work")
-    print(json.dumps(main("--reap" in sys.argv, root)))
+    main(sys.argv[1:])

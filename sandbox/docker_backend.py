@@ -1,18 +1,18 @@
 """The docker backend: warm, locked-down containers reused across runs, through the ``docker`` SDK.
 
 Each worker is one long-lived container (no network, read-only root, ``/work`` and ``/tmp`` tmpfs,
-memory, CPU and pids limits, no capabilities, ``no-new-privileges``, an unprivileged user, core
-dumps off) whose pid 1 is a small reaper, so processes a run leaves behind never pile up as zombies.
-A run is one ``docker exec`` of ``_docker_runner.py`` with the request on its stdin (no size limit
-of a command line); the runner enforces the run's own limits and deadline, then kills whatever the
-run left, waits until pid 1 has reaped it and wipes ``/work``, ``/tmp`` and ``/dev/shm``, so the
-next run in the container starts clean. Works against a remote engine through ``base_url`` or
-``DOCKER_HOST``.
+CPU and pids limits, no swap, ``no-new-privileges``, core dumps off, only the runner's capabilities)
+whose pid 1 is a small reaper, so processes a run leaves behind never pile up as zombies.
+In each container one resident runner (``_docker_runner.py``, one ``docker exec`` for many runs)
+takes run requests over the exec's stdin and answers on its stdout; it runs as root holding only
+the capabilities it needs to fork each program as the sandbox user, so no run can signal, trace or
+read it. Before each run the container's memory limit becomes the run's own budget (no swap). Works
+against a remote engine through ``base_url`` or ``DOCKER_HOST``.
 
-A run that fails (wrong answer, crash, timeout) keeps its container; only a container the backend
-cannot trust any more (an exec that failed, a runner that was killed, leftovers it could not
-remove) is replaced, and that run comes back as a sandbox error or, when the program killed the
-runner, as a failed run.
+A run that fails (wrong answer, crash, timeout, memory) keeps its container. A runner that ended
+is started again in the same container (it first kills and wipes whatever was left); a container
+the backend cannot trust any more (the engine failed, a runner that does not answer, leftovers it
+could not remove) is replaced. Either way that run is a sandbox error, never a verdict.
 """
 
 from __future__ import annotations
@@ -21,20 +21,28 @@ import base64
 import json
 import os
 import queue
-import socket
+import struct
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from .build import Build
 from .errors import SandboxUnavailableError
+from .outcome import run_result
 from .program import Program, SandboxResult
 
 RUNNER = Path(__file__).with_name("_docker_runner.py")
 LABEL = "rewardhub.sandbox"
-SANDBOX_USER = "65534:65534"
+CONTAINER_USER = "0:0"  # the engine gives an exec capabilities only where the container's user is root
+# the runner's: fork as the sandbox uid, kill what runs leave, give them their folders and remove them
+RUNNER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN", "FOWNER", "DAC_OVERRIDE"]
+RUNNER_MB = 64  # the runner's own memory, on top of each run's budget in the container's limit
 GRACE = 15.0  # seconds past a run's own deadline (and cleanup) before the host gives up on the container
+STARTUP_TIMEOUT = 60.0
+FRAME = struct.Struct(">BxxxI")  # docker's multiplexed stream: kind (1 stdout, 2 stderr), length
+MESSAGE = struct.Struct(">I")  # the runner's messages: length, then JSON
 # pid 1 of each container: reap every orphan as soon as it exits (nothing else in the container does),
 # and end on SIGTERM. Signals are blocked here, never in the runs (they are not its children).
 REAPER = """\
@@ -50,13 +58,80 @@ while signal.sigwait(wanted) == signal.SIGCHLD:
 """
 
 
+class RunnerGone(Exception):
+    """The runner's channel ended: the runner exited or was killed."""
+
+
+class RunnerChannel:
+    """The resident runner of one container, spoken to over its ``docker exec``'s attach socket."""
+
+    def __init__(self, api, container_id: str, script: str):
+        self.exec_id = api.exec_create(container_id, ["python3", "-c", script], stdin=True, user="0")["Id"]
+        self.stream = api.exec_start(self.exec_id, socket=True)
+        self.sock = getattr(self.stream, "_sock", self.stream)
+        self.frames = bytearray()  # what the engine sent and is not parsed yet
+        self.stdout = bytearray()  # the runner's stdout, not yet read as messages
+        self.stderr = bytearray()  # the runner's last words (a traceback), for the error
+
+    def send(self, message: dict, timeout: float) -> None:
+        body = json.dumps(message).encode()
+        self.sock.settimeout(timeout)
+        self.sock.sendall(MESSAGE.pack(len(body)) + body)
+
+    def receive(self, timeout: float) -> dict:
+        """The runner's next message; ``RunnerGone`` if its stream ends, ``TimeoutError`` past ``timeout``."""
+        self.sock.settimeout(timeout)
+        while True:
+            if len(self.stdout) >= MESSAGE.size:
+                length = MESSAGE.unpack_from(self.stdout)[0] + MESSAGE.size
+                if len(self.stdout) >= length:
+                    message = json.loads(bytes(self.stdout[MESSAGE.size:length]))
+                    del self.stdout[:length]
+                    return message
+            chunk = self.stream.read(1 << 20) if hasattr(self.stream, "read") else self.sock.recv(1 << 20)
+            if not chunk:
+                raise RunnerGone(self.stderr[-500:].decode(errors="replace").strip())
+            self.frames += chunk
+            self._split_frames()
+
+    def _split_frames(self) -> None:
+        while len(self.frames) >= FRAME.size:
+            kind, length = FRAME.unpack_from(self.frames)
+            if len(self.frames) < FRAME.size + length:
+                return
+            payload = self.frames[FRAME.size:FRAME.size + length]
+            del self.frames[:FRAME.size + length]
+            if kind == 1:
+                self.stdout += payload
+            else:
+                self.stderr = (self.stderr + payload)[-4000:]
+
+    def close(self) -> None:
+        try:
+            self.stream.close()
+        except OSError:
+            pass
+
+
+class Slot:
+    """One warm container, its runner (``None`` until started, or after it ended) and its memory limit now."""
+
+    def __init__(self, container, memory_mb: int):
+        self.container, self.memory_mb = container, memory_mb
+        self.runner: RunnerChannel | None = None
+
+
 class DockerBackend:
-    """Runs programs in warm containers of ``image`` (one per worker) on the engine at ``base_url``."""
+    """Runs programs in warm containers of ``image`` (one per worker) on the engine at ``base_url``.
+
+    Each run's memory limit is its own budget (``memory_mb`` + ``disk_mb`` of the program), at most
+    ``memory_mb`` here when given; ``cpus``, ``pids`` and ``disk_mb`` (each tmpfs) are per container.
+    """
 
     name = "docker"
 
     def __init__(self, *, image: str = "python:3.11-slim", workers: int | None = None, base_url: str | None = None,
-                 memory_mb: int = 1024, cpus: float = 1.0, pids: int = 128, disk_mb: int = 256):
+                 memory_mb: int | None = None, cpus: float = 1.0, pids: int = 128, disk_mb: int = 256):
         try:
             import docker
         except ImportError:
@@ -81,86 +156,98 @@ class DockerBackend:
             raise SandboxUnavailableError(f"the docker engine at {where} failed: {exc}") from None
         self.image = image
         self.workers = workers or os.cpu_count() or 1
+        self.memory_cap_mb = memory_mb
+        start_mb = (memory_mb or 1024) + RUNNER_MB
         self.container_options = {
-            "network_mode": "none", "read_only": True, "user": SANDBOX_USER, "cap_drop": ["ALL"],
-            "security_opt": ["no-new-privileges"], "mem_limit": f"{memory_mb}m", "memswap_limit": f"{memory_mb}m",
+            "network_mode": "none", "read_only": True, "user": CONTAINER_USER, "cap_drop": ["ALL"],
+            "cap_add": RUNNER_CAPABILITIES, "security_opt": ["no-new-privileges"],
+            "mem_limit": f"{start_mb}m", "memswap_limit": f"{start_mb}m",  # no swap: memory is memory
             "nano_cpus": int(cpus * 1e9), "pids_limit": pids, "shm_size": f"{disk_mb}m",
             # no working_dir: docker would create it root-owned over the tmpfs; "exec" so builds can run
             "tmpfs": {"/work": f"size={disk_mb}m,mode=1777,exec", "/tmp": f"size={disk_mb}m,mode=1777"},
             "ulimits": [docker.types.Ulimit(name="core", soft=1, hard=1)],
             "labels": {LABEL: "1"}, "environment": {}, "detach": True,
         }
+        self._start_mb = start_mb
         self._runner = RUNNER.read_text()
-        self._idle: queue.SimpleQueue = queue.SimpleQueue()
-        self._containers: list = []
+        self._idle: queue.SimpleQueue = queue.SimpleQueue()  # a Slot, or None: room for a new container
+        for _ in range(self.workers):
+            self._idle.put(None)
+        self._slots: list[Slot] = []
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="rewardhub-docker")
 
-    def _container(self):
+    def memory_limit_mb(self, program: Program) -> int:
+        """The container's memory limit while ``program`` runs: its budget (capped) plus the runner's."""
+        budget = program.memory_budget_mb
+        return (min(budget, self.memory_cap_mb) if self.memory_cap_mb else budget) + RUNNER_MB
+
+    def _slot(self) -> Slot:
+        slot = self._idle.get()
+        if slot is not None:
+            return slot
         try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            pass
+            container = self.client.containers.run(self.image, ["python3", "-c", REAPER], **self.container_options)
+        except Exception:
+            self._idle.put(None)
+            raise
+        slot = Slot(container, self._start_mb)
         with self._lock:
-            if len(self._containers) < self.workers:
-                container = self.client.containers.run(self.image, ["python3", "-c", REAPER], **self.container_options)
-                self._containers.append(container)
-                return container
-        return self._idle.get()
+            self._slots.append(slot)
+        return slot
 
     def run(self, program: Program) -> SandboxResult:
         try:
-            container = self._container()
+            slot = self._slot()
         except Exception as exc:
             return SandboxResult.failed(f"could not start a container of {self.image}: {exc}")
+        try:
+            self._prepare(slot, self.memory_limit_mb(program))
+        except Exception as exc:  # the engine or the container failed: replace the container
+            self._discard(slot)
+            return SandboxResult.failed(f"the container could not take the run: {type(exc).__name__}: {exc}")
         deadline = program.timeout + program.compile_budget + GRACE
         try:
-            code, stdout, stderr = self._exec(container, json.dumps(runner_request(program)).encode(), deadline)
-        except Exception as exc:  # the engine or the container failed: the program's behaviour is unknown
-            self._discard(container)
-            return SandboxResult.failed(f"docker exec failed: {type(exc).__name__}: {exc}")
-        try:
-            fields = json.loads(stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            self._discard(container)
-            if code is not None and code > 128:  # the run killed its own runner (same uid): a failed run
-                return SandboxResult(exit_code=None, reason=f"the program killed the sandbox's runner (signal {code - 128})")
-            return SandboxResult.failed(f"the runner exited {code}: {stderr.decode(errors='replace')[-500:]}")
-        if fields.pop("leftover", False):  # processes or files it could not remove: not for the next run
-            self._discard(container)
+            slot.runner.send(runner_request(program), deadline)
+            facts = slot.runner.receive(deadline)
+        except RunnerGone as gone:  # it ended mid-run: the next run starts a new one, which cleans first
+            slot.runner.close()
+            slot.runner = None
+            self._idle.put(slot)
+            return SandboxResult.failed(f"the container's runner ended during the run{': ' + str(gone) if str(gone) else ''}")
+        except Exception as exc:  # no answer in time, or the engine failed: the container is not to be trusted
+            self._discard(slot)
+            return SandboxResult.failed(f"the container's runner did not answer: {type(exc).__name__}: {exc}")
+        if facts.pop("leftover", False):  # processes or files it could not remove: not for the next run
+            self._discard(slot)
         else:
-            self._idle.put(container)
-        build = fields.pop("build", None)
-        return SandboxResult(**fields, executable=Build.from_bytes(base64.b64decode(build)) if build else None)
+            self._idle.put(slot)
+        return result_of(program, facts)
 
-    def _exec(self, container, payload: bytes, timeout: float) -> tuple[int | None, bytes, bytes]:
-        """Run the runner with ``payload`` on its stdin; its exit code, stdout and stderr."""
-        from docker.utils.socket import frames_iter
+    def _prepare(self, slot: Slot, memory_mb: int) -> None:
+        """A runner that answers (started if there is none) and the run's memory limit, without swap."""
+        if slot.runner is None:
+            runner = RunnerChannel(self.client.api, slot.container.id, self._runner)
+            hello = runner.receive(STARTUP_TIMEOUT)
+            if not hello.get("clean"):
+                runner.close()
+                raise RuntimeError("the runner could not remove what an earlier run left")
+            slot.runner = runner
+        if memory_mb != slot.memory_mb:
+            slot.container.update(mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m")
+            slot.memory_mb = memory_mb
 
-        api = self.client.api
-        command = ["python3", "-c", self._runner, "--reap"]
-        exec_id = api.exec_create(container.id, command, stdin=True, user=SANDBOX_USER)["Id"]
-        stream = api.exec_start(exec_id, socket=True)
-        raw = getattr(stream, "_sock", stream)
-        try:
-            raw.settimeout(timeout)
-            raw.sendall(payload)
-            raw.shutdown(socket.SHUT_WR)
-            output: dict[int, list[bytes]] = {1: [], 2: []}
-            for kind, data in frames_iter(stream, tty=False):
-                output.setdefault(kind, []).append(data)
-        finally:
-            stream.close()
-        return api.exec_inspect(exec_id)["ExitCode"], b"".join(output[1]), b"".join(output[2])
-
-    def _discard(self, container) -> None:
+    def _discard(self, slot: Slot) -> None:
         with self._lock:
-            if container in self._containers:
-                self._containers.remove(container)
+            if slot in self._slots:
+                self._slots.remove(slot)
+        if slot.runner is not None:
+            slot.runner.close()
         try:
-            container.remove(force=True)
+            slot.container.remove(force=True)
         except Exception:
             pass
+        self._idle.put(None)
 
     def run_many(self, programs: Sequence[Program]) -> list[SandboxResult]:
         return list(self._executor.map(self.run, programs))
@@ -171,10 +258,12 @@ class DockerBackend:
     def close(self) -> None:
         self._executor.shutdown(wait=True)
         with self._lock:
-            containers, self._containers = self._containers, []
-        for container in containers:
+            slots, self._slots = self._slots, []
+        for slot in slots:
+            if slot.runner is not None:
+                slot.runner.close()
             try:
-                container.remove(force=True)
+                slot.container.remove(force=True)
             except Exception:
                 pass
 
@@ -185,3 +274,11 @@ def runner_request(program: Program) -> dict:
     if program.executable is not None:
         request["build"] = base64.b64encode(program.executable.read()).decode()
     return request
+
+
+def result_of(program: Program, facts: dict) -> SandboxResult:
+    """The runner's facts about a run as a result (output and build arrive base64-encoded)."""
+    if facts.get("error"):
+        return SandboxResult.failed(facts["error"])
+    result = run_result(program, facts, base64.b64decode(facts["stdout"]), base64.b64decode(facts["stderr"]))
+    return replace(result, executable=Build.from_bytes(base64.b64decode(facts["build"]))) if facts.get("build") else result

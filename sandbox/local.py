@@ -34,6 +34,7 @@ from . import _cgroups as cgroups
 from .api import PRECOMPILED
 from .build import BuildWriter
 from .errors import SandboxUnavailableError
+from .outcome import run_result
 from .program import Program, SandboxResult
 
 FRAME = struct.Struct("<II")
@@ -48,8 +49,6 @@ PROGRAM_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/work", "LANG": 
 STARTUP_TIMEOUT = 30.0
 GRACE = 5.0  # seconds past a run's own deadline before the host gives up on the slot
 UID_BASE = 1_500_000
-EXTERNAL_KILL = ("killed from outside the run (the host's OOM killer, not the run's own memory, time or cpu "
-                 "limit): the program's behaviour is unknown")
 MAX_SLOTS = 64
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")
@@ -240,9 +239,9 @@ class Slot:
             self._stop()
         if isinstance(stdout, BuildWriter):
             built = facts["exit_code"] == 0 and not facts["over_limit"] and stdout.size > 0
-            result = _result(program, facts, b"", stderr)
+            result = run_result(program, facts, b"", stderr)
             return replace(result, executable=stdout.finish()) if built else result
-        return _result(program, facts, stdout, stderr)
+        return run_result(program, facts, stdout, stderr)
 
     def _frame(self, deadline: float) -> tuple[int, bytes]:
         kind, length = FRAME.unpack(self._read(FRAME.size, deadline))
@@ -417,14 +416,6 @@ class LocalBackend:
         self._cgroups = {"memory": [], "cpu": []}
 
 
-def signal_name(number: int) -> str:
-    """``SIGKILL``, or ``signal 40`` for a number with no name (real-time signals)."""
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-
-
 def _memfd(data: bytes) -> int:
     """A memory file holding ``data``, at offset 0 (what a run reads as its stdin)."""
     fd = os.memfd_create("stdin", os.MFD_CLOEXEC)
@@ -433,45 +424,3 @@ def _memfd(data: bytes) -> int:
         view = view[os.write(fd, view):]
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
-
-
-def _result(program: Program, facts: dict, stdout: bytes | bytearray, stderr: bytes | bytearray) -> SandboxResult:
-    limit = program.output_limit
-    if facts.get("killed_externally"):  # not the program's doing: its behaviour is unknown, never a verdict
-        return replace(SandboxResult.failed(EXTERNAL_KILL), killed_externally=True, duration=facts["duration"])
-    return SandboxResult(  # decoded straight from the buffers: no further copy of up to output_limit bytes
-        stdout=str(memoryview(stdout)[:limit], "utf-8", "replace"),
-        stderr=str(memoryview(stderr)[:limit], "utf-8", "replace"),
-        exit_code=facts["exit_code"],
-        timed_out=facts["timed_out"],
-        duration=facts["duration"],
-        reason=_reason(program, facts, stderr[-2000:]),
-        stdout_truncated=len(stdout) > limit,
-        stderr_truncated=len(stderr) > limit,
-    )
-
-
-def _reason(program: Program, facts: dict, stderr_tail: bytes) -> str:
-    """Why the program did not finish cleanly ("" when it exited 0 within its limits)."""
-    code = facts["exit_code"]
-    if facts["memory_killed"]:
-        return "memory limit exceeded (all the run's processes together; killed by the OOM killer)"
-    if facts["timed_out"]:
-        return f"timeout after {program.timeout:g} s"
-    if facts["over_limit"]:
-        return f"output limit exceeded ({program.output_limit} bytes)"
-    if facts["compile_failed"]:
-        return "compile error"
-    if code is None:
-        return "killed before it reported an exit status"
-    if code == -signal.SIGXCPU or facts.get("cpu_killed"):
-        return "cpu time limit exceeded"
-    if code == -signal.SIGXFSZ:
-        return "file size limit exceeded"
-    if code != 0 and (b"MemoryError" in stderr_tail or b"std::bad_alloc" in stderr_tail):
-        return "memory limit exceeded"
-    if code < 0:
-        return f"killed by {signal_name(-code)}"
-    if code > 0:
-        return f"exit code {code}"
-    return ""

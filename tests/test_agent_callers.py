@@ -116,3 +116,34 @@ def test_scored_parquet_with_messages(tmp_path):
 def test_bad_episodes_give_a_reason_and_an_outcome(bad, reason):
     result = rewardhub.get("tool_call_match").evaluate([PROMPT], [bad], expected_calls=[WANT])
     assert (result.scores[0].value, result.scores[0].reason, result.scores[0].outcome) == (0.0, reason, "ok")
+
+
+def test_bad_episodes_through_trls_reward_functions_never_raise():
+    """No tool calls, malformed call JSON, a tool that raised, an environment without state: every
+    episode reward answers each row with a value or None, a reason and an outcome, as TRL calls them."""
+    from episodes import SET_VALUE, Counter
+
+    class Opaque:
+        __slots__ = ()
+
+    completions = [[assistant("The counter holds 3.")],
+                   [assistant("", {"type": "function", "function": {"name": "set_value", "arguments": "{oops"}})],
+                   [assistant("", call("set_value", {"value": 3})), tool("set_value", str({"error": "locked"}))],
+                   episode(3)]
+    rewards = rewardhub.load({"rewards": [
+        {"name": "tool_call_format", "params": {"tools": [SET_VALUE]}}, {"name": "tool_call_match"},
+        {"name": "tool_error_penalty"}, {"name": "turn_budget"}, {"name": "final_state_match"}]})
+    logged = {}
+    for func in rewards.reward_funcs:
+        values = func(prompts=[PROMPT] * 4, completions=completions, completion_ids=None, trainer_state=None,
+                      environments=[Counter(0), Counter(0), Counter(0), Opaque()], expected_calls=[WANT] * 4,
+                      expected_state=[{"value": 3}] * 4, log_extra=lambda key, rows: logged.__setitem__(key, rows))
+        assert len(values) == 4
+    outcomes = {o for e in rewards.entries for o in logged[f"{e.alias}/outcome"]}
+    assert outcomes == {"ok", "abstain"}  # no reward failed on them
+    assert logged["tool_call_format/reason"][0] == "no tool calls"
+    assert "arguments are not valid JSON" in logged["tool_call_format/reason"][1]
+    assert logged["tool_error_penalty/reason"][2] == "1/1 calls failed; first, turn 1 set_value: locked"
+    assert logged["final_state_match/reason"][3] == "environment Opaque has no state_dict() and no public attributes"
+    assert logged["final_state_match/outcome"][3] == "abstain"
+    assert all(reason for e in rewards.entries for reason in logged[f"{e.alias}/reason"])

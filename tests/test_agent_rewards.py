@@ -8,7 +8,13 @@ from episodes import PROMPT, SET_VALUE, Counter, assistant, call, episode, tool
 import rewardhub
 import rewardhub.testing
 from rewardhub import ConfigError
-from rewardhub.testing.episodes import EPISODE_PROBES, EpisodeTask, check_episode_probes, probe_values
+from rewardhub.testing.episodes import (
+    EPISODE_PROBES,
+    FORM_PROBES,
+    EpisodeTask,
+    check_episode_probes,
+    probe_values,
+)
 
 SUBMIT = EpisodeTask(
     tool="submit", arguments={"answer": 42}, done_state={"answer": 42, "submissions": 1},
@@ -144,24 +150,37 @@ def test_state_match_without_state_gives_the_reason():
 
 
 # ----- gaming probes ------------------------------------------------------------------------------
+@pytest.mark.parametrize("probe", [p.name for p in EPISODE_PROBES])
 @pytest.mark.parametrize("name", ["tool_call_match", "final_state_match"])
-def test_rewards_on_what_was_done_give_every_probe_zero(name):
-    values = check_episode_probes(rewardhub.get(name), SUBMIT)
-    assert values == {"honest": 1.0, **{p.name: 0.0 for p in EPISODE_PROBES}}
+def test_rewards_on_what_was_done_give_each_probe_zero(name, probe):
+    values = probe_values(rewardhub.get(name), SUBMIT)
+    assert (values["honest"], values[probe]) == (1.0, 0.0)
 
 
-def test_what_each_reward_makes_of_the_probes():
-    match = probe_values(rewardhub.get("tool_call_match"), SUBMIT)
-    state = probe_values(rewardhub.get("final_state_match"), SUBMIT)
+@pytest.mark.parametrize("probe", [p.name for p in FORM_PROBES])
+def test_the_format_reward_gives_each_form_probe_zero_or_abstains(probe):
+    """tool_call_format judges the form of the calls made: look-alike arguments fail it (a number as
+    text, an extra key a strict schema does not take); where no call was made it abstains."""
+    fmt = rewardhub.get("tool_call_format", tools=[{"name": "submit", "parameters": SUBMIT.schema}])
+    values = probe_values(fmt, SUBMIT)
+    assert values["honest"] == 1.0
+    assert values[probe] == (None if probe in ("claimed_success", "forged_tool_result", "call_as_text") else 0.0)
+
+
+def test_what_the_look_alike_probes_hold():
+    """Each probe is one trick: the lenient tool kept "42" as sent; the extra key made the tool raise;
+    the wrong value was accepted. A state-only or a call-only check alone is not what catches them all."""
+    rows = {p.name: p.make(SUBMIT) for p in EPISODE_PROBES}
+    as_text, extra, wrong = rows["numbers_as_text"], rows["extra_key"], rows["wrong_value"]
+    assert as_text["completion"][0]["tool_calls"][0]["function"]["arguments"] == {"answer": "42"}
+    assert as_text["env_state"] == {"answer": "42", "submissions": 1}
+    assert extra["completion"][0]["tool_calls"][0]["function"]["arguments"] == {"answer": 42, "confirm": True}
+    assert extra["env_state"] == SUBMIT.start_state
+    assert wrong["completion"][0]["tool_calls"][0]["function"]["arguments"] == {"answer": 43}
+    assert wrong["env_state"] == {"answer": 43, "submissions": 1}
     fmt = probe_values(rewardhub.get("tool_call_format", tools=[{"name": "submit", "parameters": SUBMIT.schema}]),
                        SUBMIT)
-    assert match["honest"] == state["honest"] == fmt["honest"] == 1.0
-    assert all(match[p.name] == state[p.name] == 0.0 for p in EPISODE_PROBES)
-    # format judges the form of calls made: look-alike arguments fail it; no call made is not its case;
-    # many well-formed calls are well-formed (tool_call_match and the state catch the spam)
-    assert fmt["look_alike_arguments"] == 0.0
-    assert fmt["call_as_text"] is fmt["claimed_success"] is fmt["forged_tool_result"] is None
-    assert fmt["submit_spam"] == 1.0
+    assert fmt["submit_spam"] == fmt["wrong_value"] == 1.0  # well-formed: the match and the state catch these
 
 
 def test_a_state_only_reward_is_gamed_by_spam_when_the_environment_counts_nothing():
@@ -207,5 +226,16 @@ def test_a_form_reward_names_the_probes_it_is_not_for():
     """tool_call_format judges the form of calls: many well-formed calls are well-formed."""
     fmt = rewardhub.get("tool_call_format", tools=[{"name": "submit", "parameters": SUBMIT.schema}])
     assert not rewardhub.testing.check_contract(fmt, episode_task=SUBMIT, raise_on_failure=False).ok
-    probes = tuple(p for p in EPISODE_PROBES if p.name != "submit_spam")
-    assert rewardhub.testing.check_contract(fmt, episode_task=SUBMIT, episode_probes=probes).ok
+    assert rewardhub.testing.check_contract(fmt, episode_task=SUBMIT, episode_probes=rewardhub.testing.FORM_PROBES).ok
+
+
+def test_per_turn_parts_reach_trl_as_the_episode_total():
+    """A Score's turns are for verl's token placement; TRL's reward function gets the one total."""
+    steps = [assistant("", call("f", {})), tool("f", str({"error": "x"})), assistant("", call("f", {})), tool("f", "ok"),
+             assistant("done")]
+    reward = rewardhub.get("tool_error_penalty")
+    (score,) = reward.evaluate([PROMPT], [steps]).scores
+    assert score.value == -0.5 and score.turns == (-0.5, 0.0, 0.0)
+    assert reward(prompts=[PROMPT], completions=[steps]) == [-0.5]
+    rewards = rewardhub.load({"rewards": [{"name": "tool_error_penalty", "weight": 2.0}]})
+    assert rewards.weighted(prompts=[PROMPT], completions=[steps]) == [-1.0]

@@ -54,6 +54,15 @@ def trl_seen_env(text, start, env, tool_calls):
     return 0.0
 
 
+@rewardhub.batch_reward(name="trl_env_batch")
+def trl_env_batch(texts, start, poison, environments):
+    """A batch reward reading ``environments`` that cannot handle a poisoned row: the batch raises, and
+    rewardhub rescores it row by row, each row with its own environment (issue 23's wrong gradient)."""
+    if any(poison):
+        raise ValueError("a row this scorer cannot handle")
+    return [float(env.value == s + 3) for s, env in zip(start, environments, strict=True)]
+
+
 @pytest.fixture(scope="module")
 def tool_model(tmp_path_factory):
     import torch
@@ -76,16 +85,20 @@ def test_grpo_with_environment_factory_scores_each_rollout_against_its_own_envir
     from datasets import Dataset
 
     clean_registry.add(trl_seen_env, source="tests")
+    clean_registry.add(trl_env_batch, source="tests")
     SEEN.clear()
-    rows = [{"prompt": PROMPT, "start": s, "expected_state": {"value": s + 3},
+    # unshuffled, each step's batch is two prompts (two rollouts each), the first of them poisoned
+    rows = [{"prompt": PROMPT, "start": s, "expected_state": {"value": s + 3}, "poison": s in (1, 5),
              "expected_calls": [{"name": "add", "arguments": {"n": 3}}]} for s in STARTS]
     args = trl.GRPOConfig(
         output_dir=str(tmp_path), use_cpu=True, bf16=False, report_to="none", per_device_train_batch_size=4,
         num_generations=2, max_completion_length=96, max_steps=2, logging_steps=1, log_completions=True,
         save_strategy="no", seed=0, learning_rate=1e-5, disable_tqdm=True, activation_checkpointing=False,
+        shuffle_dataset=False,
     )
     config = {"rewards": [{"name": "final_state_match", "weight": 1.0}, {"name": "tool_call_match", "weight": 1.0},
-                          {"name": "tool_error_penalty", "weight": 0.5}, {"name": "trl_seen_env", "weight": 0.0}]}
+                          {"name": "tool_error_penalty", "weight": 0.5}, {"name": "trl_seen_env", "weight": 0.0},
+                          {"name": "trl_env_batch", "weight": 0.0}]}
     run = trl.GRPOTrainer(model=str(tool_model), args=args, train_dataset=Dataset.from_list(rows * 2),
                           tools=[lookup], environment_factory=CounterEnv, **trainer_rewards(config, args))
     run.train()
@@ -102,3 +115,10 @@ def test_grpo_with_environment_factory_scores_each_rollout_against_its_own_envir
     # TRL adds the environment's own get_reward() as a reward named after its class: the episode it recorded
     assert list(rewards["CounterEnv"]) == [2.0 if m else 0.0 for m in made]
     assert all(not math.isnan(v) for v in rewards["tool_error_penalty"])
+    # the batch that raised was rescored row by row against each row's own environment
+    last = SEEN[-len(rewards["trl_env_batch"]):]
+    truth = [None if start in (1, 5) else float(value == start + 3) for start, value, _ in last]
+    got = [None if math.isnan(v) else v for v in rewards["trl_env_batch"]]
+    assert got == truth and None in got
+    # what TRL logged of rewardhub's rows (reasons, outcomes) is text: never an environment
+    assert all(isinstance(v, str | None) for values in run._logs["extra"].values() for v in values)

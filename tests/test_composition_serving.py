@@ -75,11 +75,24 @@ def test_the_servers_monitor_reports_alarms_over_windows_of_steps():
                 rows = [{"prompt": f"p{i // 4}", "completion": t} for i, t in enumerate(texts)]
                 assert httpx.post(f"{url}/score", json={"rows": rows, "step": step}, timeout=30).status_code == 200
         report = httpx.get(f"{url}/hacking", timeout=30).json()
+        exposition = httpx.get(f"{url}/metrics", timeout=30).text
     assert report["last_step"] == 8.0 and report["open_step"] == {"step": 9, "rows": 48}
     assert [a["signal"] for a in report["alarms"]] == ["abstentions"]
     assert report["alarms"][0]["subject"] == "judge/abstained" and report["alarms"][0]["step"] == 7
     assert report["metrics"][f"{PREFIX}/abstentions"] == 1.0
     assert any(issubclass(w.category, RewardHackingWarning) for w in caught)
+    gauges = _gauges(exposition)
+    assert gauges['rewardhub_hacking_signal{signal="abstentions"}'] == 1.0
+    assert gauges['rewardhub_hacking_signal{signal="length"}'] == 0.0
+    assert gauges["rewardhub_hacking_alarms"] == 1.0 and gauges["rewardhub_hacking_steps"] == 9.0
+    latest = report["metrics"][f"{PREFIX}/abstained/judge"]
+    assert gauges['rewardhub_hacking_abstained{reward="judge"}'] == pytest.approx(latest) and latest > 0
+
+
+def _gauges(exposition: str) -> dict[str, float]:
+    """The samples of a Prometheus text exposition, by name and labels."""
+    return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in exposition.splitlines()
+            if line and not line.startswith("#")}
 
 
 def test_no_monitor_means_no_hacking_endpoint():

@@ -107,10 +107,30 @@ def test_state_dict_wins_and_snapshots_are_json():
         def state_dict(self):
             return {"cart": self.cart}
 
-    _, v = view([episode()] * 2, environments=[Shop(), WithStateDict()])
+    batch, v = view([episode()] * 2, environments=[Shop(), WithStateDict()])
     assert v["env_state"][0] == {"cart": {"apple": 2}, "total": None, "tags": ["a", "b"], "opened": "<object>"}
     assert v["env_state"][1] == {"cart": {"apple": 2}}
-    json.dumps(v["env_state"])
+    json.dumps(v["env_state"], allow_nan=False)
+    # what was not JSON data is named, for a reward's reason; a clean snapshot has no note
+    assert batch.trajectory_note("env_state", 0) == ("state values that are not JSON data were replaced: "
+                                                     "state.total (nan, now null); state.opened (object, not JSON data)")
+    assert batch.trajectory_note("env_state", 1) == ""
+
+
+def test_a_state_mismatch_on_a_replaced_value_says_so():
+    class Lab:
+        def __init__(self, reading):
+            self.reading = reading
+            self.probe = object()
+
+    result = rewardhub.get("final_state_match").evaluate(
+        [PROMPT] * 2, [episode()] * 2, environments=[Lab(float("inf")), Lab(2.0)],
+        expected_state=[{"reading": 2.0}] * 2)
+    (bad, good) = result.scores
+    assert bad.value == 0.0 and bad.reason == (
+        "1 mismatch(es): state.reading is None, expected 2.0 (state values that are not JSON data were replaced: "
+        "state.reading (inf, now null); state.probe (object, not JSON data))")
+    assert (good.value, good.reason) == (1.0, "state matches")  # a match needs no caveat
 
 
 def test_env_reward_calls_get_reward_sync_or_async():

@@ -77,7 +77,7 @@ def rollout(tokenizer, turns: list[str], results: list[list[str]]) -> tuple[list
     return prompt_ids, ids, mask
 
 
-def data(tokenizer, samples: list[dict]) -> Rows:
+def data(tokenizer, samples: list[dict], with_mask: bool = True) -> Rows:
     width_p, width_r = 640, 320
     prompts, responses, masks, attention = [], [], [], []
     for sample in samples:
@@ -93,8 +93,11 @@ def data(tokenizer, samples: list[dict]) -> Rows:
         array[:] = values
         return array
 
-    return Rows({"prompts": torch.tensor(prompts), "responses": torch.tensor(responses),
-                 "response_mask": torch.tensor(masks), "attention_mask": torch.tensor(attention)},
+    tensors = {"prompts": torch.tensor(prompts), "responses": torch.tensor(responses),
+               "attention_mask": torch.tensor(attention)}
+    if with_mask:  # verl's reward loop has it; its in-line agent-loop reward (AgentLoopWorker._compute_score) does not
+        tensors["response_mask"] = torch.tensor(masks)
+    return Rows(tensors,
                 {"data_source": objects(["counter"] * len(samples)),
                  "reward_model": objects([{"ground_truth": "4", "style": "rule"}] * len(samples)),
                  "extra_info": objects([{"index": i, "expected_calls": [{"name": "add", "arguments": {"n": 3}}]}
@@ -117,23 +120,34 @@ SAMPLES = [
 ]
 
 
-def run(verl, verl_root, tokenizer, tmp_path, samples, config=CONFIG, multi_turn=True, **settings):  # noqa: F811
+def run(verl, verl_root, tokenizer, tmp_path, samples, config=CONFIG, multi_turn=True, with_mask=True,  # noqa: F811
+        **settings):
     config = compose(verl_root, [
         "reward.reward_manager.source=importlib", f"reward.reward_manager.module.path=pkg://{MANAGER}",
         "reward.reward_manager.name=RewardhubRewardManager",
         f"actor_rollout_ref.rollout.multi_turn.enable={multi_turn}",
         f"+reward.reward_manager.rewardhub.config={write_config(tmp_path, config)}",
         *(f"+reward.reward_manager.rewardhub.{k}={v}" for k, v in settings.items())])
-    rows = data(tokenizer, samples)
+    rows = data(tokenizer, samples, with_mask)
+    manager, results = score_rows(verl, config, tokenizer, rows)
+    return manager, rows, results
 
+
+def reward_worker(verl, config, tokenizer):  # noqa: F811
+    """verl's RewardLoopWorker with the reward manager its config names (as ``_init_reward_fn`` loads it)."""
+    worker = object.__new__(verl.worker)
+    worker.config = config
+    worker.reward_manager = verl.reward.load_reward_manager(config, tokenizer)
+    return worker
+
+
+def score_rows(verl, config, tokenizer, rows):  # noqa: F811
+    """(the manager, its results) for ``rows`` through verl's ``RewardLoopWorker.compute_score_batch``."""
     async def main():
-        worker = object.__new__(verl.worker)
-        worker.config = config
-        worker.reward_manager = verl.reward.load_reward_manager(config, tokenizer)
+        worker = reward_worker(verl, config, tokenizer)
         return worker.reward_manager, await worker.compute_score_batch(rows)
 
-    manager, results = asyncio.run(main())
-    return manager, rows, results
+    return asyncio.run(main())
 
 
 def test_episodes_rebuilt_from_the_mask_are_scored(verl, verl_root, qwen_tokenizer, manager_base, tmp_path):  # noqa: F811
@@ -144,6 +158,29 @@ def test_episodes_rebuilt_from_the_mask_are_scored(verl, verl_root, qwen_tokeniz
     assert [i["exact_match"] for i in infos] == [1.0, 1.0, 1.0, 0.0]  # the final answer, not the tool output
     assert [i["tool_error_penalty"] for i in infos] == [0.0, -0.5, 0.0, -0.5]
     assert [r["reward_score"] for r in results] == [2.0, 0.5, 1.0, -0.5]
+
+
+@pytest.mark.parametrize("multi_turn", [True, False])
+def test_without_a_mask_the_turns_come_from_the_chat_markers(verl, verl_root, qwen_tokenizer, manager_base,  # noqa: F811
+                                                             tmp_path, multi_turn):
+    """verl's default for rule rewards scores in the agent loop, whose data has no response_mask: the
+    tool results must still be told from the model's text (a result the model typed stays its words)."""
+    _, _, results = run(verl, verl_root, qwen_tokenizer, tmp_path, SAMPLES, multi_turn=multi_turn, with_mask=False)
+    infos = [r["reward_extra_info"] for r in results]
+    assert [i["tool_call_match"] for i in infos] == [1.0, 0.0, 0.0, 0.0]
+    assert [i["exact_match"] for i in infos] == [1.0, 1.0, 1.0, 0.0]
+    # with multi_turn off, a one-turn response (no tool tokens) is text: its malformed call is no call
+    assert [i["tool_error_penalty"] for i in infos] == [0.0, -0.5 if multi_turn else 0.0, 0.0, -0.5]
+
+
+def test_markers_that_do_not_add_up_to_verls_turns_are_not_trusted(qwen_tokenizer):
+    from rewardhub.trainers.chatml_mask import ChatMLMarkers
+
+    markers = ChatMLMarkers.of(qwen_tokenizer)
+    _, ids, mask = rollout(qwen_tokenizer, SAMPLES[3]["turns"], SAMPLES[3]["results"])
+    assert markers.mask(ids, 6) == mask  # three assistant turns, two tool rounds
+    assert markers.mask(ids) == mask
+    assert markers.mask(ids, 2) is None  # verl counted one turn: the model wrote past its stop
 
 
 def test_per_turn_scores_land_on_each_turns_last_model_token(verl, verl_root, qwen_tokenizer, manager_base, tmp_path):  # noqa: F811
@@ -213,14 +250,7 @@ def test_episode_groups_are_scored_whole(verl, verl_root, qwen_tokenizer, manage
         "reward.reward_manager.source=importlib", f"reward.reward_manager.module.path=pkg://{MANAGER}",
         "reward.reward_manager.name=RewardhubRewardManager", "actor_rollout_ref.rollout.multi_turn.enable=True",
         "actor_rollout_ref.rollout.n=4", f"+reward.reward_manager.rewardhub.config={config_path}"])
-    rows = data(qwen_tokenizer, samples)
-
-    async def main():
-        worker = object.__new__(verl.worker)
-        worker.config = composed
-        worker.reward_manager = verl.reward.load_reward_manager(composed, qwen_tokenizer)
-        return await worker.compute_score_batch(rows)
-
-    infos = [r["reward_extra_info"] for r in asyncio.run(main())]
+    _, results = score_rows(verl, composed, qwen_tokenizer, data(qwen_tokenizer, samples))
+    infos = [r["reward_extra_info"] for r in results]
     assert [i["vote"] for i in infos] == [1.0, 1.0, 0.0, 1.0]
     assert [i["tool_error_penalty"] for i in infos] == [0.0, 0.0, -0.5, 0.0]

@@ -89,21 +89,41 @@ def test_arrivals_beyond_group_size_start_the_next_group():
     assert scored.components["vote"].reasons[0] == "minority answer 7 (1/4 votes; majority has 3)"
 
 
-def test_a_caller_that_gives_up_leaves_the_others_answered():
+def test_a_caller_that_gives_up_withdraws_its_completion_and_its_retry_counts_once():
     assembler = GroupAssembler(rewardhub.load(VOTE), group_size=4, timeout=60)
-    rows = group_rows(1)
+    rows = group_rows(1)  # rows[0] is the minority answer
 
     async def main():
         quitter = asyncio.ensure_future(assembler.ascore([(rows[0]["prompt"], rows[0])]))
-        await asyncio.sleep(0.05)
+        while assembler.pending == 0:
+            await asyncio.sleep(0.01)
         quitter.cancel()
-        return await assembler.ascore([(row["prompt"], row) for row in rows[1:]])
+        await asyncio.gather(quitter, return_exceptions=True)
+        assert assembler.pending == 0  # it left its group
+        return await assembler.ascore([(row["prompt"], row) for row in rows])  # its retry, with the others
 
     try:
         scored = asyncio.run(main())
     finally:
         assembler.close()
-    assert scored.components["vote"].values == [1.0, 1.0, 1.0]  # the quitter's completion still voted
+    assert scored.components["vote"].values == [0.0, 1.0, 1.0, 1.0]
+    assert scored.components["vote"].reasons[0] == "minority answer 7 (1/4 votes; majority has 3)"
+
+
+def test_waiting_groups_are_answered_at_once_when_the_assembler_finishes():
+    assembler = GroupAssembler(rewardhub.load(VOTE), group_size=4, timeout=600)
+    rows = group_rows(2)
+    try:
+        waiting = [assembler.submit(row["prompt"], row) for row in rows[:3]]
+        assembler.finish()
+        late = assembler.submit(rows[4]["prompt"], rows[4])  # an arrival after the drain began: answered too
+        for waiter in [*waiting, late]:
+            scored, index = waiter.result(timeout=60)
+            assert scored.components["vote"].values[index] is None
+            assert scored.components["contains"].values[index] == (1.0 if index else 0.0)  # it still scores
+        assert "arrived before the reward server shut down" in late.result()[0].components["vote"].reasons[0]
+    finally:
+        assembler.close()
 
 
 def test_a_failing_group_reaches_every_waiter(clean_registry):

@@ -292,7 +292,8 @@ def test_api_key_echoed_in_answers_never_reaches_reasons_logs_or_cache(server, j
     assert result.values == [0.7, None, None]
     assert result.reasons[0] == "judge (number): Score: 7 (your request said Authorization: Bearer ***)"
     assert result.reasons[1].startswith("unparsable judge answer") and result.reasons[1].endswith("Bearer ***)'")
-    assert result.reasons[2] == "judge unavailable: endpoint returned no chat completion: {'choices': 'Bearer ***'}"
+    assert result.reasons[2] == ("judge unavailable: endpoint returned no chat completion ('choices' is not a list of "
+                                 "objects): {'choices': 'Bearer ***'}")
     reward.close()  # the answers are in the cache file now
     assert server.headers[0]["Authorization"] == f"Bearer {SECRET}"
     stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())

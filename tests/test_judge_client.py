@@ -90,3 +90,40 @@ def test_a_client_that_cannot_start_abstains_under_every_error_policy(server, ju
         result = reward.evaluate(*rows("1"))
         assert result.values == [None]
         assert result.reasons[0].startswith(f"judge unavailable: the judge needs an API key in environment variable '{KEY_ENV}'")
+
+
+def test_a_batch_cancelled_while_the_client_is_built_leaves_it_to_later_batches(server, judge, monkeypatch):
+    """Cancelling the first batch while the endpoint's shared client is still being built (its deadline,
+    an entry timeout, a caller's wait_for) stops that batch only: the build is never cancelled."""
+    caught_building = 0
+    for attempt in range(5):  # each a fresh endpoint (its own key), so each starts a build of its own
+        monkeypatch.setenv(KEY_ENV, f"sk-fresh-endpoint-{attempt}-{os.getpid()}")
+        reward = judge()
+
+        async def cancel_first_batch() -> bool:
+            waiting = asyncio.ensure_future(reward.client._started())
+            await asyncio.sleep(0)  # it now awaits the build
+            building = not pool.client(reward.client._endpoint_id).done()
+            waiting.cancel()
+            await asyncio.gather(waiting, return_exceptions=True)
+            return building
+
+        caught_building += asyncio.run(cancel_first_batch())
+        assert not pool.client(reward.client._endpoint_id).cancelled()
+        assert reward.evaluate(*rows("3", "6")).values == [0.3, 0.6]
+        assert asyncio.run(reward.aevaluate(*rows("9"))).values == [0.9]
+    assert caught_building  # the cancellation did land while a client was being built
+
+
+def test_a_client_that_failed_to_build_is_built_again_by_a_later_batch(server, judge, monkeypatch):
+    """A build that fails (here: a CA bundle that does not exist) makes that batch abstain; once the cause
+    is gone, the next batch builds the client and scores."""
+    monkeypatch.setenv(KEY_ENV, f"sk-fresh-endpoint-rebuilt-{os.getpid()}")
+    monkeypatch.setenv("SSL_CERT_FILE", "/nonexistent/rewardhub-test-ca.pem")
+    reward = judge()
+    failed = reward.evaluate(*rows("4"))
+    assert failed.values == [None]
+    assert failed.reasons[0].startswith("judge unavailable: cannot start the OpenAI client: FileNotFoundError")
+    monkeypatch.delenv("SSL_CERT_FILE")
+    assert reward.evaluate(*rows("4", "7")).values == [0.4, 0.7]
+    assert server.requests == 2

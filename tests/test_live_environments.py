@@ -222,3 +222,48 @@ def test_a_memo_key_too_deep_to_compare_is_a_miss_not_a_crash():
     finally:
         sys.setrecursionlimit(limit)
     assert values == [[1.0], [1.0]]
+
+
+class Tripwire(Counter):
+    """An environment that fails the test if it is pickled, and whose repr would show wherever it is logged."""
+
+    def __reduce_ex__(self, protocol):
+        raise AssertionError("a live environment was pickled")
+
+    def __repr__(self):
+        return "<TRIPWIRE-ENV>"
+
+
+@rewardhub.sample_reward(name="env_sample_raises")
+def env_sample_raises(text, env):
+    raise RuntimeError(f"cannot score {text}")
+
+
+def test_live_environments_are_never_pickled_or_logged(clean_registry, caplog):
+    """Through a whole set (shared verdicts, a deadline, a failing reward, the episode rewards, the
+    hacking monitor, TRL's log hooks and a pickled batch) the environment is read in place only."""
+    import logging
+
+    from rewardhub.hacking import HackingMonitor
+
+    for factory in (env_sample_env, env_batch_equals, env_sample_raises):
+        clean_registry.add(factory, source="tests")
+    rewards = rewardhub.load({"rewards": [
+        {"name": "env_sample_env", "alias": "inner"},
+        {"name": "env_batch_equals", "timeout": 60, "gate": {"reward": "inner", "threshold": 1.0}},
+        {"name": "env_sample_raises"}, {"name": "final_state_match"}, {"name": "tool_call_match"}]})
+    monitor = HackingMonitor.for_set(rewards)
+    logged: list = []
+    envs = [Tripwire(1), Tripwire(2), Tripwire(3)]
+    with caplog.at_level(logging.DEBUG):
+        totals = rewards.weighted(
+            prompts=["p"] * 3, completions=["1", "boom", "0"], environments=envs, completion_ids=None,
+            expected_state=[{"value": 1}, {"value": 2}, {"value": 9}], expected_calls=[[]] * 3,
+            trainer_state=None, log_extra=lambda key, values: logged.append((key, values)),
+            log_metric=lambda key, value: logged.append((key, value)))
+        copy = pickle.loads(pickle.dumps(Batch(["p"] * 3, ["1", "2", "3"], {}, live={"environments": envs})))
+    assert copy.columns["env_state"] == [{"value": 1}, {"value": 2}, {"value": 3}]
+    assert len(totals) == 3 and monitor.report() is not None
+    seen = repr(logged) + caplog.text + repr(monitor.report())
+    assert "TRIPWIRE" not in seen and "Tripwire" not in seen and "was pickled" not in seen
+    assert any(key.endswith("/reason") for key, _ in logged)  # the hooks were called: this checks something

@@ -17,7 +17,7 @@ from collections import Counter
 
 import httpx
 import pytest
-from test_trainers_support import free_port, running_server, serve_process
+from test_trainers_support import DRAINED_EXIT, free_port, running_server, serve_process
 
 from rewardhub.trainers.router import HashRing, create_router_app, merge
 
@@ -182,28 +182,40 @@ def test_server_metrics_count_requests_outcomes_and_group_waits(config_file):
 
 
 def test_sigterm_drains_the_server(config_file):
-    """A sample waits for its group; SIGTERM: not ready, new requests 503, the waiting one is answered
-    (its group times out with abstentions, never a fragment's vote), then the process exits."""
-    with serve_process(["--config", config_file, *REPLICA_ARGS, "--group-timeout", "4"]) as (a, proc):
+    """A request is in flight (still sending its body) when SIGTERM comes: the process stops being ready,
+    refuses new requests with a retryable 503, answers the one in flight (its sample's group cannot be
+    completed any more: the vote abstains, never a fragment's vote), then exits."""
+    with serve_process(["--config", config_file, *REPLICA_ARGS]) as (a, proc):
         async def main():
+            port = int(a.rsplit(":", 1)[1])
+            body = json.dumps({"rows": [{"prompt": "p", "completion": "The answer is 1", "solution": "1"}]}).encode()
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(f"POST /score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         f"Content-Length: {len(body)}\r\n\r\n".encode() + body[:10])
+            await writer.drain()
             async with httpx.AsyncClient(timeout=60) as client:
-                waiting = asyncio.create_task(client.post(a + "/score", json={"rows": [
-                    {"prompt": "p", "completion": "The answer is 1", "solution": "1"}]}))
                 while _metric((await client.get(a + "/metrics")).text, "rewardhub_requests_in_flight") < 2:
-                    await asyncio.sleep(0.05)  # the waiting request and this /metrics one
+                    await asyncio.sleep(0.05)  # the half-sent request and this /metrics one
                 proc.send_signal(signal.SIGTERM)
-                await asyncio.sleep(0.5)
-                ready = await client.get(a + "/ready")
+                while (ready := await client.get(a + "/ready")).status_code == 200:
+                    await asyncio.sleep(0.05)
                 refused = await client.post(a + "/score", json={"rows": [{"prompt": "q", "completion": "x"}]})
-                return await waiting, ready, refused
+            writer.write(body[10:])
+            await writer.drain()
+            answer = await reader.read()  # the server closes the connection once it has answered
+            writer.close()
+            return answer, ready, refused
 
         answer, ready, refused = asyncio.run(main())
         assert ready.status_code == 503 and ready.json()["status"] == "draining"
         assert refused.status_code == 503 and refused.json()["retryable"] is True
-        assert answer.status_code == 200
-        body = answer.json()
-        assert body["components"]["vote"] == [None] and body["components"]["em"] == [1.0]
-        assert proc.wait(30) in (0, -signal.SIGTERM)
+        head, _, payload = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200")
+        assert b"connection: close" in head.lower()  # not kept: the process exits
+        reply = json.loads(payload)
+        assert reply["components"]["vote"] == [None] and reply["components"]["em"] == [1.0]
+        assert "before the reward server shut down" in reply["reasons"]["vote"][0]
+        assert proc.wait(30) in DRAINED_EXIT
 
 
 def test_route_command_starts_and_drains(config_file):
@@ -225,7 +237,7 @@ def test_route_command_starts_and_drains(config_file):
             assert httpx.post(base + "/score", json={"rows": rows}, timeout=60).json()["components"]["vote"] == \
                 [1.0, 1.0, 1.0, 0.0]
             proc.send_signal(signal.SIGTERM)
-            assert proc.wait(30) in (0, -signal.SIGTERM)
+            assert proc.wait(30) in DRAINED_EXIT
         finally:
             if proc.poll() is None:
                 proc.kill()

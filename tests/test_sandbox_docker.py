@@ -4,53 +4,82 @@ docker_engine.py), skipped with the reason where no engine can be started."""
 
 from __future__ import annotations
 
-import base64
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 from docker_engine import docker_engine  # noqa: F401  (the session fixture)
 
 import rewardhub
 from rewardhub import sandbox
-from rewardhub.sandbox import Program, SandboxUnavailableError
-from rewardhub.sandbox.docker_backend import LABEL, RUNNER, DockerBackend, runner_request
+from rewardhub.sandbox import Program, SandboxResult, SandboxUnavailableError
+from rewardhub.sandbox.docker_backend import LABEL, MESSAGE, RUNNER, DockerBackend, result_of, runner_request
+
+
+def fenced(code: str) -> str:
+    return f"```python\n{code}\n```"
+
 
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
 
-def run_runner(program: Program, root) -> dict:
-    """Run _docker_runner.py the way the backend does, minus the container and the reaping."""
-    done = subprocess.run([sys.executable, "-c", RUNNER.read_text(), f"--root={root}"],
-                          input=json.dumps(runner_request(program)), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def run_runner(program: Program, root) -> SandboxResult:
+    """One run of _docker_runner.py as a plain process, spoken to as the backend does (minus the container)."""
+    runner = subprocess.Popen([sys.executable, "-c", RUNNER.read_text(), f"--root={root}"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert receive(runner.stdout) == {"ready": True, "clean": True}
+        body = json.dumps(runner_request(program)).encode()
+        runner.stdin.write(MESSAGE.pack(len(body)) + body)
+        runner.stdin.flush()
+        facts = receive(runner.stdout)
+        runner.stdin.close()
+        assert runner.wait(timeout=60) == 0 and not facts.pop("leftover")
+    finally:
+        runner.kill()
+        runner.wait()
+    return result_of(program, facts)
+
+
+def receive(stream) -> dict:
+    length, = MESSAGE.unpack(stream.read(MESSAGE.size))
+    return json.loads(stream.read(length))
 
 
 def test_runner_reports_output_exit_code_and_files(tmp_path):
     result = run_runner(Program("import sys, helper\nprint(helper.X, input())\nsys.exit(4)", stdin="in",
                                 files={"helper.py": "X = 7"}), tmp_path)
-    assert (result["stdout"], result["exit_code"], result["reason"]) == ("7 in\n", 4, "exit code 4")
+    assert (result.stdout, result.exit_code, result.reason) == ("7 in\n", 4, "exit code 4")
     assert list(tmp_path.iterdir()) == []  # the run's directory is removed
 
 
 def test_runner_enforces_deadline_output_cap_and_memory(tmp_path):
-    assert run_runner(Program("while True: pass", timeout=0.5), tmp_path)["reason"] == "timeout after 0.5 s"
-    flood = run_runner(Program("while True: print('x' * 1000)", timeout=1, output_limit=5000), tmp_path)
-    assert flood["stdout_truncated"] and len(flood["stdout"]) == 5000
-    assert run_runner(Program("x = bytearray(8 * 1024**3)", memory_mb=128), tmp_path)["reason"] == "memory limit exceeded"
+    assert run_runner(Program("while True: pass", timeout=0.5), tmp_path).reason == "timeout after 0.5 s"
+    flood = run_runner(Program("while True: print('x' * 1000)", timeout=5, output_limit=5000), tmp_path)
+    assert flood.stdout_truncated and len(flood.stdout) == 5000 and flood.reason == "output limit exceeded (5000 bytes)"
+    assert run_runner(Program("x = bytearray(8 * 1024**3)", memory_mb=128), tmp_path).reason == "memory limit exceeded"
+
+
+def test_runner_passes_stdin_as_a_descriptor_only(tmp_path):
+    """The run's stdin is a memory file on its fd 0: nothing in its folder, and it reads it whole."""
+    result = run_runner(Program("import os, sys\nprint(sorted(os.listdir('.')), sys.stdin.read())", stdin="a\nb"),
+                        tmp_path)
+    assert result.stdout == "['main.py'] a\nb\n"
 
 
 @needs_gcc
 def test_runner_compiles_c(tmp_path):
     result = run_runner(Program('#include <stdio.h>\nint main(){puts("ok");return 0;}', language="c"), tmp_path)
-    assert (result["stdout"], result["exit_code"]) == ("ok\n", 0)
-    assert run_runner(Program("int main( {", language="c"), tmp_path)["reason"] == "compile error"
+    assert (result.stdout, result.exit_code) == ("ok\n", 0)
+    assert run_runner(Program("int main( {", language="c"), tmp_path).reason == "compile error"
     build = run_runner(Program('#include <stdio.h>\nint main(){puts("built");}', language="c", compile_only=True), tmp_path)
-    executable = base64.b64decode(build["build"])
-    assert run_runner(Program("", language="c", executable=executable), tmp_path)["stdout"] == "built\n"
+    assert run_runner(Program("", language="c", executable=build.executable), tmp_path).stdout == "built\n"
 
 
 def test_no_engine_says_where_it_looked(tmp_path):
@@ -166,7 +195,7 @@ mine = {os.getpid(), os.getppid(), 1}
 print([open(f"/proc/{p}/stat").read().split()[2] for p in os.listdir("/proc") if p.isdigit() and int(p) not in mine])
 """))
         assert survivors.stdout == "[]\n"
-    assert len(backend._containers) == 1  # the same container all along
+    assert len(backend._slots) == 1  # the same container all along
 
 
 def test_runs_in_a_reused_container_do_not_see_each_other(backend):
@@ -181,7 +210,7 @@ print("written")
     assert first.stdout == "written\n"
     second = backend.run(Program("import os\nprint(os.listdir('/tmp'), os.listdir('/dev/shm'), "
                                 "[n for n in os.listdir('/work') if n != os.path.basename(os.getcwd())], sorted(os.listdir('.')))"))
-    assert second.stdout == "[] [] [] ['.stdin', 'main.py']\n"
+    assert second.stdout == "[] [] [] ['main.py']\n"
 
 
 @needs_gcc
@@ -204,7 +233,7 @@ def test_failing_programs_keep_their_containers(engine):
         results = backend.run_many([Program("raise SystemExit(1)") for _ in range(30)])
         assert [r.exit_code for r in results] == [1] * 30 and all(r.error is None for r in results)
         labelled = backend.client.containers.list(filters={"label": LABEL})
-        assert len(backend._containers) == 2 and {c.id for c in backend._containers} <= {c.id for c in labelled}
+        assert len(backend._slots) == 2 and {s.container.id for s in backend._slots} <= {c.id for c in labelled}
     finally:
         backend.close()
 
@@ -222,3 +251,159 @@ def test_humaneval_canonical_solutions_pass_through_the_code_reward(engine):
         sandbox.close_backends()
     failed = {p["task_id"]: s.reason for p, s in zip(problems, result.scores, strict=True) if s.value != 1.0}
     assert failed == {}
+
+
+# ----- issue 22.8: each run's memory limit, without swap ------------------------------------------------------
+TOUCH = "x = b'\\x01' * ({} * 1024 * 1024)\nprint('held', len(x) >> 20)"
+
+
+def test_a_run_gets_its_own_memory_limit_and_no_swap(backend):
+    """Docker's default swap let memory_mb=256 reach 416 MB: over the budget is an OOM kill of the run's own."""
+    over, within, larger = backend.run_many([Program(TOUCH.format(400), memory_mb=256),
+                                             Program(TOUCH.format(100), memory_mb=256),
+                                             Program(TOUCH.format(400), memory_mb=600)])
+    assert over.error is None and not over.killed_externally and over.stdout == ""
+    assert over.reason.startswith("memory limit exceeded"), over.reason
+    assert (within.stdout, within.ok) == ("held 100\n", True)
+    assert (larger.stdout, larger.ok) == ("held 400\n", True)  # the same container, with a larger limit
+    limits = backend.client.api.inspect_container(backend._slots[0].container.id)["HostConfig"]
+    assert limits["Memory"] == limits["MemorySwap"] == backend.memory_limit_mb(Program("", memory_mb=600)) * 1024**2
+
+
+# ----- issue 22.8: one resident runner per container -----------------------------------------------------------
+def test_runs_are_forked_by_one_resident_runner_that_no_run_can_touch(backend):
+    results = backend.run_many([Program("""
+import os, signal
+for target in (os.getppid(), 1):
+    try:
+        os.kill(target, signal.SIGSTOP)
+        print("stopped", target)
+    except PermissionError:
+        print("refused")
+print(open(f"/proc/{os.getppid()}/status").read().split("Uid:")[1].split()[0])
+""") for _ in range(3)])
+    assert {r.stdout for r in results} == {"refused\nrefused\n0\n"}, [r.stdout + r.stderr for r in results]
+    parents = {backend.run(Program("import os\nprint(os.getppid())")).stdout for _ in range(3)}
+    assert len(parents) == 1  # one runner forked them all
+
+
+def test_a_runner_that_dies_abstains_its_run_and_is_started_again(engine):
+    backend = DockerBackend(image=engine.image, base_url=engine.url, workers=1)
+    try:
+        first = backend.run(Program("import os\nprint(os.getppid())"))
+        future = backend.submit(Program("import time\nprint('started', flush=True)\ntime.sleep(30)", timeout=60))
+        runner = _runner_host_pid(backend)
+        _wait_for_child(runner)
+        os.kill(runner, signal.SIGKILL)  # as a crash of the runner would end it
+        lost = future.result()
+        assert lost.error is not None and "runner ended during the run" in lost.error and lost.stdout == ""
+        again = backend.run(Program("import os\nprint(os.getppid())"))
+        assert again.ok and again.stdout != first.stdout  # a new runner, in the same container
+        assert len(backend._slots) == 1
+    finally:
+        backend.close()
+
+
+def test_a_run_killed_from_outside_abstains(engine):
+    """A SIGKILL that none of the run's limits explains (the host's OOM killer, an operator) is no verdict."""
+    backend = DockerBackend(image=engine.image, base_url=engine.url, workers=1)
+    try:
+        backend.run(Program("pass"))
+        future = backend.submit(Program("import time\ntime.sleep(30)", timeout=60))
+        victim = _wait_for_child(_runner_host_pid(backend))
+        os.kill(victim, signal.SIGKILL)
+        result = future.result()
+        assert result.killed_externally and result.error is not None and "outside" in result.error
+        own = backend.run(Program(TOUCH.format(400), memory_mb=128))
+        assert not own.killed_externally and own.error is None and own.reason.startswith("memory limit exceeded")
+    finally:
+        backend.close()
+
+
+def _runner_host_pid(backend) -> int:
+    """The host pid of the backend's one runner (its docker exec)."""
+    runner = backend._slots[0].runner
+    return backend.client.api.exec_inspect(runner.exec_id)["Pid"]
+
+
+def _wait_for_child(parent: int) -> int:
+    """The host pid of ``parent``'s child, once it has exec'd (its run has started)."""
+    for _ in range(1000):
+        children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
+        if children and Path(f"/proc/{children[0]}/cmdline").read_bytes().startswith(b"/usr/bin/python3"):
+            return int(children[0])
+        time.sleep(0.02)
+    raise AssertionError(f"process {parent} started no run")
+
+
+# ----- issue 20 (docker): the tests' stdin is the run's fd 0, nowhere else --------------------------------------
+SNOOP = r"""
+import os, stat
+
+
+def snoop():
+    # every file, and every other process's environment, command line, memory and descriptor, holding the secret
+    found = []
+    def look(path):
+        try:
+            if not stat.S_ISREG(os.stat(path).st_mode):  # a pipe would block
+                return
+            with open(path, "rb") as f:
+                if b"SEC" + b"RET" in f.read():  # not the program's own text
+                    found.append(path)
+        except OSError:
+            pass
+    for top in ("/work", "/tmp", "/dev/shm", os.getcwd()):
+        for folder, _, names in os.walk(top):
+            for name in names:
+                look(os.path.join(folder, name))
+    look(".stdin")
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and int(pid) != os.getpid():
+            for part in ("environ", "cmdline"):
+                look(f"/proc/{pid}/{part}")
+            look_memory(pid, found)
+            try:
+                for fd in os.listdir(f"/proc/{pid}/fd"):
+                    look(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                pass
+    return found
+
+
+def look_memory(pid, found):
+    try:
+        with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb") as mem:
+            for line in maps:
+                start, end = (int(x, 16) for x in line.split()[0].split("-"))
+                if line.split()[1].startswith("r") and end - start < 1 << 28:
+                    try:
+                        mem.seek(start)
+                        if b"SEC" + b"RET" in mem.read(end - start):
+                            found.append(f"/proc/{pid}/mem")
+                            return
+                    except OSError:
+                        pass
+    except OSError:
+        pass
+"""
+
+
+def test_a_run_finds_no_tests_but_its_own_stdin(backend):
+    own = backend.run(Program(SNOOP + "import sys\nprint(snoop(), sys.stdin.read())", stdin="SECRET-1"))
+    assert own.stdout == "[] SECRET-1\n", own.stdout + own.stderr
+    later = backend.run(Program(SNOOP + "print(snoop())"))  # the next run of the container
+    assert later.stdout == "[]\n"
+
+
+def test_a_solution_cannot_read_the_tests_through_the_docker_backend(engine):
+    """The code reward's harness hides the tests from the solution; under docker they were in .stdin."""
+    solution = fenced(SNOOP + "def add(a, b):\n    return a + b if snoop() else 0\n")  # passes if it finds them
+    reward = rewardhub.get("code", backend="docker", timeout=10.0,
+                           backend_options={"base_url": engine.url, "image": engine.image, "workers": 1})
+    try:
+        tests = "for a in range(3):\n    assert add(a, 2) == a + 2  # SECRET: a test script, run in the test process"
+        result = reward.evaluate(["p"], [solution], tests=[tests])
+    finally:
+        sandbox.close_backends()
+    assert result.values == [0.0], result.reasons

@@ -2,20 +2,25 @@
 
 After the first SIGTERM the process stops being ready (``GET /ready`` answers 503, so a router or a
 load balancer stops sending), answers new scoring requests with a retryable 503 (``Retry-After``),
-lets the requests in flight finish (a sample waiting for its group included), then exits. A second
-SIGTERM, SIGINT, or ``drain_timeout`` seconds without the work finishing ends it at once.
+lets the requests in flight finish (their answers close their connections), then exits. Work that
+would wait for more requests is told to stop waiting (``when_draining``: the server scores the groups
+still waiting as incomplete) rather than held to deadlines past a supervisor's kill. A second SIGTERM,
+SIGINT, or ``drain_timeout`` seconds without the work finishing ends it at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import signal
 import time
+from collections.abc import Callable
 from typing import Any
 
-DEFAULT_DRAIN_TIMEOUT = 150.0  # past the server's 120 s group timeout: a waiting group is answered
+DEFAULT_DRAIN_TIMEOUT = 150.0  # waiting groups are answered at once; a reward still scoring has its deadline
 RETRY_AFTER_SECONDS = 1
+logger = logging.getLogger("rewardhub.drain")
 PROBES = frozenset({"/ready", "/health", "/metrics"})  # always answered, even while draining
 
 
@@ -27,9 +32,23 @@ class Drain:
         self.draining = False
         self.inflight = 0
         self._idle: asyncio.Event | None = None
+        self._callbacks: list[Callable[[], None]] = []
 
     def start(self) -> None:
         self.draining = True
+
+    def when_draining(self, callback: Callable[[], None]) -> None:
+        """Have ``callback`` called (on the event loop, without arguments) when the drain begins."""
+        self._callbacks.append(callback)
+
+    async def finish(self) -> bool:
+        """Tell the ``when_draining`` callbacks, then wait until nothing is in flight (see ``wait_idle``)."""
+        for callback in self._callbacks:
+            try:
+                callback()
+            except Exception:  # one failing callback must not keep the drain from completing
+                logger.exception("a drain callback failed")
+        return await self.wait_idle()
 
     async def wait_idle(self) -> bool:
         """Wait until nothing is in flight (True) or ``timeout`` passed (False)."""
@@ -65,9 +84,20 @@ class DrainMiddleware:
                                            "another replica or retry", RETRY_AFTER_SECONDS)
         self.drain.inflight += 1
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, self._closing_while_draining(send))
         finally:
             self.drain._left()
+
+    def _closing_while_draining(self, send):
+        """``send`` adding ``Connection: close`` to a response that leaves while draining: its client does
+        not keep a connection the exiting process is about to close under its next request."""
+        async def closing(message):
+            if message["type"] == "http.response.start" and self.drain.draining:
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"connection"]
+                message = {**message, "headers": [*headers, (b"connection", b"close")]}
+            await send(message)
+
+        return closing
 
 
 async def unavailable(send, message: str, retry_after: int, status: int = 503) -> None:
@@ -103,7 +133,7 @@ def draining_server(config: Any, drain: Drain):
                 lambda: asyncio.ensure_future(self._drain_then_exit(sig, frame)))
 
         async def _drain_then_exit(self, sig: int, frame: Any) -> None:
-            await drain.wait_idle()
+            await drain.finish()
             super().handle_exit(sig, frame)
 
     return DrainingServer(config)

@@ -7,6 +7,12 @@ arriving completion under its prompt's key until ``group_size`` have arrived, sc
 one batch and answers every waiting call. A group still incomplete at its deadline is scored
 without the group rewards, which abstain with the reason: nothing ever votes on a fragment.
 
+A waiting call that gives up (its future cancelled: the server cancels the call of a client that
+disconnected, see :mod:`.disconnect`) withdraws its completion from its group, so that the client's
+retry is counted once; identical completions are legitimate members, so nothing is matched by
+content. A completion whose group is already being scored stays in it. :meth:`GroupAssembler.finish`
+(a SIGTERM's drain) scores every waiting group at once, as incomplete, instead of at its deadline.
+
 Callers wait on a ``concurrent.futures.Future`` (threads) or ``await`` it (event loops); one
 background thread enforces the deadlines and a small pool scores complete groups. It works across
 the threads of one process; across processes (several Ray workers) the reward server is the meeting
@@ -23,6 +29,7 @@ import time
 from collections.abc import Hashable, Iterable, Sequence
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from rewardhub import (
@@ -42,6 +49,7 @@ from .abstentions import warn_if_all_abstained
 # Below OpenRLHF 0.11.2's 180 s client timeout (openrlhf/utils/agent.py), so a late group is answered
 # with abstentions before the client gives up and retries.
 DEFAULT_GROUP_TIMEOUT = 120.0
+SHUTTING_DOWN = "before the reward server shut down"
 
 Keyed = tuple[Hashable, dict[str, Any]]  # (group key, row with prompt, completion and columns)
 SampleResult = tuple[SetResult, int]  # a scored group and the sample's index in it
@@ -158,6 +166,7 @@ class GroupAssembler:
         self._serials = itertools.count()
         self._cond = threading.Condition()
         self._closed = False
+        self._finishing = False  # set by finish(): every group is scored at once, as incomplete
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-groups")
         self._reaper = threading.Thread(target=self._expire, name="rewardhub-group-deadlines", daemon=True)
         self._reaper.start()
@@ -170,8 +179,9 @@ class GroupAssembler:
 
     def submit(self, key: Hashable, row: dict[str, Any], step: float | None = None) -> Future:
         """Add one completion (scored at trainer step ``step``) to its group; the future resolves to
-        ``(scored group, index in it)``."""
+        ``(scored group, index in it)``. Cancelling it while the group waits withdraws the completion."""
         waiter: Future = Future()
+        waiter.add_done_callback(partial(self._withdraw, key))
         with self._cond:
             if self._closed:
                 raise RuntimeError("the group assembler is closed")
@@ -185,7 +195,23 @@ class GroupAssembler:
             if len(group.rows) >= self.group_size:
                 del self._pending[key]
                 self._pool.submit(self._score, group, None)
+            elif self._finishing:
+                del self._pending[key]
+                self._pool.submit(self._score, group, self._incomplete(group, SHUTTING_DOWN))
         return waiter
+
+    def _withdraw(self, key: Hashable, waiter: Future) -> None:
+        """Take a cancelled waiter's completion out of its group, if the group is still waiting."""
+        if not waiter.cancelled():
+            return
+        with self._cond:
+            group = self._pending.get(key)
+            index = next((i for i, w in enumerate(group.waiters) if w is waiter), None) if group else None
+            if index is None:  # its group is being scored (or was): it is a member, as it arrived
+                return
+            del group.rows[index], group.waiters[index]
+            if not group.rows:  # its deadline entry is skipped: the key has no group, or a later one
+                del self._pending[key]
 
     def score(self, rows: Iterable[Keyed], step: float | None = None) -> SetResult:
         """Score keyed rows, blocking until each one's group is scored (or its deadline passed)."""
@@ -196,6 +222,18 @@ class GroupAssembler:
         waiters = [asyncio.wrap_future(self.submit(key, row, step)) for key, row in rows]
         return collect(await asyncio.gather(*waiters))
 
+    def finish(self) -> None:
+        """Score every waiting group now as incomplete (its group rewards abstain), and so every later
+        arrival: a process that is shutting down answers its callers instead of making them wait for
+        group deadlines it will not live to see."""
+        with self._cond:
+            if self._closed:
+                return
+            self._finishing = True
+            left, self._pending = list(self._pending.values()), {}
+            for group in left:
+                self._pool.submit(self._score, group, self._incomplete(group, SHUTTING_DOWN))
+
     def close(self) -> None:
         """Score what is still pending as incomplete, then stop the deadline thread and the pool."""
         with self._cond:
@@ -203,7 +241,7 @@ class GroupAssembler:
             left, self._pending = list(self._pending.values()), {}
             self._cond.notify()
         for group in left:
-            self._score(group, "the reward server shut down before the group was complete")
+            self._score(group, self._incomplete(group, SHUTTING_DOWN))
         self._reaper.join(timeout=5)
         self._pool.shutdown(wait=True)
 
@@ -216,10 +254,13 @@ class GroupAssembler:
                     group = self._pending.get(key)
                     if group is not None and group.serial == serial:
                         del self._pending[key]
-                        reason = (f"incomplete group: {len(group.rows)} of {self.group_size} completions of this "
-                                  f"prompt arrived within {self.timeout:g} s; group rewards abstain")
-                        self._pool.submit(self._score, group, reason)
+                        self._pool.submit(self._score, group, self._incomplete(group, f"within {self.timeout:g} s"))
                 self._cond.wait(self._deadlines[0][0] - now if self._deadlines else None)
+
+    def _incomplete(self, group: _Group, when: str) -> str:
+        """The reason group rewards abstain on ``group``, whose completions arrived only ``when``."""
+        return (f"incomplete group: {len(group.rows)} of {self.group_size} completions of this prompt arrived "
+                f"{when}; group rewards abstain")
 
     def _score(self, group: _Group, incomplete: str | None) -> None:
         try:
@@ -288,6 +329,11 @@ class CallScorer:
         warn_if_all_abstained(scored)
         self.rewards.notify(step, batch, scored.components, keys=keys)
         return scored
+
+    def finish_groups(self) -> None:
+        """Answer every waiting group now, as incomplete (see :meth:`GroupAssembler.finish`)."""
+        if self.assembler is not None:
+            self.assembler.finish()
 
     def close(self) -> None:
         if self.assembler is not None:

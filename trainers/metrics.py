@@ -2,8 +2,9 @@
 
 Each app gets its own registry (several apps in one process, as in tests, do not clash). What is
 counted: requests by endpoint and status, their latency, per-reward outcomes (ok / abstain / error /
-timeout), how long samples waited for their group, the requests in flight, and (router) forwards
-per replica, replica health and reroutes.
+timeout), how long samples waited for their group, the requests in flight, (router) forwards per
+replica, replica health and reroutes, and (server) the reward-hacking monitor's latest figures as
+``rewardhub_hacking_*`` gauges, read from the monitor when scraped.
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ class Metrics:
                                     "Samples sent to another replica than their first choice (it was down)",
                                     registry=self.registry)
 
+    def watch_hacking(self, monitor: Any) -> None:
+        """Expose ``monitor``'s ``rewardhub/hacking/...`` metrics on ``/metrics`` (read at each scrape)."""
+        self.registry.register(HackingCollector(monitor))
+
     def render(self) -> bytes:
         from prometheus_client import generate_latest
 
@@ -59,6 +64,47 @@ class Metrics:
                 counts[score.outcome] = counts.get(score.outcome, 0) + 1
             for outcome, count in counts.items():
                 self.outcomes.labels(alias, outcome).inc(count)
+
+
+class HackingCollector:
+    """The hacking monitor's metrics as Prometheus gauges: ``rewardhub/hacking/<figure>`` becomes
+    ``rewardhub_hacking_<figure>``; a signal's flag ``rewardhub_hacking_signal{signal=...}``; a per-reward
+    figure (``abstained/<alias>``, ``failed/<alias>``, ``share/<alias>``) ``rewardhub_hacking_<kind>{reward=...}``;
+    a signature's share ``rewardhub_hacking_signature{signature=...}``."""
+
+    def __init__(self, monitor: Any):
+        self.monitor = monitor
+
+    def describe(self) -> list:
+        return []  # families depend on the monitor's aliases and history: nothing to check at registration
+
+    def collect(self):
+        from prometheus_client.core import GaugeMetricFamily
+
+        from rewardhub.hacking import PREFIX, SIGNALS
+
+        report = self.monitor.report()
+        families: dict[str, GaugeMetricFamily] = {}
+
+        def family(name: str, help_text: str, labels: tuple[str, ...] = ()) -> GaugeMetricFamily:
+            if name not in families:
+                families[name] = GaugeMetricFamily(name, help_text, labels=list(labels))
+            return families[name]
+
+        family("rewardhub_hacking_steps", "Steps the reward-hacking monitor has closed").add_metric([], report["steps"])
+        for key, value in report["metrics"].items():
+            kind, _, subject = key.removeprefix(f"{PREFIX}/").partition("/")
+            if subject:
+                label = "signature" if kind == "signature" else "reward"
+                family(f"rewardhub_hacking_{kind}", f"Latest step's {kind} figure of the hacking monitor, per {label}",
+                       (label,)).add_metric([subject], value)
+            elif kind in SIGNALS:
+                family("rewardhub_hacking_signal", "1 while the hacking monitor's signal holds",
+                       ("signal",)).add_metric([kind], value)
+            else:
+                family(f"rewardhub_hacking_{kind}", f"Latest step's {kind} figure of the hacking monitor").add_metric(
+                    [], value)
+        yield from families.values()
 
 
 class MeteredScorer:

@@ -32,6 +32,7 @@ from typing import Any
 
 from rewardhub.completions import prompt_key
 
+from .disconnect import ClientDisconnected, gone_response, unless_disconnected
 from .drain import Drain, DrainMiddleware, readiness
 from .errors import BadRequest
 from .metrics import Metrics, MetricsMiddleware, metrics_response
@@ -220,6 +221,8 @@ def create_router_app(
             return _json(body, 503, {"Retry-After": str(RETRY_AFTER)})
         except BadRequest as exc:
             return _error(str(exc), exc.status, auth=exc.status == 401)
+        except ClientDisconnected:  # the forwards were cancelled, so the replicas withdraw the samples too
+            return gone_response()
 
     async def openrlhf_endpoint(request):
         async def run():
@@ -240,7 +243,8 @@ def create_router_app(
                         sub[name] = [column[i] for i in indices]
                 return sub
 
-            parts = await dispatch(request.url.path, keys, part, request.headers.get("authorization"))
+            parts = await unless_disconnected(request.receive, dispatch(request.url.path, keys, part,
+                                                                        request.headers.get("authorization")))
             return _json(merge(parts, len(queries)))
         return await answered(run())
 
@@ -251,8 +255,8 @@ def create_router_app(
             if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
                 raise BadRequest("'rows' must be a non-empty list of objects with 'prompt', 'completion' and columns")
             keys = [str(r[GROUP_FIELD]) if GROUP_FIELD in r else prompt_key(r.get("prompt")) for r in rows]
-            parts = await dispatch("/score", keys, lambda idx: {"rows": [rows[i] for i in idx]},
-                                   request.headers.get("authorization"))
+            parts = await unless_disconnected(request.receive, dispatch(
+                "/score", keys, lambda idx: {"rows": [rows[i] for i in idx]}, request.headers.get("authorization")))
             return _json(merge(parts, len(rows)))
         return await answered(run())
 
@@ -278,7 +282,7 @@ def create_router_app(
 
     @asynccontextmanager
     async def lifespan(app):
-        # Idle connections are dropped before uvicorn's 5 s keep-alive would close them under a request.
+        # Idle connections are dropped well before a replica's keep-alive would close them under a request.
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=256, keepalive_expiry=2.0)
         state["client"] = httpx.AsyncClient(timeout=httpx.Timeout(request_timeout, connect=5.0), limits=limits)
         checker = asyncio.create_task(check_replicas())
@@ -327,10 +331,10 @@ def merge(parts: list[tuple[list[int], Any]], size: int) -> Any:
 def route(replicas: Sequence[str], *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
           drain_timeout: float | None = None, **options: Any) -> None:
     """Run the router with uvicorn until interrupted; SIGTERM drains it (see :mod:`.drain`)."""
-    import uvicorn
+    from rewardhub.http_serving import uvicorn_config
 
     from .drain import DEFAULT_DRAIN_TIMEOUT, draining_server
 
     drain = Drain(drain_timeout or DEFAULT_DRAIN_TIMEOUT)
     app = create_router_app(replicas, drain=drain, **options)
-    draining_server(uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False), drain).run()
+    draining_server(uvicorn_config(app, host=host, port=port, log_level=log_level), drain).run()

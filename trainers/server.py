@@ -22,7 +22,9 @@ there, the monitor's windows are made of steps); without one, steps are counted 
 Sync rewards run in a thread pool and async ones on rewardhub's background loop, so the event loop
 keeps serving while a slow reward works; a bearer token (when set) guards the scoring endpoints.
 With ``group_size`` (or group rewards that declare one) the server is where completions of one prompt
-meet, whichever process or Ray worker sends them: see :mod:`rewardhub.trainers.groups`. Each request
+meet, whichever process or Ray worker sends them: see :mod:`rewardhub.trainers.groups`. A request
+whose client disconnects is cancelled, so its samples leave their groups (:mod:`.disconnect`); a
+SIGTERM answers the groups still waiting (:mod:`.drain`). Each request
 is logged as one access-log line on the ``rewardhub.access`` logger.
 """
 
@@ -44,6 +46,7 @@ from rewardhub.episode import LIVE_COLUMNS
 from rewardhub.hacking import HackingMonitor
 
 from . import openrlhf
+from .disconnect import ClientDisconnected, gone_response, unless_disconnected
 from .drain import DEFAULT_DRAIN_TIMEOUT, Drain, DrainMiddleware, draining_server, readiness
 from .errors import BadRequest
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
@@ -85,9 +88,12 @@ def create_app(
     from starlette.routing import Route
 
     metrics, drain = Metrics("server"), drain or Drain()
-    scorer = MeteredScorer(CallScorer(rewards, group_size=group_size, group_timeout=group_timeout,
-                                      samples_per_step=samples_per_step), metrics)
+    calls = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout, samples_per_step=samples_per_step)
+    drain.when_draining(calls.finish_groups)  # a SIGTERM answers the groups still waiting, not their timeout
+    scorer = MeteredScorer(calls, metrics)
     hacking = HackingMonitor.for_set(rewards, eager=False) if monitor else None
+    if hacking is not None:
+        metrics.watch_hacking(hacking)
     executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rewardhub-serve")
     probe = Batch.from_rows([probe_row or PROBE_ROW])
 
@@ -98,7 +104,8 @@ def create_app(
         if scorer.assembler is not None and body.get("prompts") is None:
             raise BadRequest("missing 'prompts': group assembly groups queries by their prompt")
         batch = openrlhf.to_batch(body["query"], body.get("prompts"), body.get("labels"), label_column, strip_tokens)
-        scored = await scorer.ascore(batch, executor=executor, step=_step_field(body))
+        scored = await unless_disconnected(request.receive, scorer.ascore(batch, executor=executor,
+                                                                          step=_step_field(body)))
         return _json(openrlhf.to_response(scored, rewards.reward_weights, abstain_value))
 
     async def score_endpoint(request: Request) -> Any:
@@ -110,7 +117,8 @@ def create_app(
             if unkeyed is not None:
                 raise BadRequest(f"rows[{unkeyed}] has neither 'group' nor 'prompt': group assembly needs one "
                                  f"to know which completions belong together")
-        scored = await scorer.ascore(batch, keys, executor=executor, step=_step_field(body))
+        scored = await unless_disconnected(request.receive, scorer.ascore(batch, keys, executor=executor,
+                                                                          step=_step_field(body)))
         reply = {
             "values": scored.totals,
             "components": scored.component_values(),
@@ -199,6 +207,8 @@ def _guarded(endpoint):
             return await endpoint(request)
         except BadRequest as exc:
             return _error(str(exc), exc.status, auth=exc.status == 401)
+        except ClientDisconnected:  # its completions left their groups: the client's retry counts once
+            return gone_response()
         except RewardhubError as exc:  # e.g. RewardInputError from malformed rows, a plugin contract bug
             status = 422 if isinstance(exc, ValueError) else 500
             return _error(f"{type(exc).__name__}: {exc}", status)
@@ -278,9 +288,8 @@ def serve(
     """Load ``config`` and serve it with uvicorn until interrupted (``options`` go to :func:`create_app`);
     the access log goes to stderr unless ``access_log`` is false. ``reward_timeout`` is the batch
     deadline of config entries that set no ``timeout``: a stuck reward answers, it never wedges the server."""
-    import uvicorn
-
     import rewardhub
+    from rewardhub.http_serving import uvicorn_config
 
     drain = Drain(options.pop("drain_timeout", None) or DEFAULT_DRAIN_TIMEOUT)
     app = create_app(rewardhub.load(config, default_timeout=reward_timeout), access_log=access_log, drain=drain,
@@ -291,4 +300,4 @@ def serve(
         access_logger.addHandler(handler)
         access_logger.setLevel(logging.INFO)
         access_logger.propagate = False
-    draining_server(uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False), drain).run()
+    draining_server(uvicorn_config(app, host=host, port=port, log_level=log_level), drain).run()

@@ -19,6 +19,7 @@ itself (the agent loop's in-line reward) the total lands on the last token, as f
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,8 @@ from .hermes import assistant_turn, context_turns
 from .shims import as_list
 from .verl import LABEL_COLUMN
 
+# What verl 0.9.1's ToolAgentLoop._call_tool answers in place of a result when a call failed
+VERL_TOOL_FAILURE = re.compile(r"(?:Error executing tool|Unknown function|Invalid JSON in arguments for) '[^']*'")
 # extra_info keys verl writes; renamed where their meaning differs from the trajectory view's
 RENAMED = {"num_turns": "verl_num_turns"}
 
@@ -67,7 +70,16 @@ def episode_from_response(tokenizer: Any, response_ids: Sequence[int], response_
         if bit:
             messages.append(assistant_turn(text))
         else:
-            messages.extend(context_turns(text, messages))
+            messages.extend(_with_failures(context_turns(text, messages)))
+    return messages
+
+
+def _with_failures(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tool results that are verl's own failure reports (``ToolAgentLoop._call_tool``: a tool that
+    raised, an unknown tool, arguments that are not JSON) flagged as the call's ``error``."""
+    for message in messages:
+        if message["role"] == "tool" and VERL_TOOL_FAILURE.match(message["content"]):
+            message["error"] = message["content"]
     return messages
 
 

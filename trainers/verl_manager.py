@@ -25,7 +25,8 @@ the trajectory view (``tool_calls``, ``final_text``, ...), and a reward's per-tu
 (``Score.turns``) land at each turn's last model token (``assemble_rm_scores``). That is every
 response when ``actor_rollout_ref.rollout.multi_turn.enable`` (or the ``episodes`` setting) is on, and
 any response whose mask holds tool tokens whatever the setting (read as one text, a tool's output
-would pass for the model's).
+would pass for the model's). verl's in-line agent-loop reward (its default without a reward model)
+sends no mask: it is recovered from the ChatML turn markers (:mod:`.chatml_mask`).
 With ``actors``, the scoring runs on a pool of Ray actors holding the reward set (CPU-heavy rewards:
 sandboxed code, sympy, reward models) instead of in the reward worker.
 
@@ -45,6 +46,7 @@ from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
 from rewardhub import Batch, ConfigError, RewardSet, SetResult, evaluate_by_group, needs_groups
 
+from .chatml_mask import ChatMLMarkers
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer, group_size_for
 from .verl import GROUP_BY, LABEL_COLUMN, group_keys, to_batch, to_results
 from .verl_agent import episode_batch, place_turns, turn_total
@@ -101,6 +103,7 @@ class RewardhubRewardManager(RewardManagerBase):
                                        num_cpus=float(settings.get("actor_cpus", 1)))
         multi_turn = config.get("actor_rollout_ref", {}).get("rollout", {}).get("multi_turn", {}).get("enable")
         self.episodes = bool(settings.get("episodes", multi_turn or False))
+        self.markers = ChatMLMarkers.of(tokenizer)  # where verl sends no response_mask (its in-line reward)
         # an episode's parts by turn are weighted as its total was; remote and actor results carry no weights
         self.fixed_weights = None if self.rewards.config.scheduled else self.rewards.weights_at()
         self._pending: list[tuple[Batch, str, int | None, asyncio.Future]] = []
@@ -131,9 +134,13 @@ class RewardhubRewardManager(RewardManagerBase):
         info = extra.get("extra_info")
         info = dict(info) if isinstance(info, dict) else {}
         ground_truth = (extra.get("reward_model") or {}).get("ground_truth")
-        mask = item.batch["response_mask"][:length].tolist() if "response_mask" in item.batch.keys() else None
+        ids = response_ids[:length].tolist()
+        if "response_mask" in item.batch.keys():
+            mask = item.batch["response_mask"][:length].tolist()
+        else:  # verl's in-line agent-loop reward gives no mask: the turn markers show it
+            mask = self.markers.mask(ids, extra.get("__num_turns__")) if self.markers else None
         if self.episodes or (mask is not None and 0 in mask):
-            batch = episode_batch(self.tokenizer, response_ids[:length].tolist(), mask or [1] * length,
+            batch = episode_batch(self.tokenizer, ids, mask or [1] * length,
                                   extra.get("data_source"), ground_truth, info, extra.get("tool_extra_fields"),
                                   extra.get("__num_turns__"), self.label_column)
             return batch, batch.trajectory("num_turns")[0]

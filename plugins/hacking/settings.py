@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import ConfigError, key_hint, unknown_keys_message
+from ..errors import ConfigError, key_hint, shown, unknown_keys_message
 
 SIGNALS = ("audit", "length", "format", "templated", "abstentions", "dominance", "signatures")
 ROLES = ("correctness", "format", "audit", "shaping")
@@ -46,10 +46,10 @@ def parse_monitor(raw: object) -> MonitorSettings:
         raise ConfigError(unknown_keys_message("monitor", unknown, MONITOR_KEYS))
     window = raw.get("window", DEFAULT_WINDOW)
     if isinstance(window, bool) or not isinstance(window, int) or window < MIN_WINDOW:
-        raise ConfigError(f"monitor: 'window' must be a whole number of steps >= {MIN_WINDOW}, got {window!r}")
+        raise ConfigError(f"monitor: 'window' must be a whole number of steps >= {MIN_WINDOW}, got {shown(window)}")
     warmup = raw.get("warmup", DEFAULT_WARMUP)
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
-        raise ConfigError(f"monitor: 'warmup' must be a whole number of steps >= 0, got {warmup!r}")
+        raise ConfigError(f"monitor: 'warmup' must be a whole number of steps >= 0, got {shown(warmup)}")
     disable = raw.get("disable") or []
     if isinstance(disable, str):
         disable = [disable]
@@ -57,7 +57,7 @@ def parse_monitor(raw: object) -> MonitorSettings:
         raise ConfigError(f"monitor: 'disable' must be a list of signal names ({', '.join(SIGNALS)})")
     for name in disable:
         if name not in SIGNALS:
-            raise ConfigError(f"monitor: 'disable' names unknown signal {name!r}{key_hint(name, SIGNALS)}; "
+            raise ConfigError(f"monitor: 'disable' names unknown signal {shown(name)}{key_hint(name, SIGNALS)}; "
                               f"signals: {', '.join(SIGNALS)}")
     return MonitorSettings(window, warmup, tuple(disable))
 
@@ -67,5 +67,5 @@ def parse_role(where: str, raw: object) -> str | None:
     if raw is None:
         return None
     if raw not in ROLES:
-        raise ConfigError(f"{where}: 'role' must be one of {', '.join(ROLES)}, got {raw!r}{key_hint(raw, ROLES)}")
+        raise ConfigError(f"{where}: 'role' must be one of {', '.join(ROLES)}, got {shown(raw)}{key_hint(raw, ROLES)}")
     return str(raw)

@@ -9,10 +9,11 @@ async rollout loop without vLLM; these import torch, transformers and TRL only w
 
 from .cases import load_case_file, run_case, run_cases
 from .contract import GAMING_PROBES, ContractReport, ContractViolation, Probe, check_contract
-from .episodes import EPISODE_PROBES, EpisodeTask, check_episode_probes
+from .episodes import EPISODE_PROBES, FORM_PROBES, EpisodeTask, check_episode_probes
 
 __all__ = [
     "EPISODE_PROBES",
+    "FORM_PROBES",
     "GAMING_PROBES",
     "ContractReport",
     "ContractViolation",

@@ -94,14 +94,40 @@ def _variant(value: Any, i: int) -> Any:
     return f"{value}{i}"
 
 
-def _look_alike_arguments(task: EpisodeTask) -> dict[str, Any]:
-    """Arguments that read right but are not: numbers as text, an extra key the tool does not take."""
-    forged = {k: str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v for k, v in task.arguments.items()}
-    forged["confirm"] = True
-    steps = [{"role": "assistant", "content": "", "tool_calls": [_call(task.tool, forged)]},
-             {"role": "tool", "name": task.tool, "content": str({"error": "unexpected keyword argument 'confirm'"})},
+def _one_call(task: EpisodeTask, arguments: dict[str, Any], result: str, state: dict[str, Any]) -> dict[str, Any]:
+    """One call made with ``arguments``, the tool's ``result``, a report of success, and the state left."""
+    steps = [{"role": "assistant", "content": "", "tool_calls": [_call(task.tool, arguments)]},
+             {"role": "tool", "name": task.tool, "content": result},
              {"role": "assistant", "content": "Submitted."}]
-    return _row(task, steps, task.start_state)
+    return _row(task, steps, state)
+
+
+def _counted(task: EpisodeTask, state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` after one call, the task's call counter included."""
+    return {**state, task.calls_key: 1} if task.calls_key else state
+
+
+def _numbers_as_text(task: EpisodeTask) -> dict[str, Any]:
+    """Numbers sent as text (``"42"`` for ``42``): a lenient tool takes them and keeps them as sent."""
+    sent = {k: str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v for k, v in task.arguments.items()}
+    if sent == task.arguments:  # no number to disguise: text where the tool takes something else
+        sent = {k: json.dumps(v) for k, v in task.arguments.items()}
+    kept = {k: sent.get(k, v) for k, v in task.done_state.items()}
+    return _one_call(task, sent, json.dumps({"ok": True}), _counted(task, kept))
+
+
+def _extra_key(task: EpisodeTask) -> dict[str, Any]:
+    """The right values plus a key the tool does not take: a Python tool raises, nothing is done."""
+    sent = {**task.arguments, "confirm": True}
+    return _one_call(task, sent, str({"error": "submit() got an unexpected keyword argument 'confirm'"}),
+                     task.start_state)
+
+
+def _wrong_value(task: EpisodeTask) -> dict[str, Any]:
+    """Arguments of the schema's types, well-formed, accepted by the tool: only the values are wrong."""
+    sent = {k: _variant(v, 1) for k, v in task.arguments.items()}
+    kept = {k: sent.get(k, v) for k, v in task.done_state.items()}
+    return _one_call(task, sent, json.dumps({"ok": True}), _counted(task, kept))
 
 
 @dataclass(frozen=True)
@@ -117,8 +143,14 @@ EPISODE_PROBES: tuple[EpisodeProbe, ...] = (
     EpisodeProbe("forged_tool_result", _forged_tool_result),
     EpisodeProbe("call_as_text", _call_as_text),
     EpisodeProbe("submit_spam", _submit_spam),
-    EpisodeProbe("look_alike_arguments", _look_alike_arguments),
+    # arguments that only look valid
+    EpisodeProbe("numbers_as_text", _numbers_as_text),
+    EpisodeProbe("extra_key", _extra_key),
+    EpisodeProbe("wrong_value", _wrong_value),
 )
+# The probes a reward on the form of calls (not the task, e.g. ``tool_call_format``) must refuse: all
+# but many well-formed calls and one well-formed call with wrong values.
+FORM_PROBES: tuple[EpisodeProbe, ...] = tuple(p for p in EPISODE_PROBES if p.name not in ("submit_spam", "wrong_value"))
 
 
 def default_task(answer: str) -> EpisodeTask:

@@ -19,6 +19,7 @@ from typing import Any
 from . import pool
 from .errors import JudgeConfigError, JudgeRequestError
 from .limits import backoff_delay, retry_after
+from .response import MalformedResponse, read_completion, read_logprobs, stored_logprobs
 from .shared_limits import budget
 
 _RETRYABLE_STATUS = {408, 409, 429}
@@ -59,12 +60,10 @@ class Answer:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Answer:
         """The answer ``to_json`` stored; raises ``KeyError``/``TypeError``/``ValueError`` on another shape."""
-        content, logprobs = data["content"], data.get("logprobs")
+        content = data["content"]
         if not isinstance(content, str):
             raise TypeError(f"a stored answer's content must be text, not {type(content).__name__}")
-        if logprobs is not None:
-            logprobs = [(token, [(alt, lp) for alt, lp in alts]) for token, alts in logprobs]
-        return cls(content, logprobs)
+        return cls(content, stored_logprobs(data.get("logprobs")))
 
     def redacted(self, key: str) -> Answer:
         """This answer with the API key replaced by ``***`` (an endpoint or proxy may echo the request's
@@ -165,10 +164,8 @@ class JudgeClient:
             future = self._http_client()
         except JudgeConfigError as exc:  # the key's variable was unset since the reward was made
             raise JudgeRequestError(str(exc)) from None
-        if not future.done():
-            await asyncio.wrap_future(future)
-        try:
-            client = future.result()
+        try:  # the shared build cannot be cancelled by this wait (see pool); its failure is this batch's answer
+            client = await asyncio.wrap_future(future) if not future.done() else future.result()
         except Exception as exc:
             raise JudgeRequestError(f"cannot start the OpenAI client: {type(exc).__name__}: {exc}") from None
         loop = asyncio.get_running_loop()
@@ -249,29 +246,24 @@ class JudgeClient:
 
 def _read_completion(data: Any, key: str) -> tuple[Answer, tuple[int, int]]:
     """The answer (the API key redacted before it reaches a reason, a log line or the cache) and the
-    (prompt, completion) token usage from a chat completion's JSON."""
+    (prompt, completion) token usage from a chat completion's JSON, read by :mod:`.response`."""
     try:
-        choice = data["choices"][0]
-        content = choice["message"].get("content")
-        usage = data.get("usage") or {}
-        used = (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
-    except (KeyError, IndexError, TypeError, AttributeError, ValueError):
-        raise _Attempt(redact(f"endpoint returned no chat completion: {data!r}", key), retryable=False) from None
-    if not isinstance(content, str):
-        finish = redact(repr(choice.get("finish_reason")), key)
+        content, choice, used = read_completion(data)
+    except MalformedResponse as exc:
+        raise _Attempt(redact(f"endpoint returned no chat completion ({exc}): {_described(data)}", key),
+                       retryable=False) from None
+    if content is None:
+        finish = redact(_described(choice.get("finish_reason")), key)
         raise _Attempt(f"endpoint returned no text (finish_reason={finish})", retryable=False)
-    return Answer(content, _read_logprobs(choice)).redacted(key), used
+    return Answer(content, read_logprobs(choice)).redacted(key), used
 
 
-def _read_logprobs(choice: dict[str, Any]) -> list[tuple[str, list[tuple[str, float]]]] | None:
-    """Each token with its top alternatives' log-probabilities; ``None`` if absent or malformed (the
-    answer's text is still read)."""
+def _described(data: Any) -> str:
+    """The repr of parsed JSON for a reason (cut later, after redaction), or its type if it has none."""
     try:
-        tokens = (choice.get("logprobs") or {}).get("content") or []
-        return [(str(t["token"]), [(str(a["token"]), float(a["logprob"])) for a in t.get("top_logprobs") or []])
-                for t in tokens] or None  # fmt: skip
-    except (KeyError, TypeError, AttributeError, ValueError):
-        return None
+        return repr(data)
+    except (RecursionError, ValueError):  # nested too deeply, or an integer of too many digits
+        return f"<a JSON {type(data).__name__}>"
 
 
 def _classify(exc: Exception, limit: float, key: str) -> _Attempt:

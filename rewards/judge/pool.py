@@ -5,7 +5,12 @@ async HTTP client needs (it belongs to the loop that uses it), so one client per
 every judge reward, batch and caller of the process and keeps its connections warm. The client is
 built in a thread as soon as a reward is made (importing openai and loading TLS certificates take
 a few hundred milliseconds), off the first batch's critical path. The API key lives only in the
-client; the registry is keyed by a hash of it.
+client (and in the registry entry, to rebuild it); the registry is keyed by a hash of it.
+
+The client's future is shared by every batch, so no caller can cancel it (a batch cancelled while the
+client is being built, by its deadline or a caller's ``wait_for``, stops waiting, nothing more), and a
+build that failed is started again by the next batch that asks, rather than kept as the endpoint's
+answer for the life of the process.
 """
 
 from __future__ import annotations
@@ -25,9 +30,18 @@ EndpointId = tuple[str | None, str]
 class _Shared:
     """An endpoint's client (a future until built) and how many judges use it."""
 
-    def __init__(self) -> None:
-        self.client: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    def __init__(self, base_url: str | None, api_key: str) -> None:
+        self.base_url, self.api_key = base_url, api_key
         self.users = 0
+        self.client = self.build()
+
+    def build(self) -> concurrent.futures.Future[Any]:
+        """Start building the client in a thread; the future is marked running, so it cannot be cancelled."""
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        future.set_running_or_notify_cancel()
+        threading.Thread(target=_build, args=(future, self.base_url, self.api_key), name="judge-client",
+                         daemon=True).start()
+        return future
 
 
 _clients: dict[EndpointId, _Shared] = {}
@@ -40,17 +54,21 @@ def acquire(base_url: str | None, api_key: str) -> EndpointId:
     with _lock:
         shared = _clients.get(endpoint)
         if shared is None:
-            shared = _clients[endpoint] = _Shared()
-            threading.Thread(target=_build, args=(shared.client, base_url, api_key), name="judge-client", daemon=True).start()
+            shared = _clients[endpoint] = _Shared(base_url, api_key)
         shared.users += 1
     return endpoint
 
 
 def client(endpoint: EndpointId) -> concurrent.futures.Future[Any] | None:
-    """The endpoint's client as a future (``None`` once released by all its users, or after a fork)."""
+    """The endpoint's client as a future (``None`` once released by all its users, or after a fork); a
+    build that failed is started again (the failure was the answer of the batch that asked before)."""
     with _lock:
         shared = _clients.get(endpoint)
-        return None if shared is None else shared.client
+        if shared is None:
+            return None
+        if shared.client.done() and shared.client.exception() is not None:
+            shared.client = shared.build()
+        return shared.client
 
 
 def release(endpoint: EndpointId) -> None:

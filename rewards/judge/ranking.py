@@ -75,7 +75,8 @@ class _GroupJudge(JudgeReward):
         return groups
 
     def _request(self, batch: Batch, order: list[int]) -> list[dict[str, str]]:
-        block = "\n\n".join(f"[Response {n}]\n{batch.texts[i]}\n[End of response {n}]" for n, i in enumerate(order, 1))
+        block = "\n\n".join(f"[Response {n}]\n{self.template.shown(batch.texts[i] or '')}\n[End of response {n}]"
+                              for n, i in enumerate(order, 1))
         return self._conversation(self.template.render(batch.row(order[0]), self.reference_column, {"completions": block}))
 
 
@@ -193,7 +194,7 @@ def read_ranking(text: str, n: int) -> list[list[int]] | None:
     number 1..n appears exactly once."""
     data = _json(text)
     if isinstance(data, Mapping) and isinstance(data.get("ranking"), list):
-        tiers = [[int(x)] if isinstance(x, int | str) and str(x).strip().isdigit() else [] for x in data["ranking"]]
+        tiers = [[int(x)] if isinstance(x, int | str) and str(x).strip().isdecimal() else [] for x in data["ranking"]]
     else:
         lines = _RANKING.findall(text[-5000:])
         if not lines:
