@@ -2,8 +2,10 @@
 
 1. ``ray``: rows/s of ``rewardhub.ray.score_dataset`` with 1 and 2 actors on a 2-CPU local Ray
    (``ray.init(num_cpus=2)``) against ``rewardhub score``'s own loop (``score_file``) in this process,
-   on a CPU-bound set (repetition_penalty over long completions + majority_vote per group); then the
-   cost of the Ray path on a small file: ``rewardhub score`` vs ``rewardhub score --ray`` as commands.
+   on a CPU-bound set (repetition_penalty over long completions + majority_vote per group): rows the
+   driver holds, grouped there (what ``score --ray`` does with JSONL), and, with 2 actors, a Parquet
+   input Ray reads itself (hash-partitioned by group first); then the cost of the Ray path on a small
+   file: ``rewardhub score`` vs ``rewardhub score --ray`` as commands.
 2. ``router``: OpenRLHF-style one-sample requests with group assembly (``--group-size``): one
    ``rewardhub serve`` vs ``rewardhub route`` over 3 replicas (throughput, p50/p99), then the same
    with one replica SIGKILLed mid-run while clients retry as OpenRLHF does: answered / lost / wrong.
@@ -80,19 +82,32 @@ def bench_ray(rows: int, words: int) -> None:
         started = time.perf_counter()
         rray.connect(None, num_cpus=2, _temp_dir=ray_dir)
         print(f"ray.init(num_cpus=2): {time.perf_counter() - started:.1f} s (not counted below)")
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        parquet = Path(folder) / "parts"
+        parquet.mkdir()
+        for part in range(4):
+            pq.write_table(pa.Table.from_pylist(data[part::4]), parquet / f"part-{part}.parquet")
         try:
             results = {}
-            for actors in (1, 2):
+            for label, actors in (("grouped on the driver", 1), ("grouped on the driver", 2),
+                                  ("Parquet, hash-partitioned", 2)):
                 start_time = time.perf_counter()
-                scored = rray.score_dataset(ray.data.from_items(data), CPU_SET, concurrency=actors)
+                if label.startswith("grouped"):
+                    ds, grouped = rray.grouped_dataset(data, 2 * actors)
+                    scored = rray.score_dataset(ds, CPU_SET, concurrency=actors, grouped=grouped)
+                else:
+                    scored = rray.score_dataset(ray.data.read_parquet(str(parquet)), CPU_SET, concurrency=actors)
                 count = scored.materialize().count()
                 seconds = time.perf_counter() - start_time
                 assert count == rows
-                results[actors] = seconds
-                print(f"Ray Data, {actors} actor(s):         {rows / seconds:7.1f} rows/s ({seconds:.1f} s, "
-                      f"actor start-up and the grouping shuffle included)")
-            print(f"ratios vs one process: 1 actor {baseline / results[1]:.2f}x, 2 actors {baseline / results[2]:.2f}x; "
-                  f"2 actors vs 1 actor {results[1] / results[2]:.2f}x")
+                results[label, actors] = seconds
+                print(f"Ray Data, {actors} actor(s), {label:>26}: {rows / seconds:7.1f} rows/s ({seconds:.1f} s, "
+                      f"actor start-up and grouping included) = {baseline / seconds:.2f}x one process")
+            one, two = results["grouped on the driver", 1], results["grouped on the driver", 2]
+            print(f"2 actors vs one process {baseline / two:.2f}x, vs 1 actor {one / two:.2f}x; "
+                  f"Parquet + shuffle vs grouped on the driver {two / results['Parquet, hash-partitioned', 2]:.2f}x")
         finally:
             ray.shutdown()
         small = Path(folder) / "small.jsonl"
@@ -292,7 +307,7 @@ def bench_sandbox(programs: int, workers: int, clients: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("parts", nargs="*", default=["ray", "router", "sandbox"])
-    parser.add_argument("--rows", type=int, default=1200)
+    parser.add_argument("--rows", type=int, default=800)
     parser.add_argument("--words", type=int, default=8000, help="words per completion in the Ray rows")
     parser.add_argument("--requests", type=int, default=2400)
     parser.add_argument("--clients", type=int, default=64)

@@ -192,11 +192,18 @@ def _iter_parquet(path: Path) -> Iterator[InputRow]:
         parquet = pq.ParquetFile(path)
     except Exception as exc:
         raise InputFileError(f"cannot read Parquet file {path}: {exc}") from None
+    from ._tables import row_decoder
+
+    decode = row_decoder(parquet.schema_arrow)  # JSON columns (mixed shapes) come back as their values
     number = 0
     for record_batch in parquet.iter_batches(batch_size=1024):
-        for row in record_batch.to_pylist():
+        for row in record_batch.to_pylist(maps_as_pydicts="lossy"):  # a map column reads as a dict
             number += 1
-            yield InputRow(number, row, unit="row")
+            try:
+                record = InputRow(number, decode(row) if decode else row, unit="row")
+            except ValueError as exc:
+                record = InputRow(number, None, str(exc), unit="row")
+            yield record
 
 
 def _iter_dataset(path: Path) -> Iterator[InputRow]:
@@ -232,7 +239,12 @@ def jsonable(value: Any) -> Any:
 
 def dumps_row(row: dict[str, Any]) -> str:
     """One JSONL line (no trailing newline); numpy/torch values become lists and numbers, others their string form."""
-    return json.dumps(jsonable(row), ensure_ascii=False, allow_nan=False, default=_json_default)
+    return dumps_value(row)
+
+
+def dumps_value(value: Any, *, ensure_ascii: bool = False) -> str:
+    """``value`` as JSON text, as :func:`dumps_row` encodes a row (NaN as null, numpy values as numbers)."""
+    return json.dumps(jsonable(value), ensure_ascii=ensure_ascii, allow_nan=False, default=_json_default)
 
 
 def _json_default(value: Any) -> Any:

@@ -6,9 +6,10 @@
     scored.write_parquet("scored/")          # `rewardhub pairs scored/ ...` reads the folder as it is
 
 Each actor of :class:`RewardScorer` builds the reward set once (worker pools, sandbox zygotes,
-judge clients and reward models load once per actor, not per batch). Rows are hash-partitioned by
-their group key (the prompt) before scoring, so a prompt's completions always meet in one batch
-and group rewards (``majority_vote``, group length modes) see whole groups. The scored rows carry
+judge clients and reward models load once per actor, not per batch). A prompt's completions always
+meet in one batch, so group rewards (``majority_vote``, group length modes) see whole groups: rows
+the driver holds (a JSONL file) are sorted into blocks of whole groups there (:func:`grouped_dataset`,
+no shuffle); any other Dataset is hash-partitioned by group key first. The scored rows carry
 the same columns as ``rewardhub score`` writes: ``rewards``, ``reward``, ``reasons``, ``outcomes``,
 ``seconds``.
 
@@ -82,9 +83,14 @@ class RewardScorer:
     def __call__(self, table):
         import pyarrow as pa
 
-        keys = table.column(GROUP_KEY).to_pylist()
+        if GROUP_KEY in table.column_names:  # hash-partitioned by score_dataset
+            keys = table.column(GROUP_KEY).to_pylist()
+            table = table.drop_columns([GROUP_KEY])
+        else:  # a block of whole groups (grouped_dataset)
+            table = _without_completion(table)
+            keys = group_keys(table)
         order = sorted(range(len(keys)), key=keys.__getitem__)  # stable: a group keeps its rows' order
-        table = table.take(pa.array(order, type=pa.int64())).drop_columns([GROUP_KEY])
+        table = table.take(pa.array(order, type=pa.int64()))
         rows, keys = table.to_pylist(), [keys[i] for i in order]
         scored: list[dict[str, Any]] = []
         for start, end in group_chunks(keys, self.batch_size):
@@ -128,18 +134,42 @@ def _finite(value: Any) -> float | None:
     return value if value is None or math.isfinite(value) else None
 
 
-def _add_group_key(table):
+def group_keys(table) -> list[str]:
     """Each row's group key: its ``group`` column if it has one, else its prompt (``prompt_key``)."""
-    import pyarrow as pa
-
     names = table.column_names
     if "completion" not in names:
         raise ConfigError(f"rows need a 'completion' column to be scored; the dataset has {names}")
     groups = table.column("group").to_pylist() if "group" in names else [None] * len(table)
     prompts = table.column("prompt").to_pylist() if "prompt" in names else [None] * len(table)
-    keys = [str(g) if g is not None else prompt_key(p) if p is not None else f"\x00row{id(table)}:{i}"
+    return [str(g) if g is not None else prompt_key(p) if p is not None else f"\x00row{id(table)}:{i}"
             for i, (g, p) in enumerate(zip(groups, prompts, strict=True))]
-    return table.append_column(GROUP_KEY, pa.array(keys, type=pa.string()))
+
+
+def _add_group_key(table):
+    import pyarrow as pa
+
+    return table.append_column(GROUP_KEY, pa.array(group_keys(table), type=pa.string()))
+
+
+def grouped_dataset(rows: Sequence[dict[str, Any]], blocks: int) -> Any:
+    """Rows held here as a Ray Dataset of about ``blocks`` blocks (more for large inputs: about
+    ``ROWS_PER_BLOCK`` rows each), each of whole groups (sorted by group key on the driver), and True:
+    :func:`score_dataset` with ``grouped=True`` scores it without a shuffle.
+
+    Rows Arrow cannot hold in one table (a column of mixed types) go as ``from_items`` blocks, which
+    ``score_dataset`` must then shuffle (``grouped`` is returned False)."""
+    ray = require_ray()
+    import pyarrow as pa
+
+    try:
+        table = pa.Table.from_pylist(list(rows))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return ray.data.from_items(list(rows)), False
+    keys = group_keys(table)
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    table, keys = table.take(pa.array(order, type=pa.int64())), [keys[i] for i in order]
+    size = max(1, math.ceil(len(keys) / max(1, blocks, math.ceil(len(keys) / ROWS_PER_BLOCK))))
+    return ray.data.from_arrow([table.slice(start, end - start) for start, end in group_chunks(keys, size)]), True
 
 
 def _actor_pool(ray: Any, concurrency: int | tuple[int, int]) -> Any:
@@ -155,12 +185,13 @@ def _without_completion(table):
 
 def score_dataset(
     ds: Any, config: Any, *, batch_size: int = 256, concurrency: int | tuple[int, int] = 1, num_cpus: float = 1,
-    partitions: int | None = None, default_timeout: float | None = None, **map_options: Any,
+    partitions: int | None = None, default_timeout: float | None = None, grouped: bool = False, **map_options: Any,
 ) -> Any:
     """Score a Ray Dataset of rows (``prompt``, ``completion`` and columns) with ``config``.
 
     The grouping shuffle runs now; the scoring is lazy, like any Ray Data transform (it runs when the
-    result is written or iterated).
+    result is written or iterated). ``grouped=True`` says each block of ``ds`` already holds whole
+    groups (:func:`grouped_dataset`): no shuffle.
 
     ``concurrency`` actors (a number, or ``(min, max)`` for autoscaling) each hold one reward set;
     ``num_cpus`` is reserved per actor (a reward that runs its own worker pool may want more).
@@ -175,15 +206,16 @@ def score_dataset(
     entries = entries_of(config)
     RewardSet(entries)  # a bad config fails here, on the driver, with its message, not inside an actor
     actors = concurrency if isinstance(concurrency, int) else max(concurrency)
-    light = {"batch_format": "pyarrow", "batch_size": None, "zero_copy_batch": True}
-    keyed = ds.map_batches(_add_group_key, **light).map_batches(_without_completion, **light)
-    if partitions is None:
-        partitions = max(2 * actors, math.ceil(ds.count() / ROWS_PER_BLOCK))
-    # Shuffled before the actors start: they may hold every CPU of the cluster (2 actors on 2 cores),
-    # and a streaming shuffle waiting for a CPU behind them would never run. Ray spills to disk what
-    # does not fit in the object store.
-    grouped = keyed.repartition(partitions, keys=[GROUP_KEY]).materialize()
-    return grouped.map_batches(
+    if not grouped:
+        light = {"batch_format": "pyarrow", "batch_size": None, "zero_copy_batch": True}
+        keyed = ds.map_batches(_add_group_key, **light).map_batches(_without_completion, **light)
+        if partitions is None:
+            partitions = max(2 * actors, math.ceil(ds.count() / ROWS_PER_BLOCK))
+        # Shuffled before the actors start: they may hold every CPU of the cluster (2 actors on 2 cores),
+        # and a streaming shuffle waiting for a CPU behind them would never run. Ray spills to disk what
+        # does not fit in the object store.
+        ds = keyed.repartition(partitions, keys=[GROUP_KEY]).materialize()
+    return ds.map_batches(
         RewardScorer, fn_constructor_kwargs={"entries": entries, "batch_size": batch_size,
                                              "default_timeout": default_timeout},
         batch_format="pyarrow", batch_size=None, compute=_actor_pool(ray, concurrency), num_cpus=num_cpus, **map_options,
@@ -211,21 +243,22 @@ def connect(address: str | None = None, **init_options: Any):
     return ray
 
 
-def read_dataset(input_path: str | Path, summary: Any = None):
-    """The input as a Ray Dataset: Parquet files and part folders are read by Ray itself (in parallel,
-    on the cluster); JSONL and ``datasets`` folders are read here, bad rows reported and skipped
-    exactly as ``rewardhub score`` does (``summary.bad_rows``)."""
+def read_dataset(input_path: str | Path, summary: Any = None, *, blocks: int = 2) -> tuple[Any, bool]:
+    """The input as a Ray Dataset, and whether its blocks hold whole groups. Parquet files and part
+    folders are read by Ray itself (in parallel, on the cluster; grouped by a shuffle later); JSONL and
+    ``datasets`` folders are read here, bad rows reported and skipped exactly as ``rewardhub score``
+    does (``summary.bad_rows``), and grouped here into ``blocks`` blocks (:func:`grouped_dataset`)."""
     ray = require_ray()
     path = Path(input_path)
     if str(input_path) != "-" and (path.suffix.lower() == ".parquet" and path.is_file()
                                    or path.is_dir() and parquet_parts(path)):
-        return ray.data.read_parquet(str(path.resolve()))
+        return ray.data.read_parquet(str(path.resolve())), False
     from ._score_file import _valid_rows
 
     rows = list(_valid_rows(input_path, summary if summary is not None else _Bad(), progress=False))
     if not rows:
         raise InputFileError(f"{input_path} has no rows to score")
-    return ray.data.from_items(rows)
+    return grouped_dataset(rows, blocks)
 
 
 class _Bad:
@@ -251,9 +284,9 @@ def score_file(
     entries = entries_of(config)
     summary = ScoreSummary(stats={alias: RewardStats() for alias in RewardSet(entries).aliases})
     start = time.perf_counter()
-    ds = read_dataset(input_path, summary)
     actors = concurrency or max(1, int(ray.cluster_resources().get("CPU", 1) // num_cpus))
-    scored = score_dataset(ds, entries, batch_size=batch_size, concurrency=actors, num_cpus=num_cpus)
+    ds, grouped = read_dataset(input_path, summary, blocks=2 * actors)
+    scored = score_dataset(ds, entries, batch_size=batch_size, concurrency=actors, num_cpus=num_cpus, grouped=grouped)
     if str(output) != "-" and Path(output).suffix.lower() == ".parquet":
         _write_parquet_folder(scored, Path(output))
         rows: Any = (record.row for record in iter_input(output))

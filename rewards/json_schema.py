@@ -12,6 +12,7 @@ With ``partial_credit`` an object that fails scores the share of its fields that
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -121,7 +122,11 @@ def find_document(text: str, allow_prose: bool = False) -> tuple[Any, str] | str
     close = text.rfind("</answer>")
     start = text.rfind("<answer>", 0, close) if close != -1 else -1
     if start != -1:
-        return _parsed(text[start + len("<answer>") : close].strip(), "in the <answer> tag")
+        tagged = text[start + len("<answer>") : close]
+        fences = fenced_blocks(tagged)
+        if len(fences) == 1:  # <answer>```json ... ```</answer>
+            return _parsed(fences[0].strip(), "in the fenced block of the <answer> tag")
+        return _parsed(tagged.strip(), "in the <answer> tag")
     fences = fenced_blocks(text)
     if len(fences) > 1:
         return f"{len(fences)} fenced blocks: which one is the answer?"
@@ -187,13 +192,13 @@ def _embedded(text: str) -> tuple[Any, str] | str:
 
 
 def field_share(schema: Any, document: Any, errors: list[Any]) -> float:
-    """The share of an object's fields (the schema's required ones and the document's keys) with no error;
-    optional fields left out do not count, so an empty object earns nothing."""
+    """The share of an object's fields with no error. The fields are the schema's: its required ones and
+    the document's keys it names (``properties``, ``patternProperties``); keys it does not name earn
+    nothing (unless they break ``additionalProperties``, then they count as failed), so padding an
+    object with extra keys cannot dilute its errors, and an empty object earns nothing."""
     if not isinstance(schema, Mapping) or not isinstance(document, Mapping):
         return 0.0
-    fields = set(schema.get("required", [])) | set(document)
-    if not fields:
-        return 0.0
+    fields = set(schema.get("required", [])) | {key for key in document if _named(schema, key)}
     failed = set()
     for error in errors:
         if error.absolute_path:
@@ -205,7 +210,23 @@ def field_share(schema: Any, document: Any, errors: list[Any]) -> float:
             failed |= {key for key in document if key not in allowed}
         else:
             return 0.0  # the object as a whole fails (type, minProperties, ...): no field is right
+    fields |= failed & set(document)  # keys the schema forbids count, as failed
+    if not fields:
+        return 0.0
     return max(0.0, 1 - len(failed & fields) / len(fields))
+
+
+def _named(schema: Mapping[str, Any], key: str) -> bool:
+    """Whether the schema names ``key``: in ``properties`` or matching a ``patternProperties`` pattern."""
+    if key in (schema.get("properties") or {}):
+        return True
+    for pattern in schema.get("patternProperties") or {}:
+        try:
+            if re.search(pattern, key):
+                return True
+        except re.error:
+            continue
+    return False
 
 
 def _describe(error: Any) -> str:

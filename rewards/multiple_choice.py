@@ -24,6 +24,7 @@ from .extract import answer_tag, last_boxed
 
 DECISIVE = ("\\boxed answer", "<answer> tag")
 MAX_STATEMENT = 300  # characters of a statement read for options (a choice is short)
+MAX_LEADS = 50  # the latest statements read ("it's it's it's ..." must not cost a parse per phrase)
 _THINK_END = "</think>"
 # "the answer is", "Answer:", "correct option is", "I'd go with", "my choice:", "it's" ... then the statement.
 _LEAD = re.compile(
@@ -138,7 +139,7 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
         yield _clause(tagged), "<answer> tag"
         return
     tail = text[-20_000:]
-    for lead in reversed(list(_LEAD.finditer(tail))):
+    for lead in list(_LEAD.finditer(tail))[::-1][:MAX_LEADS]:
         statement = _clause(tail[lead.end() : lead.end() + MAX_STATEMENT])
         if statement:
             yield statement, f"statement {_quote(lead.group(0).strip())}"

@@ -20,7 +20,11 @@ AUTO_ORDER = ("local", "docker")
 
 
 class Backend(Protocol):
-    """What a backend provides: run programs (concurrently where it can) and release its workers."""
+    """What a backend provides: run programs (concurrently where it can) and release its workers.
+
+    A backend may say ``builds = False``: it cannot hand back a build (``compile_only``) or run one
+    (``executable``), so callers send compiled languages as source, compiled in each run (``remote``).
+    """
 
     name: str
 

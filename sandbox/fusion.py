@@ -17,7 +17,7 @@ import signal
 from typing import Any
 
 from .errors import ProgramError
-from .program import Program, SandboxResult
+from .program import COMPILE_ERROR, Program, SandboxResult
 
 # SandboxFusion language -> rewardhub's; 'c' is a rewardhub extension (SandboxFusion compiles C as cpp).
 LANGUAGES = {"python": "python", "cpp": "cpp", "c": "c"}
@@ -86,7 +86,7 @@ def to_response(program: Program, result: SandboxResult) -> dict[str, Any]:
     if result.error is not None:
         return _response("SandboxError", result.error)
     compiled = program.compile_command is not None
-    if compiled and result.reason == "compile error":
+    if compiled and result.reason == COMPILE_ERROR:
         compile_result = _command("Finished", result.exit_code if result.exit_code else 1, result.stdout,
                                   result.stderr, result.duration)
         return _response("Failed", result.reason, compile_result=compile_result)
@@ -121,34 +121,66 @@ def to_request(program: Program) -> dict[str, Any]:
             "fetch_files": []}
 
 
+class MalformedResponse(ValueError):
+    """A ``/run_code`` answer that is not a ``RunCodeResponse`` (a field missing or of the wrong type)."""
+
+
 def from_response(program: Program, body: Any) -> SandboxResult:
-    """The :class:`SandboxResult` a ``RunCodeResponse`` describes; a malformed or SandboxError answer is a
-    sandbox failure (``error`` set), never a program outcome."""
+    """The :class:`SandboxResult` a ``RunCodeResponse`` describes; a malformed or ``SandboxError`` answer
+    is a sandbox failure (``error`` set), never a program outcome."""
+    try:
+        return _outcome(program, body)
+    except MalformedResponse as exc:
+        return SandboxResult.failed(f"the sandbox service sent no valid RunCodeResponse ({exc}): {str(body)[:200]}")
+
+
+def _outcome(program: Program, body: Any) -> SandboxResult:
     if not isinstance(body, dict) or body.get("status") not in ("Success", "Failed", "SandboxError"):
-        return SandboxResult.failed(f"the sandbox service sent no RunCodeResponse: {str(body)[:200]}")
+        raise MalformedResponse("no status Success, Failed or SandboxError")
+    message = _typed(body, "message", str) or ""
     if body["status"] == "SandboxError":
-        return SandboxResult.failed(f"the sandbox service could not run the program: {body.get('message') or '?'}")
-    message = body.get("message") or ""
+        return SandboxResult.failed(f"the sandbox service could not run the program: {message or '?'}")
     compiled, run = body.get("compile_result"), body.get("run_result")
-    if isinstance(compiled, dict) and (compiled.get("status") != "Finished" or compiled.get("return_code")):
-        timed_out = compiled.get("status") == "TimeLimitExceeded"
-        return SandboxResult(stdout=compiled.get("stdout") or "", stderr=compiled.get("stderr") or "",
-                             exit_code=compiled.get("return_code"), timed_out=timed_out,
-                             duration=compiled.get("execution_time") or 0.0,
-                             reason=message or ("compile timeout" if timed_out else "compile error"))
-    if not isinstance(run, dict) or run.get("status") not in ("Finished", "TimeLimitExceeded", "Error"):
-        return SandboxResult.failed(f"the sandbox service's answer has no run_result: {str(body)[:200]}")
-    if run["status"] == "Error":
-        return SandboxResult.failed(f"the sandbox service failed running the program: {message or run.get('stderr')}")
-    timed_out = run["status"] == "TimeLimitExceeded"
-    code = None if timed_out else run.get("return_code")
-    stdout, stderr = run.get("stdout") or "", run.get("stderr") or ""
+    if compiled is not None and not isinstance(compiled, dict):
+        raise MalformedResponse("compile_result is not an object")
+    if compiled and (_status(compiled) != "Finished" or _typed(compiled, "return_code", int)):
+        timed_out = _status(compiled) == "TimeLimitExceeded"
+        return SandboxResult(stdout=_typed(compiled, "stdout", str) or "", stderr=_typed(compiled, "stderr", str) or "",
+                             exit_code=_typed(compiled, "return_code", int), timed_out=timed_out,
+                             duration=_typed(compiled, "execution_time", int | float) or 0.0,
+                             reason="compile timeout" if timed_out else COMPILE_ERROR)
+    if not isinstance(run, dict):
+        raise MalformedResponse("no run_result")
+    status = _status(run)
+    if status == "Error":
+        return SandboxResult.failed(f"the sandbox service failed running the program: "
+                                    f"{message or _typed(run, 'stderr', str)}")
+    timed_out = status == "TimeLimitExceeded"
+    code = None if timed_out else _typed(run, "return_code", int)
+    if code is None and not timed_out:
+        raise MalformedResponse("a finished run without its return_code")
+    stdout, stderr = _typed(run, "stdout", str) or "", _typed(run, "stderr", str) or ""
     over = len(stdout.encode()) > program.output_limit
     if over:
         stdout = stdout.encode()[:program.output_limit].decode("utf-8", "replace")
     return SandboxResult(stdout=stdout, stderr=stderr[:program.output_limit], exit_code=code, timed_out=timed_out,
-                         duration=run.get("execution_time") or 0.0, stdout_truncated=over,
+                         duration=_typed(run, "execution_time", int | float) or 0.0, stdout_truncated=over,
                          reason=message or _reason(program, timed_out, code, over))
+
+
+def _status(command: dict) -> str:
+    status = command.get("status")
+    if status not in ("Finished", "TimeLimitExceeded", "Error"):
+        raise MalformedResponse(f"command status {str(status)[:40]!r} is none of Finished, TimeLimitExceeded, Error")
+    return status
+
+
+def _typed(command: dict, name: str, kind: Any) -> Any:
+    """``command[name]``, ``None`` when absent or null; MalformedResponse when of another type."""
+    value = command.get(name)
+    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+        raise MalformedResponse(f"{name} is a {type(value).__name__}")
+    return value
 
 
 def _reason(program: Program, timed_out: bool, code: int | None, over: bool) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import signal
 from dataclasses import replace
 
-from .program import Program, SandboxResult
+from .program import COMPILE_ERROR, Program, SandboxResult
 
 EXTERNAL_KILL = ("killed from outside the run (the host's OOM killer, not the run's own memory, time or cpu "
                  "limit): the program's behaviour is unknown")
@@ -47,7 +47,7 @@ def run_reason(program: Program, facts: dict, stderr_tail: bytes) -> str:
     if facts["over_limit"]:
         return f"output limit exceeded ({program.output_limit} bytes)"
     if facts["compile_failed"]:
-        return "compile error"
+        return COMPILE_ERROR
     if code is None:
         return "killed before it reported an exit status"
     if code == -signal.SIGXCPU or facts.get("cpu_killed"):

@@ -11,6 +11,7 @@ from .errors import ProgramError
 LANGUAGES = ("python", "c", "cpp")
 # language -> (compiler, source file, flags): the one table every backend compiles with
 COMPILERS = {"c": ("gcc", "main.c", ("-O2", "-std=gnu17")), "cpp": ("g++", "main.cpp", ("-O2", "-std=gnu++17"))}
+COMPILE_ERROR = "compile error"  # the reason of a run whose source did not compile, on every backend
 COMPILE_MEMORY_MB = 2048  # compilers may use this much whatever the program's own memory_mb
 _FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 _RESERVED = {"main.py", "main.c", "main.cpp", "main"}

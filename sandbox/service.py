@@ -98,4 +98,6 @@ def serve(*, host: str = "127.0.0.1", port: int = 8080, log_level: str = "info",
     """Run the service with uvicorn until interrupted (``options`` go to :func:`create_service`)."""
     import uvicorn
 
-    uvicorn.run(create_service(**options), host=host, port=port, log_level=log_level)
+    from rewardhub.http_serving import uvicorn_config
+
+    uvicorn.Server(uvicorn_config(create_service(**options), host=host, port=port, log_level=log_level)).run()

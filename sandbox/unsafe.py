@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from .build import BuildWriter
-from .program import Program, SandboxResult
+from .program import COMPILE_ERROR, Program, SandboxResult
 
 
 class UnsafeBackend:
@@ -70,7 +70,7 @@ class UnsafeBackend:
         except subprocess.TimeoutExpired:
             return SandboxResult(exit_code=None, timed_out=True, reason="compile timeout")
         if done.returncode != 0:
-            return SandboxResult(stderr=done.stderr.decode(errors="replace"), exit_code=1, reason="compile error")
+            return SandboxResult(stderr=done.stderr.decode(errors="replace"), exit_code=1, reason=COMPILE_ERROR)
         if program.compile_only:
             writer = BuildWriter()
             with open(binary, "rb") as f:

@@ -63,6 +63,59 @@ def test_library_metrics_match_the_libraries_and_take_the_best_reference():
         assert 0 < got.value < 1 and "best of 2 references" in got.reason
 
 
+SIMILARITY_TABLE = [  # (hypothesis, references): short answers, paraphrases, word order, unicode, several references
+    ("Paris", ["Paris"]),
+    ("paris.", ["Paris"]),
+    ("The capital of France is Paris.", ["Paris is the capital of France."]),
+    ("Paris is the capital of France", ["The capital of France is Paris.", "Paris"]),
+    ("A dog chased the cat up the tree.", ["The cat was chased up a tree by a dog."]),
+    ("He bought three apples and two pears at the market on Sunday.",
+     ["On Sunday he bought two pears and three apples at the market.", "He went shopping."]),
+    ("Photosynthesis turns light, water and CO2 into glucose and oxygen.",
+     ["Plants use light energy to make glucose and oxygen from carbon dioxide and water."]),
+    ("Il pleut à Paris aujourd'hui.", ["Aujourd'hui, il pleut à Paris."]),
+    ("Zürich liegt am Zürichsee.", ["Zürich liegt am See."]),
+    ("completely unrelated words here", ["The mitochondria is the powerhouse of the cell."]),
+    ("1969", ["July 20, 1969", "1969"]),
+]
+
+
+@pytest.mark.parametrize("metric", ["bleu", "chrf", "rouge1", "rouge2", "rougeL", "fuzzy"])
+def test_each_library_metric_equals_its_library_on_a_table(metric):
+    from rapidfuzz import fuzz
+    from rouge_score.rouge_scorer import RougeScorer
+    from sacrebleu.metrics import BLEU, CHRF
+
+    def library(hypothesis: str, references: list[str]) -> float:
+        if metric == "bleu":
+            return BLEU(effective_order=True).sentence_score(hypothesis, references).score / 100
+        if metric == "chrf":
+            return CHRF().sentence_score(hypothesis, references).score / 100
+        if metric == "fuzzy":
+            return max(fuzz.ratio(squad_normalize(hypothesis), squad_normalize(r)) for r in references) / 100
+        return max(RougeScorer([metric]).score(r, hypothesis)[metric].fmeasure for r in references)
+
+    reward = rewardhub.get("similarity", metric=metric)
+    hypotheses = [h for h, _ in SIMILARITY_TABLE]
+    got = reward.evaluate([""] * len(hypotheses), hypotheses, solution=[r for _, r in SIMILARITY_TABLE]).values
+    expected = [library(h, r) for h, r in SIMILARITY_TABLE]
+    assert got == pytest.approx(expected, abs=1e-9)
+    assert len({round(v, 6) for v in expected}) >= 5  # the table spreads the metric, not only 0 and 1
+
+
+@pytest.mark.parametrize(("prediction", "references", "f1"), [  # SQuAD v1.1 rules, worked by hand
+    ("Paris is the capital of France", ["The capital of France is Paris.", "Paris"], 1.0),  # same bag of words
+    ("in 1969", ["July 20, 1969", "1969"], 2 / 3),  # best reference: P 1/2, R 1
+    ("“Paris”", ["Paris"], 0.0),  # curly quotes are not string.punctuation: the token stays "“paris”"
+    ("Paris, Paris, Paris", ["Paris"], 0.5),  # P 1/3, R 1: repeats do not earn recall twice
+    ("An apple", ["the apple"], 1.0),  # articles dropped
+])
+def test_token_f1_on_squad_rules(prediction, references, f1):
+    reward = rewardhub.get("similarity", metric="token_f1")
+    (score,) = reward.evaluate([""], [prediction], solution=[references]).scores
+    assert score.value == pytest.approx(f1)
+
+
 def test_extractors_think_blocks_and_missing_references():
     reward = rewardhub.get("similarity", metric="exact_match", extractors=["answer_tag", "boxed"])
     scores = values(reward, ["<think>Paris? Lyon?</think><answer>Paris</answer>", "I think Paris", "\\boxed{Lyon}"],
@@ -292,6 +345,27 @@ def test_schema_per_row_partial_credit_and_bad_schemas():
         rewardhub.get("json_schema", schema={"type": 5})
 
 
+def test_partial_credit_counts_the_schemas_fields_only():
+    """Keys the schema does not name cannot dilute its errors (a padded object is still wrong)."""
+    open_person = {k: v for k, v in PERSON.items() if k != "additionalProperties"}
+    reward = rewardhub.get("json_schema", schema=open_person, partial_credit=True)
+    padded = '{"name": 5, "age": "x", ' + ", ".join(f'"k{i}": {i}' for i in range(40)) + "}"
+    honest = '{"name": "Ada", "age": "x", "k1": 1}'
+    patterned = rewardhub.get("json_schema", partial_credit=True, schema={
+        "type": "object", "patternProperties": {"^n_": {"type": "integer"}}, "required": ["id"]})
+    scores = values(reward, [padded, honest]) + values(patterned, ['{"id": 1, "n_a": "x", "n_b": 2, "z": 0}'])
+    assert [s.value for s in scores] == [0.0, 0.5, pytest.approx(2 / 3)]
+
+
+def test_an_answer_tag_holding_a_fence_is_read():
+    reward = rewardhub.get("json_schema", schema=PERSON)
+    texts = ['<answer>\n```json\n{"name": "Ada", "age": 36}\n```\n</answer>',
+             '<answer>```json\n{"name": "Ada"}\n```\n```json\n{"name": "Ada", "age": 36}\n```</answer>']
+    first, two = values(reward, texts)
+    assert first.value == 1.0 and "fenced block of the <answer> tag" in first.reason
+    assert two.value == 0.0
+
+
 def test_prose_mode_takes_one_value_and_refuses_two():
     assert find_document('The person is {"a": 1}.', allow_prose=True) == ({"a": 1}, "in the prose")
     assert isinstance(find_document('First {"a": 1} then {"a": 2, ', allow_prose=True), str)
@@ -305,6 +379,8 @@ JSON_PROBES = GAMING_PROBES + (
     Probe("right_json_in_think_only", lambda r, w: '<think>{"name": "Ada", "age": 36}</think> done'),
     Probe("deep_array", lambda r, w: "[" * 50_000 + "]" * 50_000),
     Probe("many_starts", lambda r, w: "{[" * 20_000),
+    Probe("fence_then_broken_prose_object", lambda r, w: '```json\n{"name": 5}\n```\nor {"name": "Ada", "age": 36'),
+    Probe("answer_tag_with_invalid_then_valid_prose", lambda r, w: '<answer>{"name": "Ada"}</answer> {"name": "Ada", "age": 36}'),
 )
 
 

@@ -48,9 +48,15 @@ def local_ray():
         yield started
 
 
-def test_groups_meet_in_one_batch_however_the_input_is_ordered(local_ray):
+@pytest.mark.parametrize("path", ["hash-partitioned", "grouped on the driver"])
+def test_groups_meet_in_one_batch_however_the_input_is_ordered(local_ray, path):
     rows = vote_rows()
-    scored = rray.score_dataset(ray.data.from_items(rows), CONFIG, concurrency=2, batch_size=3, partitions=3)
+    if path == "hash-partitioned":
+        scored = rray.score_dataset(ray.data.from_items(rows), CONFIG, concurrency=2, batch_size=3, partitions=3)
+    else:  # what `rewardhub score --ray` does with a JSONL file: blocks of whole groups, no shuffle
+        ds, grouped = rray.grouped_dataset(rows, blocks=3)
+        assert grouped and ds.num_blocks() == 3
+        scored = rray.score_dataset(ds, CONFIG, concurrency=2, batch_size=3, grouped=True)
     out = {r["id"]: r for r in scored.take_all()}
     expected = reference(rows)
     assert sorted(out) == sorted(expected)
@@ -68,7 +74,9 @@ def test_same_columns_as_rewardhub_score_and_nulls_typed(local_ray):
             {"prompt": "r", "completion": None, "solution": "3"}]  # no completion: skipped, as `score` does
     config = {"rewards": [{"name": "exact_match", "alias": "em"},
                           {"name": "format_regex", "alias": "fmt", "params": {"pattern": "^<think>"}}]}
-    scored = rray.score_dataset(ray.data.from_items(rows), config, concurrency=1)
+    ds, grouped = rray.grouped_dataset(rows, blocks=2)
+    assert not grouped  # completions as text and as messages: no one Arrow table, so shuffled as any Dataset
+    scored = rray.score_dataset(ds, config, concurrency=1, grouped=grouped)
     out = sorted(scored.take_all(), key=lambda r: r["prompt"])
     expected = rewardhub.load(config).score(rows[:2])
     assert [r["prompt"] for r in out] == ["p", "q"]
@@ -119,3 +127,12 @@ def test_cli_on_a_ray_cluster_then_pairs_reads_the_parquet_folder(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     made = [json.loads(line) for line in pairs.read_text().splitlines()]
     assert len(made) == 6 and all(p["chosen"] != p["rejected"] for p in made)
+
+    best = tmp_path / "best.jsonl"
+    done = subprocess.run([sys.executable, "-m", "rewardhub.cli", "select", str(output), "-o", str(best), "--keep", "id"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    chosen = [json.loads(line) for line in best.read_text().splitlines()]
+    best_reward = {r["prompt"]: max(o["reward"] for o in expected.values() if o["prompt"] == r["prompt"]) for r in rows}
+    assert len(chosen) == 6 and len({expected[r["id"]]["prompt"] for r in chosen}) == 6  # one per prompt
+    assert all(expected[r["id"]]["reward"] == best_reward[expected[r["id"]]["prompt"]] for r in chosen)

@@ -211,6 +211,7 @@ def test_sigterm_drains_the_server(config_file):
         assert refused.status_code == 503 and refused.json()["retryable"] is True
         head, _, payload = answer.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 200")
+        assert b"connection: close" in head.lower()  # not kept: the process exits
         reply = json.loads(payload)
         assert reply["components"]["vote"] == [None] and reply["components"]["em"] == [1.0]
         assert "before the reward server shut down" in reply["reasons"]["vote"][0]

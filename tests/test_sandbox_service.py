@@ -7,10 +7,8 @@ fanning the ``code`` reward out to several services, one of them dead, one kille
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -18,6 +16,7 @@ import time
 import httpx
 import pytest
 from frameworks import release, released_module
+from sandbox_services import sandbox_serve
 from test_trainers_support import free_port, running_server
 
 import rewardhub
@@ -134,24 +133,8 @@ def test_result_shapes_round_trip_through_the_remote_mapping():
 @pytest.fixture
 def second_service():
     """``rewardhub sandbox serve`` in its own process: the command as a user runs it."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "rewardhub.cli", "sandbox", "serve", "--port", str(port),
-                             "--backend", "local", "--workers", "2", "--log-level", "warning"],
-                            stderr=subprocess.PIPE, text=True, env={**os.environ})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            try:
-                if httpx.get(url + "/ready").status_code == 200:
-                    break
-            except httpx.TransportError:
-                assert proc.poll() is None, proc.stderr.read()
-            time.sleep(0.1)
+    with sandbox_serve(free_port()) as (url, proc):
         yield url, proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(30)
 
 
 def code_rows(n: int) -> tuple[list[str], list[list[dict]]]:
@@ -182,7 +165,7 @@ def test_a_service_killed_mid_run_gives_errors_never_scores(second_service):
         results = [f.result(timeout=60) for f in futures]
         assert all(r.error is not None and not r.ok for r in results), results
         later = backend.run(Program("print(1)"))
-        assert later.error is not None and "no sandbox service reachable" in later.error
+        assert later.error is not None and "no sandbox service took the program" in later.error
     finally:
         backend.close()
 

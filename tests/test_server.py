@@ -15,7 +15,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_trainers_support import COMPOSED, GATE, ensure_registered, free_port, running_server, serve_process
+from test_trainers_support import (
+    COMPOSED,
+    GATE,
+    ensure_registered,
+    free_port,
+    reuse_after_idle,
+    running_server,
+    serve_process,
+)
 
 import rewardhub
 from rewardhub.trainers.server import create_app
@@ -240,6 +248,8 @@ def test_load_32_concurrent_clients_lose_nothing(url):
         return correct
 
     async def main():
+        # httpx's 5 s idle expiry is well under the server's keep-alive: the client always drops an idle
+        # connection first, so no request goes out on one the server is closing.
         limits = httpx.Limits(max_connections=n_clients)
         async with httpx.AsyncClient(limits=limits, timeout=60) as http:
             start = time.perf_counter()
@@ -306,6 +316,29 @@ def test_serve_command_in_a_real_process(tmp_path: Path):
         assert httpx.post(f"{base}/get_reward", json={"query": ["x"]}, timeout=30).status_code == 401
     log = proc.stderr.read()
     assert '"POST /get_reward" 200 ' in log and '"POST /get_reward" 401 ' in log  # the access log, on stderr
+
+
+def test_the_server_keeps_idle_connections_longer_than_clients_do(tmp_path: Path):
+    """The keep-alive race (a client reusing a connection the server is closing, which fails a request
+    the server never read) cannot happen when clients always drop idle connections first: the server
+    keeps them longer than httpx's and aiohttp's pools do, and longer than uvicorn's 5 s default."""
+    import aiohttp
+
+    from rewardhub.http_serving import KEEP_ALIVE_SECONDS
+
+    async def aiohttp_idle() -> float:
+        connector = aiohttp.TCPConnector()
+        try:
+            return connector._keepalive_timeout  # what verl's and OpenRLHF's aiohttp sessions keep idle
+        finally:
+            await connector.close()
+
+    client_idle = [httpx.Limits().keepalive_expiry, asyncio.run(aiohttp_idle())]
+    assert all(KEEP_ALIVE_SECONDS > seconds for seconds in client_idle), client_idle
+    config = tmp_path / "rewards.json"
+    config.write_text(json.dumps(COMPOSED))
+    with serve_process(["--config", str(config), "--log-level", "warning"]) as (base, _):
+        assert reuse_after_idle(base, 6.0) == [200, 200]
 
 
 @pytest.mark.parametrize(("config", "message"), [

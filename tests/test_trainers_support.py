@@ -100,13 +100,16 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def running_server(app):
-    """Serve ``app`` with uvicorn on 127.0.0.1 in a thread; yields the base URL."""
+    """Serve ``app`` with uvicorn on 127.0.0.1 in a thread, with the settings rewardhub's commands use
+    (their keep-alive included); yields the base URL."""
     import uvicorn
+
+    from rewardhub.http_serving import uvicorn_config
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
+    server = uvicorn.Server(uvicorn_config(app, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
@@ -119,6 +122,30 @@ def running_server(app):
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+def reuse_after_idle(base_url: str, idle: float, path: str = "/ready") -> list[int]:
+    """Two GETs of ``path`` on one kept-alive TCP connection, ``idle`` seconds apart: their status codes.
+    Raises (``RemoteDisconnected``) when the server closed the idle connection meanwhile."""
+    import http.client
+    import time
+    from urllib.parse import urlsplit
+
+    where = urlsplit(base_url)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+    try:
+        connection.request("GET", path)
+        first = connection.getresponse()
+        first.read()
+        sock = connection.sock
+        time.sleep(idle)
+        connection.request("GET", path)
+        second = connection.getresponse()
+        second.read()
+        assert connection.sock is sock, "http.client opened a second connection"
+        return [first.status, second.status]
+    finally:
+        connection.close()
 
 
 # How a drained ``rewardhub serve`` / ``route`` exits: 0, or 143 (128 + SIGTERM) as the CLI ends a command a

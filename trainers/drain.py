@@ -2,18 +2,18 @@
 
 After the first SIGTERM the process stops being ready (``GET /ready`` answers 503, so a router or a
 load balancer stops sending), answers new scoring requests with a retryable 503 (``Retry-After``),
-lets the requests in flight finish, then exits. Work that would wait for more requests is told to
-stop waiting (``when_draining``: the server scores the groups still waiting as incomplete) rather
-than held to deadlines past a supervisor's kill. A second SIGTERM, SIGINT, or ``drain_timeout``
-seconds without the work finishing ends it at once.
+lets the requests in flight finish (their answers close their connections), then exits. Work that
+would wait for more requests is told to stop waiting (``when_draining``: the server scores the groups
+still waiting as incomplete) rather than held to deadlines past a supervisor's kill. A second SIGTERM,
+SIGINT, or ``drain_timeout`` seconds without the work finishing ends it at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import logging
+import signal
 import time
 from collections.abc import Callable
 from typing import Any
@@ -84,9 +84,20 @@ class DrainMiddleware:
                                            "another replica or retry", RETRY_AFTER_SECONDS)
         self.drain.inflight += 1
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, self._closing_while_draining(send))
         finally:
             self.drain._left()
+
+    def _closing_while_draining(self, send):
+        """``send`` adding ``Connection: close`` to a response that leaves while draining: its client does
+        not keep a connection the exiting process is about to close under its next request."""
+        async def closing(message):
+            if message["type"] == "http.response.start" and self.drain.draining:
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"connection"]
+                message = {**message, "headers": [*headers, (b"connection", b"close")]}
+            await send(message)
+
+        return closing
 
 
 async def unavailable(send, message: str, retry_after: int, status: int = 503) -> None:

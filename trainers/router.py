@@ -282,7 +282,7 @@ def create_router_app(
 
     @asynccontextmanager
     async def lifespan(app):
-        # Idle connections are dropped before uvicorn's 5 s keep-alive would close them under a request.
+        # Idle connections are dropped well before a replica's keep-alive would close them under a request.
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=256, keepalive_expiry=2.0)
         state["client"] = httpx.AsyncClient(timeout=httpx.Timeout(request_timeout, connect=5.0), limits=limits)
         checker = asyncio.create_task(check_replicas())
@@ -331,10 +331,10 @@ def merge(parts: list[tuple[list[int], Any]], size: int) -> Any:
 def route(replicas: Sequence[str], *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
           drain_timeout: float | None = None, **options: Any) -> None:
     """Run the router with uvicorn until interrupted; SIGTERM drains it (see :mod:`.drain`)."""
-    import uvicorn
+    from rewardhub.http_serving import uvicorn_config
 
     from .drain import DEFAULT_DRAIN_TIMEOUT, draining_server
 
     drain = Drain(drain_timeout or DEFAULT_DRAIN_TIMEOUT)
     app = create_router_app(replicas, drain=drain, **options)
-    draining_server(uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False), drain).run()
+    draining_server(uvicorn_config(app, host=host, port=port, log_level=log_level), drain).run()

@@ -288,9 +288,8 @@ def serve(
     """Load ``config`` and serve it with uvicorn until interrupted (``options`` go to :func:`create_app`);
     the access log goes to stderr unless ``access_log`` is false. ``reward_timeout`` is the batch
     deadline of config entries that set no ``timeout``: a stuck reward answers, it never wedges the server."""
-    import uvicorn
-
     import rewardhub
+    from rewardhub.http_serving import uvicorn_config
 
     drain = Drain(options.pop("drain_timeout", None) or DEFAULT_DRAIN_TIMEOUT)
     app = create_app(rewardhub.load(config, default_timeout=reward_timeout), access_log=access_log, drain=drain,
@@ -301,4 +300,4 @@ def serve(
         access_logger.addHandler(handler)
         access_logger.setLevel(logging.INFO)
         access_logger.propagate = False
-    draining_server(uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False), drain).run()
+    draining_server(uvicorn_config(app, host=host, port=port, log_level=log_level), drain).run()

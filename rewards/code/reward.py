@@ -34,6 +34,7 @@ from decimal import Decimal
 from typing import Any
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
+from rewardhub.sandbox.program import COMPILE_ERROR
 
 from ._plain import plain
 from .checks import ProbeFailed, holds
@@ -181,12 +182,16 @@ class CodeReward(Reward):
             if settled is not None:
                 batch.settle(i, settled)
         try:
+            # C/C++ compile once per row, then each case runs the build; a backend without builds
+            # (remote: SandboxFusion compiles and runs in one request) compiles the source in each run.
+            builds = self.language != "python" and getattr(
+                sandbox.get_backend(self.backend, **self.backend_options), "builds", True)
             order = list(rows)
-            # compiled rows go in chunks (build, run, drop): no batch's builds are all held at once
-            step = max(1, len(order)) if self.language == "python" else BUILD_CHUNK
+            # built rows go in chunks (build, run, drop): no batch's builds are all held at once
+            step = BUILD_CHUNK if builds else max(1, len(order))
             for start in range(0, len(order), step):
                 chunk = {i: rows[i] for i in order[start:start + step]}
-                if self.language != "python":
+                if builds:
                     self._build(chunk, scores, batch)
                 parts: dict[int, tuple[int, int]] = {}
                 left = {i: _run_count(row) for i, row in chunk.items()}
@@ -249,7 +254,7 @@ class CodeReward(Reward):
             if build.error is not None:
                 scores[i] = Score(None, f"sandbox failed: {build.error}", outcome="error")
             elif build.executable is None:
-                scores[i] = Score(0.0, build.reason or "compile error", False, outcome="ok")
+                scores[i] = Score(0.0, build.reason or COMPILE_ERROR, False, outcome="ok")
             else:
                 rows[i].build = build.executable
         for i in order:
@@ -346,6 +351,8 @@ class CodeReward(Reward):
         reason = f"{passed}/{total} {'cases' if row.suite.kind in ('io', 'call') else 'tests'} passed"
         if row.early:
             return Score(0.0, f"{reason}; {row.early}{note}", False, outcome="ok")
+        if COMPILE_ERROR in row.verdicts:  # scored as a failed build is (the build and its runs in one)
+            return Score(0.0, COMPILE_ERROR, False, outcome="ok")
         failure = next(((n, why) for n, why in enumerate(row.verdicts, 1) if why is not None), None)
         if failure:
             reason += f"; {failure[1]} on case {failure[0]}"
@@ -353,6 +360,8 @@ class CodeReward(Reward):
 
     def _io_verdict(self, result: Any, expected: str) -> str | None:
         """``None`` when the case passed, else why it failed."""
+        if result.reason == COMPILE_ERROR:  # a source run (no separate build) that did not compile
+            return COMPILE_ERROR
         if result.timed_out or result.exit_code != 0 or result.stdout_truncated:
             return result.reason or "output limit exceeded"
         if not outputs_match(result.stdout, expected, self.float_tolerance):

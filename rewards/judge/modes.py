@@ -26,11 +26,11 @@ from rewardhub import Batch, MissingColumnError, Param, Score, factory_params
 
 from .client import Answer, JudgeStats, shorten
 from .errors import JudgeConfigError, JudgeInputError
-from .parse import ScoreScale
+from .parse import ScoreScale, unquoted
 from .prompt import JudgeTemplate
 from .reward import JudgeReward
 
-_LABEL_LINE = re.compile(r"^[\s*#>_-]*(?:final\s+)?(?:label|verdict|classification|category)\s*[:=]\s*(.+?)\s*$",
+_LABEL_LINE = re.compile(r"^[ \t*#>_-]*(?:final[ \t]+)?(?:label|verdict|classification|category)[ \t]*[:=][ \t]*(.+?)[ \t]*$",
                          re.IGNORECASE | re.MULTILINE)
 
 
@@ -69,7 +69,8 @@ class LabelJudge(JudgeReward):
 
 def read_label(text: str, labels: list[str]) -> str | None:
     """The one label ``text`` gives: a JSON ``label`` field, the last ``Label: ...`` line, the whole answer,
-    else the only label it mentions (longest match; a negated mention does not count)."""
+    else the only label it mentions (longest match; a negated mention does not count). Quoted text
+    (``"..."``, ``>`` lines) gives no label."""
     try:
         data = json.loads(text.strip().removeprefix("```json").removesuffix("```"))
     except (ValueError, RecursionError):
@@ -77,13 +78,14 @@ def read_label(text: str, labels: list[str]) -> str | None:
     if isinstance(data, Mapping):
         value = next((data[k] for k in ("label", "verdict", "classification") if isinstance(data.get(k), str)), None)
         return _exact_label(value, labels) if value is not None else None
-    lines = _LABEL_LINE.findall(text[-5000:])
+    outside = unquoted(text)  # what the judge quotes is the response's text, not its label
+    lines = _LABEL_LINE.findall(unquoted(text, spans=False)[-5000:])  # 'Label: "correct"' is the judge's
     if lines:
         return _exact_label(lines[-1], labels)
     exact = _exact_label(text, labels)
     if exact is not None:
         return exact
-    mentioned = _mentioned(" ".join(text.lower().split()), labels)
+    mentioned = _mentioned(" ".join(outside.lower().split()), labels)
     return mentioned.pop() if len(mentioned) == 1 else None
 
 

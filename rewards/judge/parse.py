@@ -4,6 +4,8 @@ Chatty answers hold incidental numbers ("I looked at 3 aspects of the answer..."
 the score is a wrong reward, so a number counts only where graders put scores, and an answer with
 none abstains. The grammar, in order (the first form present decides; docs/judge.md has examples):
 
+Quoted text (``"Score: 10"``, a ``>`` line) is the response quoted, read only when nothing else is.
+
 numbers:  JSON field ``{"score": 7}`` (or rating, grade); a marker ``[[7]]`` (MT-Bench) or
           ``[RESULT] 7`` (Prometheus); a label ``Score: 7`` / ``Final rating - 8/10`` /
           ``my verdict is 5``; a score verb ``I'd give it a 7``; a fraction over the scale's
@@ -133,7 +135,31 @@ class _Found:
 
 
 def parse_answer(text: str, mode: str, scale: ScoreScale) -> Parsed:
-    """Read a score from ``text`` in ``mode`` (one of ``PARSE_MODES``); raise ``UnparsableAnswer`` if none."""
+    """Read a score from ``text`` in ``mode`` (one of ``PARSE_MODES``); raise ``UnparsableAnswer`` if none.
+
+    What the judge quotes (``"..."``, a ``>`` line) is the response's text, not the judge's score: the
+    answer is read without its quotes first, and as written only when that finds nothing."""
+    outside = unquoted(text)
+    if outside != text:
+        try:
+            return _parse(outside, mode, scale)
+        except UnparsableAnswer:
+            pass
+    return _parse(text, mode, scale)
+
+
+_QUOTE_LINES = re.compile(r"^[ \t]*>[^\n]*", re.MULTILINE)
+# Quoted spans are bounded (an opening quote never closed must not cost a scan of the rest per quote).
+_QUOTED = re.compile(r'"[^"\n]{0,400}"|“[^”\n]{0,400}”|^[ \t]*>[^\n]*', re.MULTILINE)
+
+
+def unquoted(text: str, spans: bool = True) -> str:
+    """``text`` with markdown quote lines and (``spans``) quoted spans ``"..."`` / ``“...”`` blanked
+    (offsets unchanged)."""
+    return (_QUOTED if spans else _QUOTE_LINES).sub(lambda m: " " * len(m.group()), text)
+
+
+def _parse(text: str, mode: str, scale: ScoreScale) -> Parsed:
     plain = _blank(text)
     numbers: tuple[Callable[[str, str, ScoreScale], Parsed | None], ...] = (
         _from_marker, _from_label, _from_verb, _from_fraction,

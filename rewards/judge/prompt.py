@@ -16,6 +16,7 @@ from typing import Any
 from rewardhub import Row
 from rewardhub.completions import is_conversational, message_text
 
+from .delimit import defused, template_tags
 from .episode_text import episode_text, state_text
 from .errors import JudgeConfigError, JudgeInputError
 
@@ -55,6 +56,7 @@ class JudgeTemplate:
     origin: str
     fields: tuple[str, ...]
     rubric: Rubric
+    tags: frozenset[str] = frozenset()  # the template's own tags, escaped in completions (delimit.py)
 
     @classmethod
     def load(cls, spec: str, required: str = "completion") -> JudgeTemplate:
@@ -96,7 +98,7 @@ class JudgeTemplate:
         if not any(name in fields for name in shown):
             hint = " (or {episode} for an agent's whole episode)" if required == "completion" else ""
             raise JudgeConfigError(f"{origin} never shows the judge the {required}: add {{{required}}}{hint}")
-        return cls(text, origin, tuple(dict.fromkeys(fields)), rubric)
+        return cls(text, origin, tuple(dict.fromkeys(fields)), rubric, template_tags(text))
 
     def render(self, row: Row, reference_column: str, extra: dict[str, str] | None = None) -> str:
         """The template filled with this row's prompt, completion text, reference and columns; ``extra``
@@ -105,9 +107,13 @@ class JudgeTemplate:
         values = {name: extra[name] if name in extra else self._value(row, name, reference_column) for name in self.fields}
         return self.text.format_map(values)
 
+    def shown(self, completion: str) -> str:
+        """A completion as the judge sees it: unable to forge this template's sections or tags."""
+        return defused(completion, self.tags)
+
     def _value(self, row: Row, name: str, reference_column: str) -> str:
         if name == "completion":
-            return row.text or ""
+            return self.shown(row.text or "")
         if name == "episode":
             return episode_text(row["messages"][_prompt_length(row.prompt):])
         if name == "env_state":

@@ -75,7 +75,8 @@ class _GroupJudge(JudgeReward):
         return groups
 
     def _request(self, batch: Batch, order: list[int]) -> list[dict[str, str]]:
-        block = "\n\n".join(f"[Response {n}]\n{batch.texts[i]}\n[End of response {n}]" for n, i in enumerate(order, 1))
+        block = "\n\n".join(f"[Response {n}]\n{self.template.shown(batch.texts[i] or '')}\n[End of response {n}]"
+                              for n, i in enumerate(order, 1))
         return self._conversation(self.template.render(batch.row(order[0]), self.reference_column, {"completions": block}))
 
 
