@@ -62,10 +62,10 @@ def boxed(text: str) -> str:
     return text if "\\boxed" in text else "\\boxed{" + text + "}"
 
 
-def run_rewardhub(name: str, suite: Suite) -> list[float | None]:
+def run_rewardhub(name: str, suite: Suite, **params) -> list[float | None]:
     import rewardhub
 
-    reward = rewardhub.get(name)
+    reward = rewardhub.get(name, **params)
     texts = [case.answer for case in suite.cases]
     return reward(prompts=["q"] * len(texts), completions=texts, solution=[case.gold for case in suite.cases])
 
