@@ -61,3 +61,16 @@ def pool():
     backend.run(Program("pass"))
     yield backend
     backend.close()
+
+
+@pytest.fixture(scope="module")
+def math_reward():
+    """A ``math`` reward with room for a loaded machine (the math property and statement tests)."""
+    from rewardhub.rewards.math import MathReward
+
+    return MathReward(timeout=10, workers=2)
+
+
+@pytest.fixture(scope="module")
+def exact_match():
+    return rewardhub.get("exact_match")

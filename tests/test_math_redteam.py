@@ -7,29 +7,18 @@ from __future__ import annotations
 
 import random
 
-import pytest
 from bench_modules import load_bench
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rewardhub
-from rewardhub.rewards.math import MathReward, find_answer
+from rewardhub.rewards.math import find_answer
 
 REDTEAM = load_bench("math_redteam_cases")
 PROPERTY = settings(max_examples=10, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
 values = st.integers(-999, 999).filter(lambda n: abs(n) > 1)
 naturals = st.integers(12, 9999)
-
-
-@pytest.fixture(scope="module")
-def math_reward():
-    return MathReward(timeout=10, workers=2)
-
-
-@pytest.fixture(scope="module")
-def exact_match():
-    return rewardhub.get("exact_match")
 
 
 def _paid(reward, gold: str, completions: list[str]) -> list[str]:

@@ -15,23 +15,10 @@ from bench_modules import load_bench
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import rewardhub
-from rewardhub.rewards.math import MathReward
-
 CASES = load_bench("math_cases")
 PROPERTY = settings(max_examples=12, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
 seeds = st.lists(st.integers(0, 2**32 - 1), min_size=12, max_size=12)
-
-
-@pytest.fixture(scope="module")
-def math_reward():
-    return MathReward(timeout=10, workers=2)
-
-
-@pytest.fixture(scope="module")
-def exact_match():
-    return rewardhub.get("exact_match")
 
 
 def _batch(kind: str, seeds: list[int]):
