@@ -9,7 +9,8 @@ Each actor of :class:`RewardScorer` builds the reward set once (worker pools, sa
 judge clients and reward models load once per actor, not per batch). A prompt's completions always
 meet in one batch, so group rewards (``majority_vote``, group length modes) see whole groups: rows
 the driver holds (a JSONL file) are sorted into blocks of whole groups there (:func:`grouped_dataset`,
-no shuffle); any other Dataset is hash-partitioned by group key first. The scored rows carry
+no shuffle); any other Dataset is checked for blocks of whole groups (only the keys reach the
+driver) and hash-partitioned by group key when a group spans two blocks. The scored rows carry
 the same columns as ``rewardhub score`` writes: ``rewards``, ``reward``, ``reasons``, ``outcomes``,
 ``seconds``.
 
@@ -190,15 +191,18 @@ def score_dataset(
 ) -> Any:
     """Score a Ray Dataset of rows (``prompt``, ``completion`` and columns) with ``config``.
 
-    The grouping shuffle runs now; the scoring is lazy, like any Ray Data transform (it runs when the
-    result is written or iterated). ``grouped=True`` says each block of ``ds`` already holds whole
-    groups (:func:`grouped_dataset`): no shuffle.
+    The grouping (reading ``ds``, and a shuffle if one is needed) runs now; the scoring is lazy, like
+    any Ray Data transform (it runs when the result is written or iterated). ``grouped=True`` says each
+    block of ``ds`` already holds whole groups (:func:`grouped_dataset`): nothing is checked or moved.
 
     ``concurrency`` actors (a number, or ``(min, max)`` for autoscaling) each hold one reward set;
     ``num_cpus`` is reserved per actor (a reward that runs its own worker pool may want more).
-    Rows are hash-partitioned by group key (``group`` column, else the prompt) into ``partitions``
-    blocks (default: about ``ROWS_PER_BLOCK`` rows each, at least two per actor) so that no group is
-    ever split. Rows with a null ``completion`` are dropped, as ``rewardhub score`` skips them.
+    No group is ever split: when the blocks of ``ds`` already hold whole groups (no group key, the
+    ``group`` column else the prompt, in two blocks: a prompt's completions kept together, as
+    ``rewardhub score`` and trainers write them), large blocks are only cut at group boundaries, at
+    least two pieces per actor (:func:`whole_group_blocks`); otherwise rows are hash-partitioned by
+    group key into ``partitions`` blocks (default: about ``ROWS_PER_BLOCK`` rows each, at least two per
+    actor), a shuffle. Rows with a null ``completion`` are dropped, as ``rewardhub score`` skips them.
     ``map_options`` go to ``map_batches`` (e.g. ``resources``, ``runtime_env``).
     """
     ray = require_ray()
@@ -209,26 +213,67 @@ def score_dataset(
     actors = concurrency if isinstance(concurrency, int) else max(concurrency)
     if not grouped:
         light = {"batch_format": "pyarrow", "batch_size": None, "zero_copy_batch": True}
-        keyed = ds.map_batches(_add_group_key, **light).map_batches(_without_completion, **light)
-        if partitions is None:
-            partitions = max(2 * actors, math.ceil(ds.count() / ROWS_PER_BLOCK))
-        # Shuffled before the actors start: they may hold every CPU of the cluster (2 actors on 2 cores),
-        # and a streaming shuffle waiting for a CPU behind them would never run. Ray spills to disk what
-        # does not fit in the object store.
-        try:
-            ds = keyed.repartition(partitions, keys=[GROUP_KEY]).materialize()
-        except Exception as exc:
-            if "unify schemas" not in str(exc):
-                raise
-            raise InputFileError(
-                "the Dataset's blocks give a column different types (as ray.data.from_items does with rows of "
-                "text and chat messages), which Ray cannot shuffle; build it with rewardhub.ray.grouped_dataset(rows), "
-                f"or write the rows with `rewardhub score -o x.parquet` first ({str(exc).splitlines()[-1][:300]})") from None
+        # Materialized before the actors start: they may hold every CPU of the cluster (2 actors on 2 cores),
+        # and a streaming read or shuffle waiting for a CPU behind them would never run. Ray spills to disk
+        # what does not fit in the object store.
+        keyed = ds.map_batches(_add_group_key, **light).map_batches(_without_completion, **light).materialize()
+        ds = whole_group_blocks(ray, keyed, pieces=2 * actors)
+        if ds is None:
+            ds = _shuffled(keyed, partitions or max(2 * actors, math.ceil(keyed.count() / ROWS_PER_BLOCK)))
     return ds.map_batches(
         RewardScorer, fn_constructor_kwargs={"entries": entries, "batch_size": batch_size,
                                              "default_timeout": default_timeout},
         batch_format="pyarrow", batch_size=None, compute=_actor_pool(ray, concurrency), num_cpus=num_cpus, **map_options,
     )
+
+
+def whole_group_blocks(ray: Any, keyed: Any, pieces: int) -> Any:
+    """``keyed`` (materialized, with a group key column) as a Dataset of blocks of whole groups without
+    a shuffle, when no group has rows in two of its blocks (rollouts usually keep a prompt's completions
+    together), else None. Only the keys come to the driver; a block larger than ``1/pieces`` of the rows
+    (or ``ROWS_PER_BLOCK``) is cut at group boundaries where it lies, so that every actor has work."""
+    refs = [ref for bundle in keyed.iter_internal_ref_bundles() for ref in bundle.block_refs]
+    owner: dict[str, int] = {}
+    sizes = []
+    for index, (keys, rows) in enumerate(ray.get([ray.remote(_block_keys).remote(ref) for ref in refs])):
+        if any(owner.setdefault(key, index) != index for key in keys):
+            return None
+        sizes.append(rows)
+    target = max(1, min(ROWS_PER_BLOCK, math.ceil(sum(sizes) / max(1, pieces))))
+    split = ray.remote(_split_block)
+    blocks = []
+    for ref, rows in zip(refs, sizes, strict=True):
+        count = math.ceil(rows / target)
+        blocks.extend([ref] if count <= 1 else split.options(num_returns=count).remote(ref, count))
+    return ray.data.from_arrow_refs(blocks)
+
+
+def _block_keys(block) -> tuple[set[str], int]:
+    return set(block.column(GROUP_KEY).unique().to_pylist()), len(block)
+
+
+def _split_block(block, count: int) -> tuple[Any, ...]:
+    """``block`` sorted by group key (stably) and cut into ``count`` tables of whole groups (some may be empty)."""
+    import pyarrow as pa
+
+    keys = block.column(GROUP_KEY).to_pylist()
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    block, keys = block.take(pa.array(order, type=pa.int64())), [keys[i] for i in order]
+    pieces = [block.slice(start, end - start) for start, end in group_chunks(keys, math.ceil(len(keys) / count))]
+    return (*pieces, *[block.slice(0, 0)] * (count - len(pieces)))  # group_chunks makes at most `count`
+
+
+def _shuffled(keyed: Any, partitions: int) -> Any:
+    """``keyed`` hash-partitioned by group key into ``partitions`` blocks (materialized)."""
+    try:
+        return keyed.repartition(partitions, keys=[GROUP_KEY]).materialize()
+    except Exception as exc:
+        if "unify schemas" not in str(exc):
+            raise
+        raise InputFileError(
+            "the Dataset's blocks give a column different types (as ray.data.from_items does with rows of "
+            "text and chat messages), which Ray cannot shuffle; build it with rewardhub.ray.grouped_dataset(rows), "
+            f"or write the rows with `rewardhub score -o x.parquet` first ({str(exc).splitlines()[-1][:300]})") from None
 
 
 def connect(address: str | None = None, **init_options: Any):

@@ -135,3 +135,29 @@ def test_cli_on_a_ray_cluster_then_pairs_reads_the_parquet_folder(tmp_path):
     best_reward = {r["prompt"]: max(o["reward"] for o in expected.values() if o["prompt"] == r["prompt"]) for r in rows}
     assert len(chosen) == 6 and len({expected[r["id"]]["prompt"] for r in chosen}) == 6  # one per prompt
     assert all(expected[r["id"]]["reward"] == best_reward[expected[r["id"]]["prompt"]] for r in chosen)
+
+
+def test_blocks_of_whole_groups_are_cut_not_shuffled(local_ray):
+    """Blocks that each hold whole groups are scored where they lie (a block larger than its share cut
+    at group boundaries); blocks that split a group are hash-partitioned."""
+    pa = pytest.importorskip("pyarrow")
+    rows = vote_rows()
+    by_prompt = sorted(rows, key=lambda r: r["id"])
+    whole = [pa.Table.from_pylist(by_prompt[:24]), pa.Table.from_pylist(by_prompt[24:])]
+    spread = [pa.Table.from_pylist(rows[0::2]), pa.Table.from_pylist(rows[1::2])]  # shuffled: groups in both
+    light = {"batch_format": "pyarrow", "batch_size": None}
+
+    def keyed(tables):
+        return ray.data.from_arrow(tables).map_batches(rray._add_group_key, **light).materialize()
+
+    assert rray.whole_group_blocks(ray, keyed(spread), pieces=4) is None
+    cut = rray.whole_group_blocks(ray, keyed(whole), pieces=6)
+    assert cut is not None and cut.num_blocks() >= 6
+    key_sets = [set(block.column(rray.GROUP_KEY).to_pylist())
+                for block in cut.iter_batches(batch_format="pyarrow", batch_size=None)]
+    keys = [key for key_set in key_sets for key in key_set]
+    assert len(keys) == len(set(keys)) == 12  # each group in one block only
+    expected = reference(rows)
+    for tables in (whole, spread):
+        scored = rray.score_dataset(ray.data.from_arrow(tables), CONFIG, concurrency=2, batch_size=3)
+        assert {r["id"]: r["rewards"] for r in scored.take_all()} == {i: r["rewards"] for i, r in expected.items()}

@@ -79,11 +79,16 @@ def same_rows(got: dict[int, dict], expected: dict[int, dict]) -> None:
         assert set(row["seconds"]) == set(expected[i]["seconds"])
 
 
-@pytest.mark.parametrize("path", ["hash-partitioned", "grouped on the driver", "ungrouped Python objects"])
+@pytest.mark.parametrize("path", ["read by Ray, cut at group boundaries", "hash-partitioned", "grouped on the driver",
+                                  "ungrouped Python objects"])
 def test_score_dataset_gives_rewards_the_decoded_values(local_ray, mixed_parquet, path):
     source, expected = mixed_parquet
-    if path == "hash-partitioned":  # what `score --ray` does with a Parquet input
+    if path == "read by Ray, cut at group boundaries":  # what `score --ray` does with a Parquet input
         scored = rray.score_dataset(ray.data.read_parquet(str(source)), CONFIG, concurrency=2, batch_size=3)
+    elif path == "hash-partitioned":  # the file as two blocks that cut a group in two
+        table = pq.read_table(source)
+        blocks = ray.data.from_arrow([table.slice(0, 10), table.slice(10)])
+        scored = rray.score_dataset(blocks, CONFIG, concurrency=2, batch_size=3)
     elif path == "grouped on the driver":  # what `score --ray` does with rows it read itself
         rows = [record.row for record in iter_input(source)]
         scored = rray.score_dataset(rray.grouped_dataset(rows, blocks=3), CONFIG, concurrency=2, grouped=True)
