@@ -2,10 +2,14 @@
 
 1. ``ray``: rows/s of ``rewardhub.ray.score_dataset`` with 1 and 2 actors on a 2-CPU local Ray
    (``ray.init(num_cpus=2)``) against ``rewardhub score``'s own loop (``score_file``) in this process,
-   on a CPU-bound set (repetition_penalty over long completions + majority_vote per group): rows the
-   driver holds, grouped there (what ``score --ray`` does with JSONL), and, with 2 actors, a Parquet
-   input Ray reads itself (hash-partitioned by group first); then the cost of the Ray path on a small
-   file: ``rewardhub score`` vs ``rewardhub score --ray`` as commands.
+   on a CPU-bound set (repetition_penalty over long completions + majority_vote per group), and against
+   the machine's ceiling (the same scoring in 1 and 2 forked processes, rows in memory, no Ray): rows
+   the driver holds, grouped there (what ``score --ray`` does with JSONL), and, with 2 actors, Parquet
+   inputs Ray reads itself (a file with each group's rows together, as ``rewardhub score`` writes it:
+   no shuffle; 4 blocks with every group spread over them: a hash shuffle). Each Ray run is given end to
+   end (actor start-up and grouping included) and steady (first scoring call to the last), with the
+   CPU seconds each kind of process used (from /proc); then the cost of the Ray path on a small file:
+   ``rewardhub score`` vs ``rewardhub score --ray`` as commands.
 2. ``router``: OpenRLHF-style one-sample requests with group assembly (``--group-size``): one
    ``rewardhub serve`` vs ``rewardhub route`` over 3 replicas (throughput, p50/p99), then the same
    with one replica SIGKILLed mid-run while clients retry as OpenRLHF does: answered / lost / wrong.
@@ -63,11 +67,135 @@ def cpu_rows(count: int, words: int, group: int = 8) -> list[dict]:
             for i in range(count)]
 
 
+def scoring_only(data: list[dict], processes: int) -> float:
+    """Seconds to score ``data`` (in memory, no files) in ``processes`` forked processes, whole groups
+    each, after each process built its reward set: the CPU ceiling of this machine, no Ray involved."""
+    import multiprocessing
+
+    per = -(-len(data) // (8 * 2 * processes)) * 8  # groups of 8, two chunks per process
+    chunks = [data[i:i + per] for i in range(0, len(data), per)]
+    with multiprocessing.get_context("fork").Pool(processes, initializer=_load_cpu_set) as pool:
+        pool.map(_score_chunk, [data[:8]] * processes)
+        start_time = time.perf_counter()
+        pool.map(_score_chunk, chunks, chunksize=1)
+        return time.perf_counter() - start_time
+
+
+_CPU_SET_LOADED: list = []
+
+
+def _load_cpu_set() -> None:
+    import rewardhub
+
+    _CPU_SET_LOADED.append(rewardhub.load(CPU_SET))
+
+
+def _score_chunk(chunk: list[dict]) -> int:
+    return len(_CPU_SET_LOADED[0].score(chunk))
+
+
+class ProcessCPU:
+    """CPU seconds of every process on the machine while it runs, sampled from /proc every 0.1 s (an
+    actor that exits at the end keeps its last sample), summed by kind (Ray's own processes by name)."""
+
+    KINDS = (("scoring actors", "ray::MapWorker"),
+             ("Ray Data's actors (stats, autoscaling, locations)", "ray::_StatsActor"),
+             ("Ray Data's actors (stats, autoscaling, locations)", "ray::_Autoscaling"),
+             ("Ray Data's actors (stats, autoscaling, locations)", "ray::ActorLocationTracker"),
+             ("Ray workers (idle, or running tasks: reads, shuffles, key checks)", "ray::"),
+             ("raylet", "raylet/raylet"), ("GCS server", "gcs_server"), ("Ray agents and monitors", "/ray/"),
+             ("Ray agents and monitors", "ray/_private"), ("Ray agents and monitors", "ray/dashboard"))
+
+    def __init__(self):
+        import threading
+
+        self.tick = os.sysconf("SC_CLK_TCK")
+        self.first = self._sample()
+        self.last = dict(self.first)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _sample(self) -> dict[int, tuple[str, float]]:
+        seen = {}
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat") as stat, open(f"/proc/{pid}/cmdline", "rb") as cmd:
+                    fields, name = stat.read().rsplit(")", 1)[1].split(), cmd.read().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            seen[int(pid)] = (name, (int(fields[11]) + int(fields[12])) / self.tick)
+        return seen
+
+    def _run(self) -> None:
+        while not self.stop.wait(0.1):
+            self.last.update(self._sample())
+
+    def finish(self) -> dict[str, float]:
+        self.stop.set()
+        self.thread.join()
+        self.last.update(self._sample())
+        kinds: Counter[str] = Counter()
+        for pid, (name, cpu) in self.last.items():
+            used = cpu - self.first.get(pid, (name, 0.0))[1]
+            if used <= 0:
+                continue
+            kind = "the driver (this process)" if pid == os.getpid() else next(
+                (k for k, mark in self.KINDS if mark in name), "other processes (not Ray)")
+            kinds[kind] += used
+        return dict(kinds)
+
+
+def timed_scorer(log: Path):
+    """``RewardScorer`` writing each call's start and end to ``log`` (a class made here is pickled by
+    value, so the actors need not import this bench)."""
+    from rewardhub.ray import RewardScorer
+
+    class TimedScorer(RewardScorer):
+        def __call__(self, table):
+            started = time.time()
+            scored = super().__call__(table)
+            with open(log, "a") as handle:
+                handle.write(f"{started} {time.time()} {len(table)} {os.getpid()}\n")
+            return scored
+
+    return TimedScorer
+
+
+def ray_run(label: str, rows: int, baseline: float, make, log: Path) -> dict:
+    """One Ray Data scoring of ``rows`` rows: end to end (actor start-up and grouping included) and
+    steady (first scoring call's start to the last one's end), with the CPU each kind of process used."""
+    log.unlink(missing_ok=True)
+    cpu = ProcessCPU()
+    start_time = time.perf_counter()
+    started_at = time.time()
+    count = make().materialize().count()
+    seconds = time.perf_counter() - start_time
+    used = cpu.finish()
+    assert count == rows, (count, rows)
+    calls = [tuple(map(float, line.split())) for line in log.read_text().splitlines()]
+    first, last = min(c[0] for c in calls), max(c[1] for c in calls)
+    ends: dict[float, float] = {}
+    for _start, end, _rows, pid in calls:
+        ends[pid] = max(ends.get(pid, 0.0), end)
+    tail = last - min(ends.values())
+    print(f"Ray Data, {label}: end to end {rows / seconds:6.1f} rows/s ({seconds:.1f} s) = {baseline / seconds:.2f}x "
+          f"one process; steady {rows / (last - first):6.1f} rows/s ({last - first:.1f} s from the first scoring call, "
+          f"{first - started_at:.1f} s after the start) = {baseline / (last - first):.2f}x; {len(calls)} blocks, "
+          f"the last actor finished {tail:.1f} s after the first")
+    total = sum(used.values())
+    print("    CPU s: " + ", ".join(f"{kind} {value:.2f}" for kind, value in sorted(used.items(), key=lambda kv: -kv[1]))
+          + f"; total {total:.2f} in {seconds:.1f} s on {os.cpu_count()} CPUs")
+    return {"seconds": seconds, "steady": last - first, "cpu": used}
+
+
 def bench_ray(rows: int, words: int) -> None:
     import ray
 
+    import rewardhub
     import rewardhub.ray as rray
     from rewardhub._score_file import score_file
+    from rewardhub._tables import write_table
 
     data = cpu_rows(rows, words)
     with tempfile.TemporaryDirectory() as folder:
@@ -76,39 +204,56 @@ def bench_ray(rows: int, words: int) -> None:
         start_time = time.perf_counter()
         score_file(CPU_SET, source, Path(folder) / "out.jsonl")
         baseline = time.perf_counter() - start_time
-        print(f"rewardhub score (one process): {rows / baseline:7.1f} rows/s ({baseline:.1f} s)")
+        print(f"rewardhub score (one process, score_file: JSONL in and out): {rows / baseline:7.1f} rows/s ({baseline:.1f} s)")
+        in_memory = rewardhub.load(CPU_SET)
+        start_time = time.perf_counter()
+        in_memory.score(data[:8])
+        list(in_memory.iter_scores(data))
+        alone = time.perf_counter() - start_time
+        one, two = scoring_only(data, 1), scoring_only(data, 2)
+        print(f"scoring only, rows in memory: this process {rows / alone:7.1f} rows/s; 1 forked process "
+              f"{rows / one:7.1f}; 2 forked processes {rows / two:7.1f} = {one / two:.2f}x one (the machine's ceiling: "
+              f"{baseline / two:.2f}x score_file)")
         os.environ.update({"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"})
         ray_dir = tempfile.mkdtemp(prefix="rh-bench-ray-", dir="/tmp")
         started = time.perf_counter()
         rray.connect(None, num_cpus=2, _temp_dir=ray_dir)
         print(f"ray.init(num_cpus=2): {time.perf_counter() - started:.1f} s (not counted below)")
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
-        parquet = Path(folder) / "parts"
-        parquet.mkdir()
-        for part in range(4):
-            pq.write_table(pa.Table.from_pylist(data[part::4]), parquet / f"part-{part}.parquet")
+        spread = [pa.Table.from_pylist(data[part::4]) for part in range(4)]  # every group in all 4
+        written = Path(folder) / "written.parquet"  # as `rewardhub score -o` writes it: a group's rows together
+        write_table(data, written, "parquet")
+        log = Path(folder) / "calls.log"
+        plain, rray.RewardScorer = rray.RewardScorer, timed_scorer(log)  # score_dataset maps this name
         try:
+            first = ray_run("first run, 16 rows, 1 actor (starts Ray Data's own actors)", 16, baseline * 16 / rows,
+                            lambda: rray.score_dataset(rray.grouped_dataset(data[:16], 2), CPU_SET, grouped=True), log)
+            print(f"    (the first Dataset run on a new Ray: {first['seconds']:.1f} s for 16 rows)")
             results = {}
             for label, actors in (("grouped on the driver", 1), ("grouped on the driver", 2),
-                                  ("Parquet, hash-partitioned", 2)):
-                start_time = time.perf_counter()
+                                  ("Parquet, groups together", 2), ("4 blocks, groups spread", 2)):
                 if label.startswith("grouped"):
-                    scored = rray.score_dataset(rray.grouped_dataset(data, 2 * actors), CPU_SET, concurrency=actors,
-                                                grouped=True)
+                    def make(actors=actors):
+                        return rray.score_dataset(rray.grouped_dataset(data, 2 * actors), CPU_SET, concurrency=actors,
+                                                  grouped=True)
                 else:
-                    scored = rray.score_dataset(ray.data.read_parquet(str(parquet)), CPU_SET, concurrency=actors)
-                count = scored.materialize().count()
-                seconds = time.perf_counter() - start_time
-                assert count == rows
-                results[label, actors] = seconds
-                print(f"Ray Data, {actors} actor(s), {label:>26}: {rows / seconds:7.1f} rows/s ({seconds:.1f} s, "
-                      f"actor start-up and grouping included) = {baseline / seconds:.2f}x one process")
+                    together = label.endswith("together")
+
+                    def make(actors=actors, together=together):
+                        # Ray reads the 4 small spread parts as one block (which holds whole groups): given as
+                        # 4 blocks (the parts' tables), every group is in all of them and a shuffle is needed
+                        ds = ray.data.read_parquet(str(written)) if together else ray.data.from_arrow(spread)
+                        return rray.score_dataset(ds, CPU_SET, concurrency=actors)
+                results[label, actors] = ray_run(f"{actors} actor(s), {label}", rows, baseline, make, log)
             one, two = results["grouped on the driver", 1], results["grouped on the driver", 2]
-            print(f"2 actors vs one process {baseline / two:.2f}x, vs 1 actor {one / two:.2f}x; "
-                  f"Parquet + shuffle vs grouped on the driver {two / results['Parquet, hash-partitioned', 2]:.2f}x")
+            print(f"2 actors vs one process: end to end {baseline / two['seconds']:.2f}x, steady "
+                  f"{baseline / two['steady']:.2f}x; vs 1 actor: {one['seconds'] / two['seconds']:.2f}x, steady "
+                  f"{one['steady'] / two['steady']:.2f}x; Parquet vs grouped on the driver: groups together "
+                  f"{two['seconds'] / results['Parquet, groups together', 2]['seconds']:.2f}x, spread (a shuffle) "
+                  f"{two['seconds'] / results['4 blocks, groups spread', 2]['seconds']:.2f}x")
         finally:
+            rray.RewardScorer = plain
             ray.shutdown()
         small = Path(folder) / "small.jsonl"
         small.write_text("".join(json.dumps(r) + "\n" for r in data[:64]))
