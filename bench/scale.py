@@ -95,8 +95,8 @@ def bench_ray(rows: int, words: int) -> None:
                                   ("Parquet, hash-partitioned", 2)):
                 start_time = time.perf_counter()
                 if label.startswith("grouped"):
-                    ds, grouped = rray.grouped_dataset(data, 2 * actors)
-                    scored = rray.score_dataset(ds, CPU_SET, concurrency=actors, grouped=grouped)
+                    scored = rray.score_dataset(rray.grouped_dataset(data, 2 * actors), CPU_SET, concurrency=actors,
+                                                grouped=True)
                 else:
                     scored = rray.score_dataset(ray.data.read_parquet(str(parquet)), CPU_SET, concurrency=actors)
                 count = scored.materialize().count()

@@ -137,14 +137,16 @@ class _Sink:
     def _column(self, name: str, values: list[Any]) -> Any:
         """``values`` as an array of the column's type, or of a wider one, or JSON."""
         pa, known = self.pa, self.types.get(name)
-        if known is not None and _is_json(known):
+        if known is None:
+            return arrow_column(values)
+        if _is_json(known):
             return _json_array(values)
         try:
             array = pa.array(values)
         except (pa.ArrowException, ValueError, TypeError, OverflowError):
             return _json_array(values)  # no one type holds them
-        if known is None or array.type == known:
-            return array if _storable(array.type) else _json_array(values)
+        if array.type == known:
+            return array
         try:
             wider = pa.unify_schemas([pa.schema([(name, known)]), pa.schema([(name, array.type)])],
                                      promote_options="permissive").field(name).type
@@ -208,7 +210,7 @@ class _Sink:
             if self._writer is not None:
                 self.close()
             for batch in _batches(self.path, self.kind):
-                for row in _rows_of(batch):
+                for row in table_rows(batch):
                     done += 1
                     yield row
         except Exception:
@@ -230,10 +232,41 @@ def _batches(path: Path, kind: str) -> Iterator[Any]:
         yield from pa.ipc.open_stream(source)
 
 
-def _rows_of(batch: Any) -> Iterator[dict[str, Any]]:
-    decode = row_decoder(batch.schema)
-    for row in batch.to_pylist(maps_as_pydicts="lossy"):
+def table_rows(table: Any) -> Iterator[dict[str, Any]]:
+    """The rows of an Arrow table or record batch as rewardhub's readers give them: JSON columns
+    decoded, map columns as dicts."""
+    decode = row_decoder(table.schema)
+    for row in table.to_pylist(maps_as_pydicts="lossy"):
         yield decode(row) if decode else row
+
+
+def column_values(table: Any, name: str) -> list[Any]:
+    """One column of an Arrow table as Python values, decoded as :func:`table_rows` decodes it."""
+    values = table.column(name).to_pylist(maps_as_pydicts="lossy")
+    decode = _value_decoder(table.schema.field(name).type)
+    return values if decode is None else [decode(v) for v in values]
+
+
+def rows_table(rows: Iterable[dict[str, Any]]) -> Any:
+    """``rows`` as one Arrow table with the column types of the module's rule (mixed shapes as JSON):
+    what a Parquet file rewardhub writes holds, read back by :func:`table_rows` as the same values."""
+    import pyarrow as pa
+
+    rows = [jsonable(row) for row in rows]
+    names = list(dict.fromkeys(k for row in rows for k in row))
+    return pa.Table.from_arrays([arrow_column([row.get(name) for row in rows]) for name in names], names=names)
+
+
+def arrow_column(values: list[Any]) -> Any:
+    """``values`` as one Arrow array: of the type pyarrow infers, else (no one type holds them, or
+    Parquet cannot store it) JSON."""
+    import pyarrow as pa
+
+    try:
+        array = pa.array(values)
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):
+        return _json_array(values)
+    return array if _storable(array.type) else _json_array(values)
 
 
 def _cast(array: Any, wanted: Any, values: Callable[[], list[Any]]) -> Any:

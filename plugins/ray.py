@@ -37,6 +37,7 @@ from ._io import iter_input, parquet_parts
 from ._output import replacing, write_rows
 from ._reward import BatchResult
 from ._score_file import RewardStats
+from ._tables import column_values, rows_table, table_rows
 from .completions import prompt_key
 from .errors import ConfigError, InputFileError, OutputFileError, RewardhubError
 
@@ -73,7 +74,9 @@ class RewardScorer:
     """Ray Data's stateful callable for ``map_batches``: one reward set per actor, whole groups per call.
 
     Takes a ``pyarrow.Table`` holding whole groups (see :func:`score_dataset`) and returns it with
-    the scored columns appended; rows are reordered so each group's rows are consecutive.
+    the scored columns appended; rows are reordered so each group's rows are consecutive. Rewards get
+    the rows as ``rewardhub score`` reads them from Parquet: JSON columns (``arrow.json``, how rewardhub
+    stores mixed shapes such as text and chat-message completions) decoded to their values.
     """
 
     def __init__(self, entries: list[RewardEntry], batch_size: int = 256, default_timeout: float | None = None):
@@ -91,7 +94,7 @@ class RewardScorer:
             keys = group_keys(table)
         order = sorted(range(len(keys)), key=keys.__getitem__)  # stable: a group keeps its rows' order
         table = table.take(pa.array(order, type=pa.int64()))
-        rows, keys = table.to_pylist(), [keys[i] for i in order]
+        rows, keys = list(table_rows(table)), [keys[i] for i in order]
         scored: list[dict[str, Any]] = []
         for start, end in group_chunks(keys, self.batch_size):
             scored += self.rewards.score(rows[start:end])
@@ -135,12 +138,13 @@ def _finite(value: Any) -> float | None:
 
 
 def group_keys(table) -> list[str]:
-    """Each row's group key: its ``group`` column if it has one, else its prompt (``prompt_key``)."""
+    """Each row's group key: its ``group`` column if it has one, else its prompt (``prompt_key`` of
+    the decoded value)."""
     names = table.column_names
     if "completion" not in names:
         raise ConfigError(f"rows need a 'completion' column to be scored; the dataset has {names}")
-    groups = table.column("group").to_pylist() if "group" in names else [None] * len(table)
-    prompts = table.column("prompt").to_pylist() if "prompt" in names else [None] * len(table)
+    groups = column_values(table, "group") if "group" in names else [None] * len(table)
+    prompts = column_values(table, "prompt") if "prompt" in names else [None] * len(table)
     return [str(g) if g is not None else prompt_key(p) if p is not None else f"\x00row{id(table)}:{i}"
             for i, (g, p) in enumerate(zip(groups, prompts, strict=True))]
 
@@ -153,23 +157,20 @@ def _add_group_key(table):
 
 def grouped_dataset(rows: Sequence[dict[str, Any]], blocks: int) -> Any:
     """Rows held here as a Ray Dataset of about ``blocks`` blocks (more for large inputs: about
-    ``ROWS_PER_BLOCK`` rows each), each of whole groups (sorted by group key on the driver), and True:
+    ``ROWS_PER_BLOCK`` rows each), each of whole groups (sorted by group key on the driver):
     :func:`score_dataset` with ``grouped=True`` scores it without a shuffle.
 
-    Rows Arrow cannot hold in one table (a column of mixed types) go as ``from_items`` blocks, which
-    ``score_dataset`` must then shuffle (``grouped`` is returned False)."""
+    The columns are typed as rewardhub types a Parquet file it writes: a column of mixed shapes (text
+    and chat messages, numbers and text) is JSON, decoded back to the values for the rewards."""
     ray = require_ray()
     import pyarrow as pa
 
-    try:
-        table = pa.Table.from_pylist(list(rows))
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-        return ray.data.from_items(list(rows)), False
+    table = rows_table(rows)
     keys = group_keys(table)
     order = sorted(range(len(keys)), key=keys.__getitem__)
     table, keys = table.take(pa.array(order, type=pa.int64())), [keys[i] for i in order]
     size = max(1, math.ceil(len(keys) / max(1, blocks, math.ceil(len(keys) / ROWS_PER_BLOCK))))
-    return ray.data.from_arrow([table.slice(start, end - start) for start, end in group_chunks(keys, size)]), True
+    return ray.data.from_arrow([table.slice(start, end - start) for start, end in group_chunks(keys, size)])
 
 
 def _actor_pool(ray: Any, concurrency: int | tuple[int, int]) -> Any:
@@ -214,7 +215,15 @@ def score_dataset(
         # Shuffled before the actors start: they may hold every CPU of the cluster (2 actors on 2 cores),
         # and a streaming shuffle waiting for a CPU behind them would never run. Ray spills to disk what
         # does not fit in the object store.
-        ds = keyed.repartition(partitions, keys=[GROUP_KEY]).materialize()
+        try:
+            ds = keyed.repartition(partitions, keys=[GROUP_KEY]).materialize()
+        except Exception as exc:
+            if "unify schemas" not in str(exc):
+                raise
+            raise InputFileError(
+                "the Dataset's blocks give a column different types (as ray.data.from_items does with rows of "
+                "text and chat messages), which Ray cannot shuffle; build it with rewardhub.ray.grouped_dataset(rows), "
+                f"or write the rows with `rewardhub score -o x.parquet` first ({str(exc).splitlines()[-1][:300]})") from None
     return ds.map_batches(
         RewardScorer, fn_constructor_kwargs={"entries": entries, "batch_size": batch_size,
                                              "default_timeout": default_timeout},
@@ -258,7 +267,7 @@ def read_dataset(input_path: str | Path, summary: Any = None, *, blocks: int = 2
     rows = list(_valid_rows(input_path, summary if summary is not None else _Bad(), progress=False))
     if not rows:
         raise InputFileError(f"{input_path} has no rows to score")
-    return grouped_dataset(rows, blocks)
+    return grouped_dataset(rows, blocks), True
 
 
 class _Bad:
@@ -290,9 +299,10 @@ def score_file(
     if str(output) != "-" and Path(output).suffix.lower() == ".parquet":
         _write_parquet_folder(scored, Path(output))
         rows: Any = (record.row for record in iter_input(output))
-    else:
-        rows = scored.iter_rows()
-    counted = _counted((dict(row) for row in rows), summary, input_path)
+    else:  # Arrow batches, JSON columns decoded: the rows `rewardhub score` writes
+        rows = (row for batch in scored.iter_batches(batch_format="pyarrow", batch_size=None)
+                for row in table_rows(batch))
+    counted = _counted(rows, summary, input_path)
     if str(output) != "-" and Path(output).suffix.lower() == ".parquet":
         for _ in counted:
             pass

@@ -54,8 +54,8 @@ def test_groups_meet_in_one_batch_however_the_input_is_ordered(local_ray, path):
     if path == "hash-partitioned":
         scored = rray.score_dataset(ray.data.from_items(rows), CONFIG, concurrency=2, batch_size=3, partitions=3)
     else:  # what `rewardhub score --ray` does with a JSONL file: blocks of whole groups, no shuffle
-        ds, grouped = rray.grouped_dataset(rows, blocks=3)
-        assert grouped and ds.num_blocks() == 3
+        ds = rray.grouped_dataset(rows, blocks=3)
+        assert ds.num_blocks() == 3
         scored = rray.score_dataset(ds, CONFIG, concurrency=2, batch_size=3, grouped=True)
     out = {r["id"]: r for r in scored.take_all()}
     expected = reference(rows)
@@ -74,9 +74,8 @@ def test_same_columns_as_rewardhub_score_and_nulls_typed(local_ray):
             {"prompt": "r", "completion": None, "solution": "3"}]  # no completion: skipped, as `score` does
     config = {"rewards": [{"name": "exact_match", "alias": "em"},
                           {"name": "format_regex", "alias": "fmt", "params": {"pattern": "^<think>"}}]}
-    ds, grouped = rray.grouped_dataset(rows, blocks=2)
-    assert not grouped  # completions as text and as messages: no one Arrow table, so shuffled as any Dataset
-    scored = rray.score_dataset(ds, config, concurrency=1, grouped=grouped)
+    ds = rray.grouped_dataset(rows, blocks=2)  # completions as text and as messages: a JSON column
+    scored = rray.score_dataset(ds, config, concurrency=1, grouped=True)
     out = sorted(scored.take_all(), key=lambda r: r["prompt"])
     expected = rewardhub.load(config).score(rows[:2])
     assert [r["prompt"] for r in out] == ["p", "q"]
