@@ -214,7 +214,7 @@ class Runner:
         if self.warm is not None and not everyone:
             spared.add(self.warm.pid)
         deadline = time.monotonic() + REAP_TIMEOUT
-        while [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in spared]:
+        while left := [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in spared]:
             if time.monotonic() > deadline:
                 return False
             if everyone:
@@ -223,7 +223,7 @@ class Runner:
                 except ProcessLookupError:
                     pass
             else:
-                kill_as(self.uid)
+                kill_as(self.uid, left)
             time.sleep(0.002)
         return True
 
@@ -345,10 +345,19 @@ def limits(req, cpu, memory_mb, baseline):
             (resource.RLIMIT_CORE, 1)]
 
 
-def kill_as(uid):
+def kill_as(uid, left):
     """Kill every process ``uid`` may signal (``kill(-1)`` from a child that became ``uid``): all a
-    run left, and nothing of root's (the runner, its warm interpreter, pid 1)."""
-    pid = os.fork()
+    run left, and nothing of root's (the runner, its warm interpreter, pid 1). Where no child can be
+    forked (the run's processes fill the pids limit) the pids ``left`` are killed one by one."""
+    try:
+        pid = os.fork()
+    except OSError:
+        for victim in left:
+            try:
+                os.kill(victim, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return
     if pid == 0:
         try:
             os.setgroups([])

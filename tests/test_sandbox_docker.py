@@ -271,6 +271,30 @@ print(sorted(open(f"/proc/{p}/status").read().split("Uid:")[1].split()[0]
     assert len(backend._slots) == 1  # the same container all along
 
 
+def test_daemons_filling_the_pids_limit_are_gone_before_the_next_run(backend):
+    """Daemons in sessions of their own survive the run's process group kill and take every pid that
+    frees up: the runner cannot fork its killer then, and kills them one by one first."""
+    filler = backend.run(Program("""
+import os, time
+def daemon():
+    os.setsid()
+    while True:  # take any pid that frees up
+        try:
+            if os.fork() == 0:
+                daemon()
+        except OSError:
+            time.sleep(0.001)
+if os.fork() == 0:
+    daemon()
+time.sleep(1)
+print('filled')
+""", timeout=10))
+    assert filler.stdout == "filled\n", filler.stdout + filler.stderr
+    after = backend.run(Program("import os\nprint(len([p for p in os.listdir('/proc') if p.isdigit()]))"))
+    assert after.stdout == "4\n"  # pid 1, the runner, its warm interpreter and this run
+    assert len(backend._slots) == 1
+
+
 def test_runs_in_a_reused_container_do_not_see_each_other(backend):
     first = backend.run(Program("""
 for path in ["/tmp/secret", "/dev/shm/secret", "/work/secret", "secret"]:
