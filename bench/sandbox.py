@@ -245,9 +245,15 @@ def main() -> None:
             compare("mixed: with the looping ones", executors, [{"program": p} for p in finishing + looping], args.rounds)
     if args.suite in ("humaneval", "all"):
         reward = rewardhub.get("code", prepend_prompt=True, timeout=args.timeout, backend_options={"workers": args.workers})
-        code_reward = Executor("rewardhub code reward (probes compared outside)",
-                               lambda rows: reward_verdicts(reward, rows), lambda: local.pids)
-        compare("humaneval: canonical and wrong completions", [*executors, code_reward], humaneval_rows(), args.rounds)
+        code_rewards = [Executor("rewardhub code reward (probes compared outside)",
+                                 lambda rows: reward_verdicts(reward, rows), lambda: local.pids)]
+        if args.docker_url:
+            on_docker = rewardhub.get("code", prepend_prompt=True, timeout=args.timeout, backend="docker",
+                                      backend_options={"workers": args.workers, "base_url": args.docker_url,
+                                                       "image": args.docker_image})
+            code_rewards.append(Executor("rewardhub code reward on the docker backend", cpu_known=False,
+                                         run=lambda rows: reward_verdicts(on_docker, rows)))
+        compare("humaneval: canonical and wrong completions", [*executors, *code_rewards], humaneval_rows(), args.rounds)
     print("\nload average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
     for backend in opened:
         backend.close()
