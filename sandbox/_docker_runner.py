@@ -9,9 +9,10 @@ of the tests is in the work folder), forwards capped output through pipes, enfor
 then kills every process the run left, waits until the container's pid 1 has reaped them, and
 empties ``/work``, ``/tmp`` and ``/dev/shm``: the next run finds nothing of this one.
 
-Warm Python runs (``--preload=MODULES``): before reading any request the runner forks a warm
-interpreter that imports MODULES once and then forks each Python run itself, given only numbers and
-the run's descriptors, so no request is ever in its memory. If it ends, its run abstains and the
+Warm Python runs (``--preload=MODULES``): before reading any request (its first message is the
+host's setup: sources to compile once, public code such as the code reward's harness) the runner
+forks a warm interpreter that imports MODULES once and then forks each Python run itself, given
+only numbers and the run's descriptors, so no request is ever in its memory. If it ends, its run abstains and the
 runner asks the host to be replaced (``retire``): a runner that read requests forks no new one.
 
 Memory: the host sets the container's memory limit to the run's budget before the run; a run's
@@ -89,11 +90,14 @@ class Runner:
         self.warm = None  # the WarmInterpreter Python runs are forked from, if there is one
 
     def serve(self, inbox, outbox):
-        """Clean, start the warm interpreter (before any request: its memory never holds one), serve."""
+        """Clean, take the host's setup (``precompile``: code many runs share, never secret), start
+        the warm interpreter (before any request: its memory never holds one), serve."""
         clean = self.clean(everyone=True)
+        setup = receive(inbox) or {}
         if self.preload is not None:
             try:
-                self.warm = WarmInterpreter(self.preload)
+                self.warm = WarmInterpreter(self.preload, setup.get("precompile", ()),
+                                            os.path.join(self.root, "main.py"))
             except Exception:  # Python runs start a fresh interpreter instead
                 self.warm = None
         send(outbox, {"ready": True, "clean": clean, "warm": self.warm is not None})
@@ -383,14 +387,14 @@ class WarmInterpreter:
     request, and sent only numbers and descriptors after, so nothing of any run's code, tests or
     output is ever in its memory, and so in none of the runs it forks."""
 
-    def __init__(self, preload):
+    def __init__(self, preload, precompile=(), filename="main.py"):
         self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         runner = os.getpid()
         self.pid = os.fork()
         if self.pid == 0:
             try:
                 self.channel.close()
-                serve_warm(theirs, runner, preload)
+                serve_warm(theirs, runner, preload, precompile, filename)
             finally:
                 os._exit(0)
         theirs.close()
@@ -441,9 +445,10 @@ class WarmInterpreter:
         return json.loads(body), fds
 
 
-def serve_warm(channel, runner, preload):
+def serve_warm(channel, runner, preload, precompile, filename):
     """The warm interpreter's life: die with the runner, hold none of its streams, import
-    ``preload``, then fork one run per job until the runner closes the channel."""
+    ``preload`` and compile ``precompile`` (code many runs share, as ``filename``), then fork one run
+    per job until the runner closes the channel."""
     import ctypes
     import gc
     import importlib
@@ -460,6 +465,7 @@ def serve_warm(channel, runner, preload):
             importlib.import_module(name)
         except Exception:  # a missing optional module only costs the programs that need it
             pass
+    compiled = {source.encode(): compile(source, filename, "exec") for source in precompile}
     gc.collect()
     gc.freeze()  # keep the shared heap's pages shared after each fork
     with open("/proc/self/statm") as f:
@@ -478,7 +484,7 @@ def serve_warm(channel, runner, preload):
             continue
         if pid == 0:
             try:
-                warm_run(job, fds)
+                warm_run(job, fds, compiled)
             finally:
                 os._exit(127)
         for fd in fds:
@@ -495,13 +501,17 @@ def serve_warm(channel, runner, preload):
         channel.send(json.dumps({"status": status, "cpu": usage.ru_utime + usage.ru_stime}).encode())
 
 
-def warm_run(job, fds):
-    """In a run forked from the warm interpreter: enter the run, then run its source as ``python3 main.py``."""
+def warm_run(job, fds, compiled):
+    """In a run forked from the warm interpreter: enter the run, then run its source as ``python3
+    main.py`` (with the code object compiled at the start where the source is one of ``compiled``)."""
     enter_run(fds, job["uid"], job["limits"])
     os.environ.clear()
     os.environ.update(ENV, HOME=job["workdir"])
     os.chdir(job["workdir"])
-    run_python(os.path.join(job["workdir"], job["source"]))
+    path = os.path.join(job["workdir"], job["source"])
+    with open(path, "rb") as f:
+        source = f.read()
+    run_python(path, compiled.get(source))
 
 
 def memory_file(data):

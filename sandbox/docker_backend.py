@@ -29,6 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
+from .api import PRECOMPILED
 from .build import Build
 from .errors import SandboxUnavailableError
 from .local import DEFAULT_PRELOAD
@@ -122,6 +123,7 @@ class Slot:
     def __init__(self, container, memory_mb: int):
         self.container, self.memory_mb = container, memory_mb
         self.runner: RunnerChannel | None = None
+        self.precompiled = 0  # how many of ``sandbox.precompile``'s sources its runner compiled
 
 
 class DockerBackend:
@@ -236,13 +238,18 @@ class DockerBackend:
 
     def _prepare(self, slot: Slot, memory_mb: int) -> None:
         """A runner that answers (started if there is none) and the run's memory limit, without swap."""
+        if slot.runner is not None and slot.precompiled != len(PRECOMPILED):
+            slot.runner.close()  # code registered since it started: a new runner compiles it too
+            slot.runner = None
         if slot.runner is None:
             runner = RunnerChannel(self.client.api, slot.container.id, self._runner_command)
+            sources = list(PRECOMPILED)
+            runner.send({"precompile": sources}, STARTUP_TIMEOUT)  # public code many runs share
             hello = runner.receive(STARTUP_TIMEOUT)
             if not hello.get("clean"):
                 runner.close()
                 raise RuntimeError("the runner could not remove what an earlier run left")
-            slot.runner = runner
+            slot.runner, slot.precompiled = runner, len(sources)
         if memory_mb != slot.memory_mb:
             slot.container.update(mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m")
             slot.memory_mb = memory_mb

@@ -48,18 +48,18 @@ def run_runner(program: Program, root, how: str = "warm") -> SandboxResult:
     return run_runner_many([program], root, how)[0]
 
 
-def run_runner_many(programs: list[Program], root, how: str = "warm") -> list[SandboxResult]:
-    """``programs`` run one after another by one _docker_runner.py process (``how``: warm or exec)."""
+def run_runner_many(programs: list[Program], root, how: str = "warm", precompile: list[str] = ()) -> list[SandboxResult]:
+    """``programs`` run one after another by one _docker_runner.py process (``how``: warm or exec),
+    which first gets the host's setup (``precompile``: sources its warm interpreter compiles once)."""
     warm = ["--preload=json,collections"] if how == "warm" else []
     runner = subprocess.Popen([sys.executable, "-c", runner_script(), f"--root={root}", *warm],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     results = []
     try:
+        send(runner.stdin, {"precompile": precompile})
         assert receive(runner.stdout) == {"ready": True, "clean": True, "warm": how == "warm"}
         for program in programs:
-            body = json.dumps(runner_request(program)).encode()
-            runner.stdin.write(MESSAGE.pack(len(body)) + body)
-            runner.stdin.flush()
+            send(runner.stdin, runner_request(program))
             facts = receive(runner.stdout)
             assert not facts.pop("leftover")
             results.append(result_of(program, facts))
@@ -69,6 +69,12 @@ def run_runner_many(programs: list[Program], root, how: str = "warm") -> list[Sa
         runner.kill()
         runner.wait()
     return results
+
+
+def send(stream, message: dict) -> None:
+    body = json.dumps(message).encode()
+    stream.write(MESSAGE.pack(len(body)) + body)
+    stream.flush()
 
 
 def receive(stream) -> dict:
@@ -144,6 +150,31 @@ def test_warm_runs_get_fresh_interpreter_state(tmp_path):
         Program("import json, sys\nprint(json.dumps([1]), sys.getrecursionlimit(), 'planted' in sys.modules)"),
     ], tmp_path, "warm")
     assert (first.stdout, second.stdout) == ("set\n", "[1] 1000 False\n")
+
+
+def test_precompiled_sources_run_as_their_text_would(tmp_path):
+    """A source the host registered (``sandbox.precompile``) runs from the code object compiled at the
+    interpreter's start; any other text, even one differing by a byte, is compiled as it is."""
+    shared = "import sys\nprint('shared', sys.stdin.read())\nsys.exit(len(sys.argv) + 2)"
+    runs = run_runner_many([Program(shared, stdin="a"), Program(shared + " ", stdin="b"), Program(shared, stdin="c")],
+                           tmp_path, precompile=[shared])
+    assert [(r.stdout, r.exit_code) for r in runs] == [("shared a\n", 3), ("shared b\n", 3), ("shared c\n", 3)]
+    failing = "raise ValueError('from the shared code')"
+    crashed, = run_runner_many([Program(failing)], tmp_path, precompile=[failing])
+    assert crashed.exit_code == 1 and crashed.stderr.endswith("ValueError: from the shared code\n")
+    assert f'File "{tmp_path}/main.py", line 1' in crashed.stderr  # compiled at the start: no run's folder in its name
+
+
+def test_code_registered_later_restarts_the_containers_runner(backend):
+    shared = "print('compiled once', __name__)"
+    before = backend.run(Program("import os\nprint(os.getppid())")).stdout
+    try:
+        sandbox.precompile(shared)
+        assert backend.run(Program(shared)).stdout == "compiled once __main__\n"
+        assert backend._slots[0].precompiled == len(sandbox.api.PRECOMPILED)
+        assert backend.run(Program("import os\nprint(os.getppid())")).stdout != before  # a new warm interpreter
+    finally:
+        sandbox.api.PRECOMPILED.remove(shared)
 
 
 @needs_gcc
