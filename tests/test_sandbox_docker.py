@@ -208,6 +208,20 @@ def backend(engine):
     backend.close()
 
 
+@pytest.fixture
+def new_backend(engine):
+    """Backends of the test's own on the test engine (``DockerBackend`` options), closed after it."""
+    made = []
+
+    def make(**options) -> DockerBackend:
+        made.append(DockerBackend(image=engine.image, base_url=engine.url, **{"workers": 1, **options}))
+        return made[-1]
+
+    yield make
+    for backend in made:
+        backend.close()
+
+
 def test_an_engine_that_cannot_pull_the_image_abstains(engine):
     with pytest.raises(SandboxUnavailableError, match="is not on the engine .* could not be pulled"):
         DockerBackend(image="rewardhub-test/not-here:1", base_url=engine.url)
@@ -354,16 +368,13 @@ def test_compiled_programs_are_executable(backend):
     assert no_compiler.error == "gcc is not installed in the container image"
 
 
-def test_failing_programs_keep_their_containers(engine):
+def test_failing_programs_keep_their_containers(new_backend):
     """Every failure used to replace the container (seconds each on vfs): 50 programs took two minutes."""
-    backend = DockerBackend(image=engine.image, base_url=engine.url, workers=2)
-    try:
-        results = backend.run_many([Program("raise SystemExit(1)") for _ in range(30)])
-        assert [r.exit_code for r in results] == [1] * 30 and all(r.error is None for r in results)
-        labelled = backend.client.containers.list(filters={"label": LABEL})
-        assert len(backend._slots) == 2 and {s.container.id for s in backend._slots} <= {c.id for c in labelled}
-    finally:
-        backend.close()
+    backend = new_backend(workers=2)
+    results = backend.run_many([Program("raise SystemExit(1)") for _ in range(30)])
+    assert [r.exit_code for r in results] == [1] * 30 and all(r.error is None for r in results)
+    labelled = backend.client.containers.list(filters={"label": LABEL})
+    assert len(backend._slots) == 2 and {s.container.id for s in backend._slots} <= {c.id for c in labelled}
 
 
 def test_humaneval_canonical_solutions_pass_through_the_code_reward(engine):
@@ -415,37 +426,31 @@ print(open(f"/proc/{os.getppid()}/status").read().split("Uid:")[1].split()[0])
     assert len(parents) == 1  # one runner forked them all
 
 
-def test_a_runner_that_dies_abstains_its_run_and_is_started_again(engine):
-    backend = DockerBackend(image=engine.image, base_url=engine.url, workers=1)
-    try:
-        first = backend.run(Program("import os\nprint(os.getppid())"))
-        future = backend.submit(Program("import time\nprint('started', flush=True)\ntime.sleep(30)", timeout=60))
-        runner = _runner_host_pid(backend)
-        _wait_for_run(runner)
-        os.kill(runner, signal.SIGKILL)  # as a crash of the runner would end it
-        lost = future.result()
-        assert lost.error is not None and "runner ended during the run" in lost.error and lost.stdout == ""
-        again = backend.run(Program("import os\nprint(os.getppid())"))
-        assert again.ok and again.stdout != first.stdout  # a new runner, in the same container
-        assert len(backend._slots) == 1
-    finally:
-        backend.close()
+def test_a_runner_that_dies_abstains_its_run_and_is_started_again(new_backend):
+    backend = new_backend()
+    first = backend.run(Program("import os\nprint(os.getppid())"))
+    future = backend.submit(Program("import time\nprint('started', flush=True)\ntime.sleep(30)", timeout=60))
+    runner = _runner_host_pid(backend)
+    _wait_for_run(runner)
+    os.kill(runner, signal.SIGKILL)  # as a crash of the runner would end it
+    lost = future.result()
+    assert lost.error is not None and "runner ended during the run" in lost.error and lost.stdout == ""
+    again = backend.run(Program("import os\nprint(os.getppid())"))
+    assert again.ok and again.stdout != first.stdout  # a new runner, in the same container
+    assert len(backend._slots) == 1
 
 
-def test_a_run_killed_from_outside_abstains(engine):
+def test_a_run_killed_from_outside_abstains(new_backend):
     """A SIGKILL that none of the run's limits explains (the host's OOM killer, an operator) is no verdict."""
-    backend = DockerBackend(image=engine.image, base_url=engine.url, workers=1)
-    try:
-        backend.run(Program("pass"))
-        future = backend.submit(Program("import time\ntime.sleep(30)", timeout=60))
-        victim = _wait_for_run(_runner_host_pid(backend))
-        os.kill(victim, signal.SIGKILL)
-        result = future.result()
-        assert result.killed_externally and result.error is not None and "outside" in result.error
-        own = backend.run(Program(TOUCH.format(400), memory_mb=128))
-        assert not own.killed_externally and own.error is None and own.reason.startswith("memory limit exceeded")
-    finally:
-        backend.close()
+    backend = new_backend()
+    backend.run(Program("pass"))
+    future = backend.submit(Program("import time\ntime.sleep(30)", timeout=60))
+    victim = _wait_for_run(_runner_host_pid(backend))
+    os.kill(victim, signal.SIGKILL)
+    result = future.result()
+    assert result.killed_externally and result.error is not None and "outside" in result.error
+    own = backend.run(Program(TOUCH.format(400), memory_mb=128))
+    assert not own.killed_externally and own.error is None and own.reason.startswith("memory limit exceeded")
 
 
 def _runner_host_pid(backend) -> int:
@@ -477,44 +482,35 @@ def _warm_interpreter_host_pid(backend) -> int:
     return children[0]
 
 
-def test_a_warm_interpreter_killed_between_runs_abstains_one_run_and_is_replaced(engine):
-    backend = DockerBackend(image=engine.image, base_url=engine.url, workers=1)
-    try:
-        first = backend.run(Program("import os\nprint(os.getppid())"))
-        os.kill(_warm_interpreter_host_pid(backend), signal.SIGKILL)
-        lost = backend.run(Program("print('never runs')"))
-        assert lost.error is not None and "warm interpreter" in lost.error and lost.stdout == ""
-        again = backend.run_many([Program("import os\nprint(os.getppid())") for _ in range(2)])
-        assert [r.ok for r in again] == [True, True] and again[0].stdout == again[1].stdout != first.stdout
-        assert len(backend._slots) == 1  # a new runner and interpreter, in the same container
-    finally:
-        backend.close()
+def test_a_warm_interpreter_killed_between_runs_abstains_one_run_and_is_replaced(new_backend):
+    backend = new_backend()
+    first = backend.run(Program("import os\nprint(os.getppid())"))
+    os.kill(_warm_interpreter_host_pid(backend), signal.SIGKILL)
+    lost = backend.run(Program("print('never runs')"))
+    assert lost.error is not None and "warm interpreter" in lost.error and lost.stdout == ""
+    again = backend.run_many([Program("import os\nprint(os.getppid())") for _ in range(2)])
+    assert [r.ok for r in again] == [True, True] and again[0].stdout == again[1].stdout != first.stdout
+    assert len(backend._slots) == 1  # a new runner and interpreter, in the same container
 
 
-def test_a_warm_interpreter_killed_during_a_run_abstains_it(engine):
-    backend = DockerBackend(image=engine.image, base_url=engine.url, workers=1)
-    try:
-        backend.run(Program("pass"))
-        future = backend.submit(Program("import time\nprint('started', flush=True)\ntime.sleep(2)\nprint('done')",
-                                        timeout=20))
-        _wait_for_run(_runner_host_pid(backend))
-        os.kill(_warm_interpreter_host_pid(backend), signal.SIGKILL)
-        lost = future.result()
-        assert lost.error is not None and "warm interpreter" in lost.error and not lost.ok
-        assert backend.run(Program("print(6 * 7)")).stdout == "42\n"
-    finally:
-        backend.close()
+def test_a_warm_interpreter_killed_during_a_run_abstains_it(new_backend):
+    backend = new_backend()
+    backend.run(Program("pass"))
+    future = backend.submit(Program("import time\nprint('started', flush=True)\ntime.sleep(2)\nprint('done')",
+                                    timeout=20))
+    _wait_for_run(_runner_host_pid(backend))
+    os.kill(_warm_interpreter_host_pid(backend), signal.SIGKILL)
+    lost = future.result()
+    assert lost.error is not None and "warm interpreter" in lost.error and not lost.ok
+    assert backend.run(Program("print(6 * 7)")).stdout == "42\n"
 
 
-def test_without_preload_every_run_starts_python(engine):
-    backend = DockerBackend(image=engine.image, base_url=engine.url, workers=1, preload=None)
-    try:
-        runs = backend.run_many([Program("import os\nprint(os.getppid(), open('/proc/self/cmdline').read().split('\\0')[:2])")
-                                 for _ in range(2)])
-        assert runs[0].stdout == runs[1].stdout and runs[0].stdout.split(" ", 1)[1] == "['/usr/bin/python3', 'main.py']\n"
-        assert not _children(_runner_host_pid(backend))  # no warm interpreter below the runner
-    finally:
-        backend.close()
+def test_without_preload_every_run_starts_python(new_backend):
+    backend = new_backend(preload=None)
+    runs = backend.run_many([Program("import os\nprint(os.getppid(), open('/proc/self/cmdline').read().split('\\0')[:2])")
+                             for _ in range(2)])
+    assert runs[0].stdout == runs[1].stdout and runs[0].stdout.split(" ", 1)[1] == "['/usr/bin/python3', 'main.py']\n"
+    assert not _children(_runner_host_pid(backend))  # no warm interpreter below the runner
 
 
 # ----- issue 20 (docker): the tests' stdin is the run's fd 0, nowhere else --------------------------------------
