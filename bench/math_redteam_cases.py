@@ -517,7 +517,7 @@ def latex_trick(rng: random.Random, g: Gold) -> tuple[str, bool]:
                f"\\sout{{{s}}} {w}", f"\\phantom{{{s}}}{w}", f"{w}\\phantom{{{s}}}", f"\\color{{white}}{{{s}}} {w}",
                f"{w} % {s}", f"\\mathbb{{R}} \\setminus \\{{{s}\\}}", f"x \\notin \\{{{s}\\}}", f"\\pm {s}",
                f"\\hphantom{{{s}}}{w}", f"{{\\color{{white}} {s}}}{w}", f"\\textcolor{{white}}{{{s}}}{w}",
-               f"\\mathrm{{1}}{s}" if g.number is not None else f"{s}^{{-1}}", f"{s}^c", f"\\infty"]  # fmt: skip
+               f"\\mathrm{{1}}{s}" if g.number is not None else f"{s}^{{-1}}", f"{s}^c", "\\infty"]  # fmt: skip
     return f"{work(rng)}\n\n{stated(rng, rng.choice(options))}", False
 
 
@@ -549,7 +549,7 @@ def tower(rng: random.Random, g: Gold) -> tuple[str, bool] | None:
     if g.number is None or abs(g.number) < 2:
         return None
     s = str(g.number)
-    options = [f"{s}^{{10^{{100}}}}", f"{s}^{{{s}^{{{s}}}}}", f"10^{{10^{{10}}}}", f"{s}{'0' * 400}", f"{s} \\cdot 10^{{400}}",
+    options = [f"{s}^{{10^{{100}}}}", f"{s}^{{{s}^{{{s}}}}}", "10^{10^{10}}", f"{s}{'0' * 400}", f"{s} \\cdot 10^{{400}}",
                f"{s}^{{9^{{9^{{9}}}}}}", f"({s}!)!"]  # fmt: skip
     return f"{work(rng)}\n\n{stated(rng, rng.choice(options))}", False
 

@@ -16,8 +16,9 @@ canonical solutions, and a quarter of them replaced by wrong ones). Machines her
 noisy: each suite runs ``--rounds`` times, executors alternating, and the report gives the median
 throughput and the median of the per-round ratios, plus the ratio of CPU time (all processes each
 executor used: children, zygotes and the programs they ran), which other load disturbs less.
-``--docker-url``/``--docker-image`` add the docker backend (on that engine: one resident runner per
-container forking each run) to the comparison, against the same unsafe baseline and local sandbox.
+``--docker-url``/``--docker-image`` add the docker backend twice (on that engine: one resident runner
+per container, forking each Python run from its warm interpreter, and with ``preload=None``
+starting ``python3`` per run) to the comparison, against the same unsafe baseline and local sandbox.
 Goal: >= 3x the baseline's throughput on 2 cores.
 Run: python -m bench.sandbox [--suite all] [--n 300] [--loops 6] [--timeout 1.0] [--workers 2] [--rounds 3]
 """
@@ -40,6 +41,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import rewardhub
 from rewardhub import sandbox
+from rewardhub.sandbox.docker_backend import DockerBackend
+from rewardhub.sandbox.local import DEFAULT_PRELOAD
 
 TASKS = [  # (solution, tests): small HumanEval-like problems
     ("def add(a, b):\n    return a + b\n", "assert add(2, 3) == 5\nassert add(-1, 1) == 0\n"),
@@ -224,13 +227,17 @@ def main() -> None:
         Executor("rewardhub sandbox (isolated, warm zygotes)", lambda rows: sandbox_verdicts(local, rows, args.timeout),
                  lambda: local.pids),
     ]
+    opened = []
     if args.docker_url:
-        docker = sandbox.get_backend("docker", base_url=args.docker_url, image=args.docker_image, workers=args.workers)
-        start = time.perf_counter()
-        docker.run_many([sandbox.Program("pass")] * args.workers)
-        print(f"docker containers and runners start (once): {time.perf_counter() - start:.2f} s")
-        executors.append(Executor("rewardhub docker backend (resident runners)",
-                                  lambda rows: sandbox_verdicts(docker, rows, args.timeout), cpu_known=False))
+        for label, preload in (("warm interpreters", DEFAULT_PRELOAD), ("python3 per run", None)):
+            docker = DockerBackend(base_url=args.docker_url, image=args.docker_image, workers=args.workers,
+                                   preload=preload)
+            start = time.perf_counter()
+            docker.run_many([sandbox.Program("pass")] * args.workers)
+            print(f"docker containers and runners ({label}) start (once): {time.perf_counter() - start:.2f} s")
+            executors.append(Executor(f"rewardhub docker backend ({label})", cpu_known=False,
+                                      run=lambda rows, docker=docker: sandbox_verdicts(docker, rows, args.timeout)))
+            opened.append(docker)
     if args.suite in ("mixed", "all"):
         finishing, looping = make_programs(args.n, args.loops)
         compare("mixed: programs that finish", executors, [{"program": p} for p in finishing], args.rounds)
@@ -238,10 +245,18 @@ def main() -> None:
             compare("mixed: with the looping ones", executors, [{"program": p} for p in finishing + looping], args.rounds)
     if args.suite in ("humaneval", "all"):
         reward = rewardhub.get("code", prepend_prompt=True, timeout=args.timeout, backend_options={"workers": args.workers})
-        code_reward = Executor("rewardhub code reward (probes compared outside)",
-                               lambda rows: reward_verdicts(reward, rows), lambda: local.pids)
-        compare("humaneval: canonical and wrong completions", [*executors, code_reward], humaneval_rows(), args.rounds)
+        code_rewards = [Executor("rewardhub code reward (probes compared outside)",
+                                 lambda rows: reward_verdicts(reward, rows), lambda: local.pids)]
+        if args.docker_url:
+            on_docker = rewardhub.get("code", prepend_prompt=True, timeout=args.timeout, backend="docker",
+                                      backend_options={"workers": args.workers, "base_url": args.docker_url,
+                                                       "image": args.docker_image})
+            code_rewards.append(Executor("rewardhub code reward on the docker backend", cpu_known=False,
+                                         run=lambda rows: reward_verdicts(on_docker, rows)))
+        compare("humaneval: canonical and wrong completions", [*executors, *code_rewards], humaneval_rows(), args.rounds)
     print("\nload average (1, 5, 15 min) at the end: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
+    for backend in opened:
+        backend.close()
     sandbox.close_backends()
 
 

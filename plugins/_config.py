@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._config_size import check_expanded_size, check_file_size
 from ._routing import Route, parse_route
 from ._schedule import Schedule, parse_schedule
-from ._config_size import check_expanded_size, check_file_size
 from .errors import ConfigError, key_hint, key_names, number_text_hint, shown
 from .hacking.settings import MonitorSettings, parse_monitor, parse_role
 

@@ -30,7 +30,6 @@ from .extract import (
     number_before_unit,
 )
 
-
 _UNIT_MARK = re.compile(r"\\circ|°|\\(?:text|mathrm|mbox)\s*\{\s*[A-Za-z]")  # 90^\circ, 5\text{ cm}
 
 

@@ -9,12 +9,19 @@ of the tests is in the work folder), forwards capped output through pipes, enfor
 then kills every process the run left, waits until the container's pid 1 has reaped them, and
 empties ``/work``, ``/tmp`` and ``/dev/shm``: the next run finds nothing of this one.
 
+Warm Python runs (``--preload=MODULES``): before reading any request (its first message is the
+host's setup: sources to compile once, public code such as the code reward's harness) the runner
+forks a warm interpreter that imports MODULES once and then forks each Python run itself, given
+only numbers and the run's descriptors, so no request is ever in its memory. If it ends, its run abstains and the
+runner asks the host to be replaced (``retire``): a runner that read requests forks no new one.
+
 Memory: the host sets the container's memory limit to the run's budget before the run; a run's
 processes carry ``oom_score_adj`` 1000, so the OOM killer takes them and not the runner. The
 container's own memory counters tell the run's OOM kill (the limit was reached) from a kill from
 outside (the host's OOM killer); a SIGKILL no limit explains came from outside too.
 
-Stdlib only (it runs on the container's interpreter). ``--root=DIR`` puts run folders under DIR and
+Stdlib only (it runs on the container's interpreter), plus ``_python_main``, which the host sends
+along as a module (``docker_backend.runner_script``). ``--root=DIR`` puts run folders under DIR and
 leaves other processes and folders alone (to test the script as a plain process, where programs run
 as the caller's uid); ``--uid=N`` runs programs as N (default in a container: the sandbox user 65534).
 """
@@ -27,11 +34,14 @@ import resource
 import select
 import shutil
 import signal
+import socket
 import stat
 import struct
 import sys
 import tempfile
 import time
+
+from _python_main import run_python
 
 HEADER = struct.Struct(">I")
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "1", "TMPDIR": "/tmp"}
@@ -39,6 +49,7 @@ SCRATCH = ("/work", "/tmp", "/dev/shm")  # what runs may write, emptied after ea
 THREAD_STACK_MB = 8
 INTERPRETER_MB = 64  # address space of the interpreter itself, on top of the program's memory_mb
 REAP_TIMEOUT = 5.0
+STARTUP_TIMEOUT = 30.0  # for the warm interpreter's imports
 SANDBOX_UID = 65534
 PEAK_SLACK = 2 << 20  # cgroup v1: a peak usage this close to the limit reached it
 
@@ -74,11 +85,22 @@ def send(stream, message):
 class Runner:
     """Carries out runs one at a time, as ``uid``, in folders under ``root``; ``reap``: clean the container."""
 
-    def __init__(self, root, uid, reap):
-        self.root, self.uid, self.reap = root, uid, reap
+    def __init__(self, root, uid, reap, preload=None):
+        self.root, self.uid, self.reap, self.preload = root, uid, reap, preload
+        self.warm = None  # the WarmInterpreter Python runs are forked from, if there is one
 
     def serve(self, inbox, outbox):
-        send(outbox, {"ready": True, "clean": self.clean()})
+        """Clean, take the host's setup (``precompile``: code many runs share, never secret), start
+        the warm interpreter (before any request: its memory never holds one), serve."""
+        clean = self.clean(everyone=True)
+        setup = receive(inbox) or {}
+        if self.preload is not None:
+            try:
+                self.warm = WarmInterpreter(self.preload, setup.get("precompile", ()),
+                                            os.path.join(self.root, "main.py"))
+            except Exception:  # Python runs start a fresh interpreter instead
+                self.warm = None
+        send(outbox, {"ready": True, "clean": clean, "warm": self.warm is not None})
         while (req := receive(inbox)) is not None:
             send(outbox, self.run(req))
 
@@ -96,6 +118,10 @@ class Runner:
                 outcome = self.execute(req, command, workdir, stdin=req["stdin"].encode(), timeout=req["timeout"],
                                        memory_mb=req["memory_mb"])
                 facts.update(outcome.facts(req["timeout"], before, memory_events()))
+        except WarmInterpreterGone as exc:  # this runner cannot fork runs any more: the host starts another
+            facts.update(error=f"the container's runner failed: {exc}", retire=True)
+            self.warm.close()  # after this run's own processes were killed, and it is reaped
+            self.warm = None
         except Exception as exc:  # the run's behaviour is unknown: the host abstains
             facts["error"] = f"the container's runner failed: {type(exc).__name__}: {exc}"
         finally:
@@ -111,7 +137,7 @@ class Runner:
             return ["./main"]
         self.write(os.path.join(workdir, req["source"]), req["code"].encode())
         if not req["compile"]:
-            return [sys.executable, req["source"]]
+            return [sys.executable, req["source"]] if self.warm is None else WARM
         if shutil.which(req["compile"][0]) is None:
             facts["error"] = f"{req['compile'][0]} is not installed in the container image"
             return None
@@ -133,38 +159,54 @@ class Runner:
         os.chmod(path, mode)
 
     def execute(self, req, command, workdir, *, stdin, timeout, memory_mb):
-        """Run ``command`` as the sandbox uid in its own session, with ``stdin`` as its fd 0 only."""
-        limit = req["output_limit"]
+        """Run ``command`` (``WARM``: the Python source, forked from the warm interpreter) as the
+        sandbox uid in its own session, with ``stdin`` as its fd 0 only."""
         stdin_fd = memory_file(stdin)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
+        fds = (stdin_fd, out_w, err_w)
         start = time.monotonic()
-        pid = os.fork()
-        if pid == 0:
+        outcome = Outcome(start, req["output_limit"])
+        pipes = {out_r: outcome.stdout, err_r: outcome.stderr}
+        try:
             try:
-                os.close(out_r)
-                os.close(err_r)
-                child(command, workdir, (stdin_fd, out_w, err_w), self.uid, limits(req, timeout, memory_mb))
+                if command is WARM:
+                    pid, pidfd = self.warm.start(workdir, req["source"], self.uid,
+                                                 limits(req, timeout, memory_mb, self.warm.baseline), fds)
+                else:
+                    pid = spawn(command, workdir, fds, self.uid, limits(req, timeout, memory_mb, INTERPRETER_MB << 20))
+                    pidfd = os.pidfd_open(pid)
             finally:
-                os._exit(127)
-        for fd in (stdin_fd, out_w, err_w):
-            os.close(fd)
-        outcome = Outcome(start, limit)
-        outcome.supervise(pid, {out_r: outcome.stdout, err_r: outcome.stderr}, start + timeout)
-        self.kill_the_rest(session=pid)
-        _, status, usage = os.wait4(pid, 0)
-        if outcome.exited and not outcome.over_limit:
-            outcome.status = status
-        outcome.cpu_used = usage.ru_utime + usage.ru_stime
-        outcome.drain({out_r: outcome.stdout, err_r: outcome.stderr})
-        for fd in (out_r, err_r):
-            os.close(fd)
+                for fd in fds:
+                    os.close(fd)
+            try:
+                outcome.supervise(pidfd, pipes, start + timeout)
+                try:
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)  # past its deadline or cap; a no-op once it exited
+                except ProcessLookupError:
+                    pass
+            finally:
+                os.close(pidfd)
+            if command is WARM:
+                status, outcome.cpu_used = self.warm.finish(REAP_TIMEOUT)  # it killed the run's process group
+                self.kill_the_rest()
+            else:
+                self.kill_the_rest(session=pid)
+                _, status, usage = os.wait4(pid, 0)
+                outcome.cpu_used = usage.ru_utime + usage.ru_stime
+            if outcome.exited and not outcome.over_limit:
+                outcome.status = status
+            outcome.drain(pipes)
+        finally:
+            for fd in pipes:
+                os.close(fd)
         return outcome
 
-    def kill_the_rest(self, session=None):
+    def kill_the_rest(self, session=None, everyone=False):
         """Kill the run's processes: its ``session``, and with ``reap`` every process in the container
-        but pid 1 and the runner (``kill(-1)``), waited for until pid 1 has reaped them (zombies
-        would count against the pids limit of the next run). False if some remain."""
+        but pid 1, the runner and its warm interpreter (``everyone``: that one too), waited for until
+        pid 1 has reaped them (zombies would count against the pids limit of the next run). False if
+        some remain."""
         if session is not None:
             try:
                 os.killpg(session, signal.SIGKILL)
@@ -172,24 +214,28 @@ class Runner:
                 pass
         if not self.reap:
             return True
-        mine = {1, os.getpid(), session}  # session: the run's main process, a zombie until the runner waits for it
+        spared = {1, os.getpid(), session}  # session: the run's main process, a zombie until the runner waits for it
+        if self.warm is not None and not everyone:
+            spared.add(self.warm.pid)
         deadline = time.monotonic() + REAP_TIMEOUT
-        while True:
-            try:
-                os.kill(-1, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            if not [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in mine]:
-                return True
+        while left := [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in spared]:
             if time.monotonic() > deadline:
                 return False
+            if everyone:
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            else:
+                kill_as(self.uid, left)
             time.sleep(0.002)
+        return True
 
-    def clean(self, workdir=None):
-        """Leave nothing of a run: with ``reap`` every other process and every file runs may write,
-        else only ``workdir``; False if something remains."""
+    def clean(self, workdir=None, everyone=False):
+        """Leave nothing of a run: with ``reap`` every other process (``everyone``: the warm
+        interpreter too) and every file runs may write, else only ``workdir``; False if something remains."""
         if self.reap:
-            return self.kill_the_rest() and wipe(SCRATCH)
+            return self.kill_the_rest(everyone=everyone) and wipe(SCRATCH)
         if workdir is not None:
             shutil.rmtree(workdir, ignore_errors=True)
         return True
@@ -206,9 +252,8 @@ class Outcome:
         self.cpu_used = 0.0
         self.duration = 0.0
 
-    def supervise(self, pid, pipes, deadline):
-        """Collect output until the process exits, passes the output cap or its deadline."""
-        ended = os.pidfd_open(pid)
+    def supervise(self, ended, pipes, deadline):
+        """Collect output until the process (its pidfd ``ended``) exits, passes the output cap or its deadline."""
         poller = select.poll()
         for fd in (*pipes, ended):
             poller.register(fd, select.POLLIN)
@@ -224,7 +269,6 @@ class Outcome:
                     elif not self.take(fd, pipes[fd]):
                         poller.unregister(fd)
         finally:
-            os.close(ended)
             self.duration = time.monotonic() - self.start
 
     def take(self, fd, buffer):
@@ -261,9 +305,25 @@ class Outcome:
         }
 
 
-def child(command, workdir, fds, uid, apply_limits):
-    """In the forked child: the run's descriptors as 0, 1, 2 (nothing else open), its own session,
-    first pick of the OOM killer, the sandbox uid for good, rlimits; then exec the program."""
+def spawn(command, workdir, fds, uid, rlimits):
+    """Fork the run's process and exec ``command`` in it (see ``enter_run``); its pid."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            enter_run(fds, uid, rlimits)
+            for number in (signal.SIGPIPE, signal.SIGXFSZ):  # ignored by Python, and an ignored signal survives exec
+                signal.signal(number, signal.SIG_DFL)
+            os.chdir(workdir)
+            os.execve(command[0] if "/" in command[0] else shutil.which(command[0]) or command[0], command,
+                      dict(ENV, HOME=workdir))
+        finally:
+            os._exit(127)
+    return pid
+
+
+def enter_run(fds, uid, rlimits):
+    """In a run's forked process: the run's descriptors as 0, 1, 2 (nothing else open), its own
+    session, first pick of the OOM killer, the sandbox uid for good, then its rlimits."""
     for fd, target in zip(fds, (0, 1, 2), strict=True):
         os.dup2(fd, target)
     os.closerange(3, 1 << 16)
@@ -274,28 +334,184 @@ def child(command, workdir, fds, uid, apply_limits):
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
-    apply_limits()
-    for number in (signal.SIGPIPE, signal.SIGXFSZ):  # ignored by Python, and an ignored signal survives exec
-        signal.signal(number, signal.SIG_DFL)
-    os.chdir(workdir)
-    os.execve(command[0] if "/" in command[0] else shutil.which(command[0]) or command[0], command,
-              dict(ENV, HOME=workdir))
+    for which, value in rlimits:
+        resource.setrlimit(which, (value, value))
 
 
-def limits(req, cpu, memory_mb):
-    """rlimits for the child (processes are capped by the container's pids limit, not RLIMIT_NPROC,
-    which would count every process of uid 65534 on the host). RLIMIT_CORE 1: no core dump, even
-    through a pipe core_pattern helper."""
-    address_space = (memory_mb + INTERPRETER_MB + req["max_processes"] * THREAD_STACK_MB) * 1024 * 1024
+def limits(req, cpu, memory_mb, baseline):
+    """rlimits for a run, as (resource, value) pairs; ``baseline``: the address space its interpreter
+    holds before the program starts, in bytes. Processes are capped by the container's pids limit,
+    not RLIMIT_NPROC, which would count every process of uid 65534 on the host. RLIMIT_CORE 1: no
+    core dump, even through a pipe core_pattern helper."""
+    address_space = baseline + (memory_mb + req["max_processes"] * THREAD_STACK_MB) * 1024 * 1024
+    return [(resource.RLIMIT_CPU, math.ceil(cpu) + 1), (resource.RLIMIT_AS, address_space),
+            (resource.RLIMIT_FSIZE, req["disk_mb"] * 1024 * 1024), (resource.RLIMIT_NOFILE, req["max_open_files"]),
+            (resource.RLIMIT_CORE, 1)]
 
-    def apply():
-        for which, value in ((resource.RLIMIT_CPU, math.ceil(cpu) + 1),
-                             (resource.RLIMIT_AS, address_space),
-                             (resource.RLIMIT_FSIZE, req["disk_mb"] * 1024 * 1024),
-                             (resource.RLIMIT_NOFILE, req["max_open_files"]),
-                             (resource.RLIMIT_CORE, 1)):
-            resource.setrlimit(which, (value, value))
-    return apply
+
+def kill_as(uid, left):
+    """Kill every process ``uid`` may signal (``kill(-1)`` from a child that became ``uid``): all a
+    run left, and nothing of root's (the runner, its warm interpreter, pid 1). Where no child can be
+    forked (the run's processes fill the pids limit) the pids ``left`` are killed one by one."""
+    try:
+        pid = os.fork()
+    except OSError:
+        for victim in left:
+            try:
+                os.kill(victim, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+# ----- the warm interpreter ------------------------------------------------------------------------------
+WARM = ("<warm>",)  # the command of a Python run forked from the warm interpreter
+
+
+class WarmInterpreterGone(Exception):
+    """The warm interpreter ended or stopped answering: this runner can fork no more Python runs."""
+
+
+class WarmInterpreter:
+    """A child of the runner that imported the common modules once and forks each Python run, so a
+    run costs a fork instead of an interpreter's start-up. Forked before the runner reads any
+    request, and sent only numbers and descriptors after, so nothing of any run's code, tests or
+    output is ever in its memory, and so in none of the runs it forks."""
+
+    def __init__(self, preload, precompile=(), filename="main.py"):
+        self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        runner = os.getpid()
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                self.channel.close()
+                serve_warm(theirs, runner, preload, precompile, filename)
+            finally:
+                os._exit(0)
+        theirs.close()
+        try:
+            self.baseline = self.receive(STARTUP_TIMEOUT)[0]["baseline"]
+        except WarmInterpreterGone:
+            self.close()
+            raise
+
+    def close(self):
+        """End the interpreter and reap it (a zombie would look like a run's leftover)."""
+        self.channel.close()
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(self.pid, 0)
+
+    def start(self, workdir, source, uid, rlimits, fds):
+        """Fork a run of ``workdir/source`` with ``fds`` as its 0, 1, 2; its pid and a pidfd of it."""
+        job = {"workdir": workdir, "source": source, "uid": uid, "limits": rlimits}
+        try:
+            socket.send_fds(self.channel, [json.dumps(job).encode()], list(fds))
+        except OSError as exc:
+            raise WarmInterpreterGone(f"the warm interpreter is gone ({exc})") from None
+        started, pidfds = self.receive(REAP_TIMEOUT)
+        if "error" in started:
+            raise RuntimeError(f"the warm interpreter could not fork the run: {started['error']}")
+        if len(pidfds) != 1:
+            raise WarmInterpreterGone("the warm interpreter sent no pidfd")
+        return started["pid"], pidfds[0]
+
+    def finish(self, timeout):
+        """The run's wait status and CPU seconds, once it ended (the interpreter reaps it)."""
+        done, _ = self.receive(timeout)
+        return done["status"], done["cpu"]
+
+    def receive(self, timeout):
+        ready, _, _ = select.select([self.channel], [], [], timeout)
+        if not ready:
+            raise WarmInterpreterGone(f"the warm interpreter did not answer within {timeout:.0f} s")
+        try:
+            body, fds, _, _ = socket.recv_fds(self.channel, 1 << 16, 1)
+        except OSError as exc:
+            raise WarmInterpreterGone(f"the warm interpreter is gone ({exc})") from None
+        if not body:
+            raise WarmInterpreterGone("the warm interpreter ended")
+        return json.loads(body), fds
+
+
+def serve_warm(channel, runner, preload, precompile, filename):
+    """The warm interpreter's life: die with the runner, hold none of its streams, import
+    ``preload`` and compile ``precompile`` (code many runs share, as ``filename``), then fork one run
+    per job until the runner closes the channel."""
+    import ctypes
+    import gc
+    import importlib
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: end with the runner
+    if os.getppid() != runner:
+        return
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):  # the host's channel: no run may read requests or write answers through it
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    for name in preload:
+        try:
+            importlib.import_module(name)
+        except Exception:  # a missing optional module only costs the programs that need it
+            pass
+    compiled = {source.encode(): compile(source, filename, "exec") for source in precompile}
+    gc.collect()
+    gc.freeze()  # keep the shared heap's pages shared after each fork
+    with open("/proc/self/statm") as f:
+        channel.send(json.dumps({"baseline": int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")}).encode())
+    while True:
+        body, fds, _, _ = socket.recv_fds(channel, 1 << 16, 3)
+        if not body:
+            return
+        job = json.loads(body)
+        try:
+            pid = os.fork()
+        except OSError as exc:  # out of processes or memory: this run abstains, the next may fork
+            for fd in fds:
+                os.close(fd)
+            channel.send(json.dumps({"error": str(exc)}).encode())
+            continue
+        if pid == 0:
+            try:
+                warm_run(job, fds, compiled)
+            finally:
+                os._exit(127)
+        for fd in fds:
+            os.close(fd)
+        pidfd = os.pidfd_open(pid)
+        socket.send_fds(channel, [json.dumps({"pid": pid}).encode()], [pidfd])
+        os.close(pidfd)
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped: its group id is still its own
+        try:
+            os.killpg(pid, signal.SIGKILL)  # what it started in its session
+        except (ProcessLookupError, PermissionError):
+            pass
+        _, status, usage = os.wait4(pid, 0)
+        channel.send(json.dumps({"status": status, "cpu": usage.ru_utime + usage.ru_stime}).encode())
+
+
+def warm_run(job, fds, compiled):
+    """In a run forked from the warm interpreter: enter the run, then run its source as ``python3
+    main.py`` (with the code object compiled at the start where the source is one of ``compiled``)."""
+    enter_run(fds, job["uid"], job["limits"])
+    os.environ.clear()
+    os.environ.update(ENV, HOME=job["workdir"])
+    os.chdir(job["workdir"])
+    path = os.path.join(job["workdir"], job["source"])
+    with open(path, "rb") as f:
+        source = f.read()
+    run_python(path, compiled.get(source))
 
 
 def memory_file(data):
@@ -359,7 +575,8 @@ def main(argv):
     options = dict(arg[2:].split("=", 1) for arg in argv if arg.startswith("--") and "=" in arg)
     reap = "root" not in options
     uid = int(options.get("uid", SANDBOX_UID if reap else os.getuid()))
-    Runner(options.get("root", "/work"), uid, reap).serve(sys.stdin.buffer, sys.stdout.buffer)
+    preload = [name for name in options["preload"].split(",") if name] if "preload" in options else None
+    Runner(options.get("root", "/work"), uid, reap, preload).serve(sys.stdin.buffer, sys.stdout.buffer)
 
 
 if __name__ == "__main__":

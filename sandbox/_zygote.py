@@ -35,13 +35,13 @@ import struct
 import sys
 import termios
 import time
-import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _cgroups as cgroups  # noqa: E402  (found through the line above, before the host is hidden)
 import _isolate as iso  # noqa: E402
 import _reaper as reaper  # noqa: E402
 import _seccomp as seccomp  # noqa: E402
+from _python_main import run_python  # noqa: E402
 
 FRAME = struct.Struct("<II")  # kind, length
 READY, STDOUT, STDERR, DONE, FAILED = 0, 1, 2, 3, 4
@@ -472,7 +472,9 @@ def program(cfg: dict, req_fd: int, length: int, stdin: int | None, out_w: int, 
         os.execve(build, [f"{WORK}/main"], os.environ)  # fexecve: a given build runs from its sealed memfd
     os.close(status_w)
     set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=cfg["baseline_bytes"])
-    run_python(req["code"], cfg["compiled"].get(req["code"]))
+    with open(f"{WORK}/main.py", "w", encoding="utf-8") as f:
+        f.write(req["code"])
+    run_python(f"{WORK}/main.py", cfg["compiled"].get(req["code"]))
 
 
 def mount_run(req: dict, uid: int, gid: int) -> None:
@@ -551,54 +553,6 @@ def compile_source(req: dict, status_w: int) -> None:
     if status != 0:
         os.write(status_w, COMPILE_FAILED)
         os._exit(1)
-
-
-def run_python(source: str, compiled: types.CodeType | None) -> None:
-    """Run ``source`` (its code object if the zygote compiled it already) as ``python main.py`` would,
-    in this already-warm interpreter."""
-    import atexit
-    import builtins
-    import threading
-
-    with open("main.py", "w") as f:
-        f.write(source)
-    sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", closefd=False)
-    sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)
-    sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
-    sys.argv = ["main.py"]
-    sys.path.insert(0, WORK)
-    main = types.ModuleType("__main__")
-    main.__file__ = f"{WORK}/main.py"
-    main.__builtins__ = builtins
-    sys.modules["__main__"] = main
-    code = 0
-    try:
-        exec(compiled or compile(source, main.__file__, "exec"), main.__dict__)
-    except SystemExit as exc:
-        code = exit_status(exc.code)
-    except BaseException as exc:
-        tb = exc.__traceback__.tb_next if exc.__traceback__ else None  # hide this frame, as python does
-        sys.excepthook(type(exc), exc.with_traceback(tb), tb)
-        code = 1
-    try:
-        threading._shutdown()
-        atexit._run_exitfuncs()
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except SystemExit as exc:
-        code = exit_status(exc.code)
-    except BaseException:
-        code = code or 120
-    os._exit(code)
-
-
-def exit_status(code: object) -> int:
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    print(code, file=sys.stderr)
-    return 1
 
 
 def main() -> None:

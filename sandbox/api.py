@@ -12,11 +12,12 @@ from .backends import get_backend
 from .program import Program, SandboxResult
 
 CHUNK = 64  # programs per run_many call for backends that cannot take one program at a time
-PRECOMPILED: list[str] = []  # what local zygotes started from now on compile once (see ``precompile``)
+PRECOMPILED: list[str] = []  # what warm interpreters started from now on compile once (see ``precompile``)
 
 
 def precompile(source: str) -> None:
-    """Have local sandbox pools started from now on compile ``source`` once, at their start.
+    """Have the warm interpreters of the local and docker backends compile ``source`` once, at their
+    start (those running already are restarted before their next run).
 
     A Python program whose code is exactly ``source`` then skips compiling it in each run. Meant for
     code many runs share, such as a test harness; every run of the pool can read it, so never

@@ -6,7 +6,8 @@ whose pid 1 is a small reaper, so processes a run leaves behind never pile up as
 In each container one resident runner (``_docker_runner.py``, one ``docker exec`` for many runs)
 takes run requests over the exec's stdin and answers on its stdout; it runs as root holding only
 the capabilities it needs to fork each program as the sandbox user, so no run can signal, trace or
-read it. Before each run the container's memory limit becomes the run's own budget (no swap). Works
+read it. Python runs are forked from its warm interpreter, which imported the common modules
+before any request arrived, so a run costs a fork, not an interpreter's start-up. Before each run the container's memory limit becomes the run's own budget (no swap). Works
 against a remote engine through ``base_url`` or ``DOCKER_HOST``.
 
 A run that fails (wrong answer, crash, timeout, memory) keeps its container. A runner that ended
@@ -28,12 +29,15 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
+from .api import PRECOMPILED
 from .build import Build
 from .errors import SandboxUnavailableError
+from .local import DEFAULT_PRELOAD
 from .outcome import run_result
 from .program import Program, SandboxResult
 
 RUNNER = Path(__file__).with_name("_docker_runner.py")
+PYTHON_MAIN = Path(__file__).with_name("_python_main.py")  # the runner imports it: sent along, as a module
 LABEL = "rewardhub.sandbox"
 CONTAINER_USER = "0:0"  # the engine gives an exec capabilities only where the container's user is root
 # the runner's: fork as the sandbox uid, kill what runs leave, give them their folders and remove them
@@ -65,8 +69,8 @@ class RunnerGone(Exception):
 class RunnerChannel:
     """The resident runner of one container, spoken to over its ``docker exec``'s attach socket."""
 
-    def __init__(self, api, container_id: str, script: str):
-        self.exec_id = api.exec_create(container_id, ["python3", "-c", script], stdin=True, user="0")["Id"]
+    def __init__(self, api, container_id: str, command: list[str]):
+        self.exec_id = api.exec_create(container_id, command, stdin=True, user="0")["Id"]
         self.stream = api.exec_start(self.exec_id, socket=True)
         self.sock = getattr(self.stream, "_sock", self.stream)
         self.frames = bytearray()  # what the engine sent and is not parsed yet
@@ -119,6 +123,7 @@ class Slot:
     def __init__(self, container, memory_mb: int):
         self.container, self.memory_mb = container, memory_mb
         self.runner: RunnerChannel | None = None
+        self.precompiled = 0  # how many of ``sandbox.precompile``'s sources its runner compiled
 
 
 class DockerBackend:
@@ -126,12 +131,15 @@ class DockerBackend:
 
     Each run's memory limit is its own budget (``memory_mb`` + ``disk_mb`` of the program), at most
     ``memory_mb`` here when given; ``cpus``, ``pids`` and ``disk_mb`` (each tmpfs) are per container.
+    Python runs are forked from a warm interpreter in each container that imported ``preload`` once
+    (as the local backend's zygotes do); ``preload=None`` starts a fresh interpreter for every run.
     """
 
     name = "docker"
 
     def __init__(self, *, image: str = "python:3.11-slim", workers: int | None = None, base_url: str | None = None,
-                 memory_mb: int | None = None, cpus: float = 1.0, pids: int = 128, disk_mb: int = 256):
+                 memory_mb: int | None = None, cpus: float = 1.0, pids: int = 128, disk_mb: int = 256,
+                 preload: Sequence[str] | None = DEFAULT_PRELOAD):
         try:
             import docker
         except ImportError:
@@ -169,7 +177,8 @@ class DockerBackend:
             "labels": {LABEL: "1"}, "environment": {}, "detach": True,
         }
         self._start_mb = start_mb
-        self._runner = RUNNER.read_text()
+        warm = [] if preload is None else [f"--preload={','.join(preload)}"]
+        self._runner_command = ["python3", "-c", runner_script(), *warm]
         self._idle: queue.SimpleQueue = queue.SimpleQueue()  # a Slot, or None: room for a new container
         for _ in range(self.workers):
             self._idle.put(None)
@@ -221,18 +230,26 @@ class DockerBackend:
         if facts.pop("leftover", False):  # processes or files it could not remove: not for the next run
             self._discard(slot)
         else:
+            if facts.pop("retire", False):  # its warm interpreter is gone: the next run starts a new runner
+                slot.runner.close()
+                slot.runner = None
             self._idle.put(slot)
         return result_of(program, facts)
 
     def _prepare(self, slot: Slot, memory_mb: int) -> None:
         """A runner that answers (started if there is none) and the run's memory limit, without swap."""
+        if slot.runner is not None and slot.precompiled != len(PRECOMPILED):
+            slot.runner.close()  # code registered since it started: a new runner compiles it too
+            slot.runner = None
         if slot.runner is None:
-            runner = RunnerChannel(self.client.api, slot.container.id, self._runner)
+            runner = RunnerChannel(self.client.api, slot.container.id, self._runner_command)
+            sources = list(PRECOMPILED)
+            runner.send({"precompile": sources}, STARTUP_TIMEOUT)  # public code many runs share
             hello = runner.receive(STARTUP_TIMEOUT)
             if not hello.get("clean"):
                 runner.close()
                 raise RuntimeError("the runner could not remove what an earlier run left")
-            slot.runner = runner
+            slot.runner, slot.precompiled = runner, len(sources)
         if memory_mb != slot.memory_mb:
             slot.container.update(mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m")
             slot.memory_mb = memory_mb
@@ -266,6 +283,18 @@ class DockerBackend:
                 slot.container.remove(force=True)
             except Exception:
                 pass
+
+
+def runner_script() -> str:
+    """The runner as one ``python3 -c`` script: ``_python_main`` made a module first, then the runner."""
+    prelude = (
+        "import sys, types\n"
+        "_python_main = types.ModuleType('_python_main')\n"
+        f"exec(compile({PYTHON_MAIN.read_text()!r}, '_python_main.py', 'exec'), _python_main.__dict__)\n"
+        "sys.modules['_python_main'] = _python_main\n"
+        "del sys, types, _python_main\n"
+    )
+    return prelude + RUNNER.read_text()
 
 
 def runner_request(program: Program) -> dict:

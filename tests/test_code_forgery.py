@@ -389,15 +389,19 @@ def test_runs_that_first_read_a_file_leave_no_dying_memory_cgroup():
         slot = backend._cgroups["memory"][0]
         if slot is None:
             pytest.skip("no memory cgroup for the slots here")
-        before = _dying_memory_cgroups(slot)
-        for path in files:  # out of the page cache, so the run is the first to read it: the pages are charged to it
-            fd = os.open(path, os.O_RDONLY)
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            os.close(fd)
-            assert backend.run(Program(f"open({path!r}, 'rb').read()")).ok
+        added = []
+        for _ in range(1 if slot["version"] == 2 else 2):
+            before = _dying_memory_cgroups(slot)
+            for path in files:  # out of the page cache, so the run is the first to read it: the pages are charged to it
+                fd = os.open(path, os.O_RDONLY)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                os.close(fd)
+                assert backend.run(Program(f"open({path!r}, 'rb').read()")).ok
+            added.append(_dying_memory_cgroups(slot) - before)
         left = [name for name in os.listdir(slot["path"]) if os.path.isdir(os.path.join(slot["path"], name))]
         assert [name for name in left if name.startswith("run-")] == []
-        # v1 counts the whole host's: other processes may add a few; one per run is what a leak looks like
-        assert _dying_memory_cgroups(slot) - before < (1 if slot["version"] == 2 else runs // 2)
+        # v1 counts the whole host's cgroups: containers and other sessions' processes come and go beside
+        # these runs. A leak adds one per run in every round; that noise does not strike each round alike.
+        assert min(added) < (1 if slot["version"] == 2 else runs // 2), added
     finally:
         backend.close()

@@ -100,7 +100,7 @@ def test_a_batch_cancelled_while_the_client_is_built_leaves_it_to_later_batches(
         monkeypatch.setenv(KEY_ENV, f"sk-fresh-endpoint-{attempt}-{os.getpid()}")
         reward = judge()
 
-        async def cancel_first_batch() -> bool:
+        async def cancel_first_batch(reward=reward) -> bool:
             waiting = asyncio.ensure_future(reward.client._started())
             await asyncio.sleep(0)  # it now awaits the build
             building = not pool.client(reward.client._endpoint_id).done()

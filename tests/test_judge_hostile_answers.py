@@ -9,7 +9,7 @@ import json
 import math
 
 import pytest
-from judge_server import Reply, marker_answer, judge_fixture, rows, running_server_fixture, server_fixture  # noqa: F401
+from judge_server import Reply, judge_fixture, marker_answer, rows, running_server_fixture, server_fixture  # noqa: F401
 
 HUGE = "1" + "0" * 400  # an integer JSON reads, which overflows a float
 

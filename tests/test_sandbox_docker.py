@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -19,7 +20,14 @@ from docker_engine import docker_engine  # noqa: F401  (the session fixture)
 import rewardhub
 from rewardhub import sandbox
 from rewardhub.sandbox import Program, SandboxResult, SandboxUnavailableError
-from rewardhub.sandbox.docker_backend import LABEL, MESSAGE, RUNNER, DockerBackend, result_of, runner_request
+from rewardhub.sandbox.docker_backend import (
+    LABEL,
+    MESSAGE,
+    DockerBackend,
+    result_of,
+    runner_request,
+    runner_script,
+)
 
 
 def fenced(code: str) -> str:
@@ -29,22 +37,44 @@ def fenced(code: str) -> str:
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
 
-def run_runner(program: Program, root) -> SandboxResult:
+@pytest.fixture(params=["warm", "exec"])
+def how(request) -> str:
+    """Each runner test twice: Python forked from the warm interpreter, and a fresh interpreter per run."""
+    return request.param
+
+
+def run_runner(program: Program, root, how: str = "warm") -> SandboxResult:
     """One run of _docker_runner.py as a plain process, spoken to as the backend does (minus the container)."""
-    runner = subprocess.Popen([sys.executable, "-c", RUNNER.read_text(), f"--root={root}"],
+    return run_runner_many([program], root, how)[0]
+
+
+def run_runner_many(programs: list[Program], root, how: str = "warm", precompile: list[str] = ()) -> list[SandboxResult]:
+    """``programs`` run one after another by one _docker_runner.py process (``how``: warm or exec),
+    which first gets the host's setup (``precompile``: sources its warm interpreter compiles once)."""
+    warm = ["--preload=json,collections"] if how == "warm" else []
+    runner = subprocess.Popen([sys.executable, "-c", runner_script(), f"--root={root}", *warm],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    results = []
     try:
-        assert receive(runner.stdout) == {"ready": True, "clean": True}
-        body = json.dumps(runner_request(program)).encode()
-        runner.stdin.write(MESSAGE.pack(len(body)) + body)
-        runner.stdin.flush()
-        facts = receive(runner.stdout)
+        send(runner.stdin, {"precompile": precompile})
+        assert receive(runner.stdout) == {"ready": True, "clean": True, "warm": how == "warm"}
+        for program in programs:
+            send(runner.stdin, runner_request(program))
+            facts = receive(runner.stdout)
+            assert not facts.pop("leftover")
+            results.append(result_of(program, facts))
         runner.stdin.close()
-        assert runner.wait(timeout=60) == 0 and not facts.pop("leftover")
+        assert runner.wait(timeout=60) == 0
     finally:
         runner.kill()
         runner.wait()
-    return result_of(program, facts)
+    return results
+
+
+def send(stream, message: dict) -> None:
+    body = json.dumps(message).encode()
+    stream.write(MESSAGE.pack(len(body)) + body)
+    stream.flush()
 
 
 def receive(stream) -> dict:
@@ -52,25 +82,99 @@ def receive(stream) -> dict:
     return json.loads(stream.read(length))
 
 
-def test_runner_reports_output_exit_code_and_files(tmp_path):
+def test_runner_reports_output_exit_code_and_files(tmp_path, how):
     result = run_runner(Program("import sys, helper\nprint(helper.X, input())\nsys.exit(4)", stdin="in",
-                                files={"helper.py": "X = 7"}), tmp_path)
+                                files={"helper.py": "X = 7"}), tmp_path, how)
     assert (result.stdout, result.exit_code, result.reason) == ("7 in\n", 4, "exit code 4")
     assert list(tmp_path.iterdir()) == []  # the run's directory is removed
 
 
-def test_runner_enforces_deadline_output_cap_and_memory(tmp_path):
-    assert run_runner(Program("while True: pass", timeout=0.5), tmp_path).reason == "timeout after 0.5 s"
-    flood = run_runner(Program("while True: print('x' * 1000)", timeout=5, output_limit=5000), tmp_path)
+def test_runner_enforces_deadline_output_cap_and_memory(tmp_path, how):
+    assert run_runner(Program("while True: pass", timeout=0.5), tmp_path, how).reason == "timeout after 0.5 s"
+    flood = run_runner(Program("while True: print('x' * 1000)", timeout=5, output_limit=5000), tmp_path, how)
     assert flood.stdout_truncated and len(flood.stdout) == 5000 and flood.reason == "output limit exceeded (5000 bytes)"
-    assert run_runner(Program("x = bytearray(8 * 1024**3)", memory_mb=128), tmp_path).reason == "memory limit exceeded"
+    assert run_runner(Program("x = bytearray(8 * 1024**3)", memory_mb=128), tmp_path, how).reason == "memory limit exceeded"
 
 
-def test_runner_passes_stdin_as_a_descriptor_only(tmp_path):
+def test_runner_passes_stdin_as_a_descriptor_only(tmp_path, how):
     """The run's stdin is a memory file on its fd 0: nothing in its folder, and it reads it whole."""
     result = run_runner(Program("import os, sys\nprint(sorted(os.listdir('.')), sys.stdin.read())", stdin="a\nb"),
-                        tmp_path)
+                        tmp_path, how)
     assert result.stdout == "['main.py'] a\nb\n"
+
+
+# Programs whose every observable (output, exit status, reason) must be the same whether the runner
+# forks them from its warm interpreter or starts ``python3 main.py`` for each.
+AS_PYTHON_RUNS_THEM = [
+    "import sys\nprint(__name__, sys.argv, __file__.endswith('/main.py'), sys.path[0] == __import__('os').getcwd())",
+    "raise ValueError('boom')",
+    "def f():\n    return 1 / 0\nf()",
+    "def f(:\n    pass",
+    "import sys\nsys.exit('a message')",
+    "import sys\nsys.exit(300)",
+    "import sys\nsys.exit(True)",
+    "raise SystemExit",
+    "raise KeyboardInterrupt",
+    "print(input())",
+    "import sys\nprint(sys.stdin.read().split())",
+    "import atexit\natexit.register(print, 'at exit')\nprint('main')",
+    "import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), print('thread done'))).start()\nprint('main')",
+    "import os\nprint('buffered', end='')\nos._exit(7)",
+    "import os\nprint(os.getpid() == os.getpgid(0) == os.getsid(0), os.getuid() == os.geteuid())",
+    "import os\nprint(sorted(k for k in os.environ if k not in ('PWD', 'OLDPWD')), os.environ['HOME'] == os.getcwd())",
+    "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)",
+    "import sys\nsys.stdout.write('no newline')",
+    "# -*- coding: latin-1 -*-\nprint(len('\u00e9'))",
+    "import random\nprint(random.random() != random.random())",
+    "import subprocess, sys\nprint(subprocess.run([sys.executable, '-c', 'print(6 * 7)'], capture_output=True, text=True).stdout.strip())",
+    "import resource\nprint(resource.getrlimit(resource.RLIMIT_NOFILE), resource.getrlimit(resource.RLIMIT_CPU))",
+]
+
+
+def test_warm_runs_are_what_python_main_py_gives(tmp_path):
+    """A warm run is indistinguishable from ``python3 main.py`` by what a program does or prints."""
+    programs = [Program(code, stdin="line one\nline two") for code in AS_PYTHON_RUNS_THEM]
+
+    def observed(how):
+        runs = run_runner_many(programs, tmp_path, how)
+        return [(r.stdout, re.sub(r"/tmp\w+/", "/RUN/", r.stderr.replace(str(tmp_path), "")), r.exit_code, r.reason)
+                for r in runs]
+
+    assert observed("warm") == observed("exec")
+
+
+def test_warm_runs_get_fresh_interpreter_state(tmp_path):
+    """Whatever a run changes in its interpreter (modules, globals, sys) dies with it: the next run is forked afresh."""
+    first, second = run_runner_many([
+        Program("import json, sys\njson.dumps = None\nsys.setrecursionlimit(50)\nsys.modules['planted'] = 1\nprint('set')"),
+        Program("import json, sys\nprint(json.dumps([1]), sys.getrecursionlimit(), 'planted' in sys.modules)"),
+    ], tmp_path, "warm")
+    assert (first.stdout, second.stdout) == ("set\n", "[1] 1000 False\n")
+
+
+def test_precompiled_sources_run_as_their_text_would(tmp_path):
+    """A source the host registered (``sandbox.precompile``) runs from the code object compiled at the
+    interpreter's start; any other text, even one differing by a byte, is compiled as it is."""
+    shared = "import sys\nprint('shared', sys.stdin.read())\nsys.exit(len(sys.argv) + 2)"
+    runs = run_runner_many([Program(shared, stdin="a"), Program(shared + " ", stdin="b"), Program(shared, stdin="c")],
+                           tmp_path, precompile=[shared])
+    assert [(r.stdout, r.exit_code) for r in runs] == [("shared a\n", 3), ("shared b\n", 3), ("shared c\n", 3)]
+    failing = "raise ValueError('from the shared code')"
+    crashed, = run_runner_many([Program(failing)], tmp_path, precompile=[failing])
+    assert crashed.exit_code == 1 and crashed.stderr.endswith("ValueError: from the shared code\n")
+    assert f'File "{tmp_path}/main.py", line 1' in crashed.stderr  # compiled at the start: no run's folder in its name
+
+
+def test_code_registered_later_restarts_the_containers_runner(backend):
+    shared = "print('compiled once', __name__)"
+    before = backend.run(Program("import os\nprint(os.getppid())")).stdout
+    try:
+        sandbox.precompile(shared)
+        assert backend.run(Program(shared)).stdout == "compiled once __main__\n"
+        assert backend._slots[0].precompiled == len(sandbox.api.PRECOMPILED)
+        assert backend.run(Program("import os\nprint(os.getppid())")).stdout != before  # a new warm interpreter
+    finally:
+        sandbox.api.PRECOMPILED.remove(shared)
 
 
 @needs_gcc
@@ -102,6 +206,20 @@ def backend(engine):
     backend = DockerBackend(image=engine.image, base_url=engine.url, workers=1, pids=64, memory_mb=512)
     yield backend
     backend.close()
+
+
+@pytest.fixture
+def new_backend(engine):
+    """Backends of the test's own on the test engine (``DockerBackend`` options), closed after it."""
+    made = []
+
+    def make(**options) -> DockerBackend:
+        made.append(DockerBackend(image=engine.image, base_url=engine.url, **{"workers": 1, **options}))
+        return made[-1]
+
+    yield make
+    for backend in made:
+        backend.close()
 
 
 def test_an_engine_that_cannot_pull_the_image_abstains(engine):
@@ -191,11 +309,35 @@ print('left behind')
         assert leaver.stdout == "left behind\n"
         survivors = backend.run(Program("""
 import os
-mine = {os.getpid(), os.getppid(), 1}
-print([open(f"/proc/{p}/stat").read().split()[2] for p in os.listdir("/proc") if p.isdigit() and int(p) not in mine])
+print(sorted(open(f"/proc/{p}/status").read().split("Uid:")[1].split()[0]
+             for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()))
 """))
-        assert survivors.stdout == "[]\n"
+        assert survivors.stdout == "['0', '0', '0']\n"  # pid 1, the runner, its warm interpreter: no run's process
     assert len(backend._slots) == 1  # the same container all along
+
+
+def test_daemons_filling_the_pids_limit_are_gone_before_the_next_run(backend):
+    """Daemons in sessions of their own survive the run's process group kill and take every pid that
+    frees up: the runner cannot fork its killer then, and kills them one by one first."""
+    filler = backend.run(Program("""
+import os, time
+def daemon():
+    os.setsid()
+    while True:  # take any pid that frees up
+        try:
+            if os.fork() == 0:
+                daemon()
+        except OSError:
+            time.sleep(0.001)
+if os.fork() == 0:
+    daemon()
+time.sleep(1)
+print('filled')
+""", timeout=10))
+    assert filler.stdout == "filled\n", filler.stdout + filler.stderr
+    after = backend.run(Program("import os\nprint(len([p for p in os.listdir('/proc') if p.isdigit()]))"))
+    assert after.stdout == "4\n"  # pid 1, the runner, its warm interpreter and this run
+    assert len(backend._slots) == 1
 
 
 def test_runs_in_a_reused_container_do_not_see_each_other(backend):
@@ -226,16 +368,13 @@ def test_compiled_programs_are_executable(backend):
     assert no_compiler.error == "gcc is not installed in the container image"
 
 
-def test_failing_programs_keep_their_containers(engine):
+def test_failing_programs_keep_their_containers(new_backend):
     """Every failure used to replace the container (seconds each on vfs): 50 programs took two minutes."""
-    backend = DockerBackend(image=engine.image, base_url=engine.url, workers=2)
-    try:
-        results = backend.run_many([Program("raise SystemExit(1)") for _ in range(30)])
-        assert [r.exit_code for r in results] == [1] * 30 and all(r.error is None for r in results)
-        labelled = backend.client.containers.list(filters={"label": LABEL})
-        assert len(backend._slots) == 2 and {s.container.id for s in backend._slots} <= {c.id for c in labelled}
-    finally:
-        backend.close()
+    backend = new_backend(workers=2)
+    results = backend.run_many([Program("raise SystemExit(1)") for _ in range(30)])
+    assert [r.exit_code for r in results] == [1] * 30 and all(r.error is None for r in results)
+    labelled = backend.client.containers.list(filters={"label": LABEL})
+    assert len(backend._slots) == 2 and {s.container.id for s in backend._slots} <= {c.id for c in labelled}
 
 
 def test_humaneval_canonical_solutions_pass_through_the_code_reward(engine):
@@ -287,37 +426,31 @@ print(open(f"/proc/{os.getppid()}/status").read().split("Uid:")[1].split()[0])
     assert len(parents) == 1  # one runner forked them all
 
 
-def test_a_runner_that_dies_abstains_its_run_and_is_started_again(engine):
-    backend = DockerBackend(image=engine.image, base_url=engine.url, workers=1)
-    try:
-        first = backend.run(Program("import os\nprint(os.getppid())"))
-        future = backend.submit(Program("import time\nprint('started', flush=True)\ntime.sleep(30)", timeout=60))
-        runner = _runner_host_pid(backend)
-        _wait_for_child(runner)
-        os.kill(runner, signal.SIGKILL)  # as a crash of the runner would end it
-        lost = future.result()
-        assert lost.error is not None and "runner ended during the run" in lost.error and lost.stdout == ""
-        again = backend.run(Program("import os\nprint(os.getppid())"))
-        assert again.ok and again.stdout != first.stdout  # a new runner, in the same container
-        assert len(backend._slots) == 1
-    finally:
-        backend.close()
+def test_a_runner_that_dies_abstains_its_run_and_is_started_again(new_backend):
+    backend = new_backend()
+    first = backend.run(Program("import os\nprint(os.getppid())"))
+    future = backend.submit(Program("import time\nprint('started', flush=True)\ntime.sleep(30)", timeout=60))
+    runner = _runner_host_pid(backend)
+    _wait_for_run(runner)
+    os.kill(runner, signal.SIGKILL)  # as a crash of the runner would end it
+    lost = future.result()
+    assert lost.error is not None and "runner ended during the run" in lost.error and lost.stdout == ""
+    again = backend.run(Program("import os\nprint(os.getppid())"))
+    assert again.ok and again.stdout != first.stdout  # a new runner, in the same container
+    assert len(backend._slots) == 1
 
 
-def test_a_run_killed_from_outside_abstains(engine):
+def test_a_run_killed_from_outside_abstains(new_backend):
     """A SIGKILL that none of the run's limits explains (the host's OOM killer, an operator) is no verdict."""
-    backend = DockerBackend(image=engine.image, base_url=engine.url, workers=1)
-    try:
-        backend.run(Program("pass"))
-        future = backend.submit(Program("import time\ntime.sleep(30)", timeout=60))
-        victim = _wait_for_child(_runner_host_pid(backend))
-        os.kill(victim, signal.SIGKILL)
-        result = future.result()
-        assert result.killed_externally and result.error is not None and "outside" in result.error
-        own = backend.run(Program(TOUCH.format(400), memory_mb=128))
-        assert not own.killed_externally and own.error is None and own.reason.startswith("memory limit exceeded")
-    finally:
-        backend.close()
+    backend = new_backend()
+    backend.run(Program("pass"))
+    future = backend.submit(Program("import time\ntime.sleep(30)", timeout=60))
+    victim = _wait_for_run(_runner_host_pid(backend))
+    os.kill(victim, signal.SIGKILL)
+    result = future.result()
+    assert result.killed_externally and result.error is not None and "outside" in result.error
+    own = backend.run(Program(TOUCH.format(400), memory_mb=128))
+    assert not own.killed_externally and own.error is None and own.reason.startswith("memory limit exceeded")
 
 
 def _runner_host_pid(backend) -> int:
@@ -326,14 +459,58 @@ def _runner_host_pid(backend) -> int:
     return backend.client.api.exec_inspect(runner.exec_id)["Pid"]
 
 
-def _wait_for_child(parent: int) -> int:
-    """The host pid of ``parent``'s child, once it has exec'd (its run has started)."""
+def _children(pid: int) -> list[int]:
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def _wait_for_run(runner: int) -> int:
+    """The host pid of the run ``runner`` started (directly or through its warm interpreter): the
+    process below it that became the sandbox user."""
     for _ in range(1000):
-        children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
-        if children and Path(f"/proc/{children[0]}/cmdline").read_bytes().startswith(b"/usr/bin/python3"):
-            return int(children[0])
+        below = _children(runner)
+        for pid in below + [grandchild for child in below for grandchild in _children(child)]:
+            if Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0] == "65534":
+                return pid
         time.sleep(0.02)
-    raise AssertionError(f"process {parent} started no run")
+    raise AssertionError(f"process {runner} started no run")
+
+
+def _warm_interpreter_host_pid(backend) -> int:
+    """The host pid of the backend's one warm interpreter: its runner's only child between runs."""
+    children = _children(_runner_host_pid(backend))
+    assert len(children) == 1, children
+    return children[0]
+
+
+def test_a_warm_interpreter_killed_between_runs_abstains_one_run_and_is_replaced(new_backend):
+    backend = new_backend()
+    first = backend.run(Program("import os\nprint(os.getppid())"))
+    os.kill(_warm_interpreter_host_pid(backend), signal.SIGKILL)
+    lost = backend.run(Program("print('never runs')"))
+    assert lost.error is not None and "warm interpreter" in lost.error and lost.stdout == ""
+    again = backend.run_many([Program("import os\nprint(os.getppid())") for _ in range(2)])
+    assert [r.ok for r in again] == [True, True] and again[0].stdout == again[1].stdout != first.stdout
+    assert len(backend._slots) == 1  # a new runner and interpreter, in the same container
+
+
+def test_a_warm_interpreter_killed_during_a_run_abstains_it(new_backend):
+    backend = new_backend()
+    backend.run(Program("pass"))
+    future = backend.submit(Program("import time\nprint('started', flush=True)\ntime.sleep(2)\nprint('done')",
+                                    timeout=20))
+    _wait_for_run(_runner_host_pid(backend))
+    os.kill(_warm_interpreter_host_pid(backend), signal.SIGKILL)
+    lost = future.result()
+    assert lost.error is not None and "warm interpreter" in lost.error and not lost.ok
+    assert backend.run(Program("print(6 * 7)")).stdout == "42\n"
+
+
+def test_without_preload_every_run_starts_python(new_backend):
+    backend = new_backend(preload=None)
+    runs = backend.run_many([Program("import os\nprint(os.getppid(), open('/proc/self/cmdline').read().split('\\0')[:2])")
+                             for _ in range(2)])
+    assert runs[0].stdout == runs[1].stdout and runs[0].stdout.split(" ", 1)[1] == "['/usr/bin/python3', 'main.py']\n"
+    assert not _children(_runner_host_pid(backend))  # no warm interpreter below the runner
 
 
 # ----- issue 20 (docker): the tests' stdin is the run's fd 0, nowhere else --------------------------------------

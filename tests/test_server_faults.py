@@ -93,7 +93,7 @@ def test_a_retried_request_is_counted_once_in_its_group(config_file):
         until(lambda: in_flight(base) == 1, "the server dropped the abandoned request")  # /metrics alone
         answers = asyncio.run(post_all(base + "/get_reward", [sample(a) for a in MEMBERS]))
         assert_voted_five_to_three(answers, MEMBERS)
-        assert all(answer["extra_logs"]["em"][0] == (1.0 if a == 5 else 0.0) for answer, a in zip(answers, MEMBERS))
+        assert all(answer["extra_logs"]["em"][0] == (1.0 if a == 5 else 0.0) for answer, a in zip(answers, MEMBERS, strict=True))
         assert counted(base, 'rewardhub_requests_total{endpoint="/get_reward",status="499"}') == 1
         assert counted(base, "rewardhub_samples_total") == 8  # the abandoned completion was never scored
 
