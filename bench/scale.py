@@ -246,6 +246,12 @@ def bench_ray(rows: int, words: int) -> None:
                         ds = ray.data.read_parquet(str(written)) if together else ray.data.from_arrow(spread)
                         return rray.score_dataset(ds, CPU_SET, concurrency=actors)
                 results[label, actors] = ray_run(f"{actors} actor(s), {label}", rows, baseline, make, log)
+            for label, path in (("JSONL", source), ("Parquet", written)):  # the command's own path, files in and out
+                start_time = time.perf_counter()
+                rray.score_file(CPU_SET, path, Path(folder) / "ray-out.jsonl", concurrency=2)
+                seconds = time.perf_counter() - start_time
+                print(f"score --ray's path (rewardhub.ray.score_file, local Ray, 2 actors), {label} in, JSONL out: "
+                      f"{rows / seconds:6.1f} rows/s ({seconds:.1f} s) = {baseline / seconds:.2f}x one process")
             one, two = results["grouped on the driver", 1], results["grouped on the driver", 2]
             print(f"2 actors vs one process: end to end {baseline / two['seconds']:.2f}x, steady "
                   f"{baseline / two['steady']:.2f}x; vs 1 actor: {one['seconds'] / two['seconds']:.2f}x, steady "

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -163,10 +164,14 @@ def grouped_dataset(rows: Sequence[dict[str, Any]], blocks: int) -> Any:
 
     The columns are typed as rewardhub types a Parquet file it writes: a column of mixed shapes (text
     and chat messages, numbers and text) is JSON, decoded back to the values for the rewards."""
+    return grouped_table(rows_table(rows), blocks)
+
+
+def grouped_table(table: Any, blocks: int) -> Any:
+    """An Arrow table held here as a Ray Dataset of blocks of whole groups, as :func:`grouped_dataset`."""
     ray = require_ray()
     import pyarrow as pa
 
-    table = rows_table(rows)
     keys = group_keys(table)
     order = sorted(range(len(keys)), key=keys.__getitem__)
     table, keys = table.take(pa.array(order, type=pa.int64())), [keys[i] for i in order]
@@ -297,15 +302,20 @@ def connect(address: str | None = None, **init_options: Any):
     return ray
 
 
-def read_dataset(input_path: str | Path, summary: Any = None, *, blocks: int = 2) -> tuple[Any, bool]:
+def read_dataset(input_path: str | Path, summary: Any = None, *, blocks: int = 2, local: bool = False) -> tuple[Any, bool]:
     """The input as a Ray Dataset, and whether its blocks hold whole groups. Parquet files and part
-    folders are read by Ray itself (in parallel, on the cluster; grouped by a shuffle later); JSONL and
-    ``datasets`` folders are read here, bad rows reported and skipped exactly as ``rewardhub score``
+    folders are read by Ray itself (in parallel, on the cluster; grouped later, see
+    :func:`score_dataset`), or, on a ``local`` Ray (this machine is the cluster), read here with pyarrow
+    and grouped here (Ray's reader took 2 s for a 100 MB file that pyarrow reads here in 0.1 s); JSONL
+    and ``datasets`` folders are read here, bad rows reported and skipped exactly as ``rewardhub score``
     does (``summary.bad_rows``), and grouped here into ``blocks`` blocks (:func:`grouped_dataset`)."""
     ray = require_ray()
     path = Path(input_path)
     if str(input_path) != "-" and (path.suffix.lower() == ".parquet" and path.is_file()
                                    or path.is_dir() and parquet_parts(path)):
+        table = _parquet_table(path) if local else None
+        if table is not None:
+            return grouped_table(table, blocks), True
         return ray.data.read_parquet(str(path.resolve())), False
     from ._score_file import _valid_rows
 
@@ -313,6 +323,19 @@ def read_dataset(input_path: str | Path, summary: Any = None, *, blocks: int = 2
     if not rows:
         raise InputFileError(f"{input_path} has no rows to score")
     return grouped_dataset(rows, blocks), True
+
+
+def _parquet_table(path: Path) -> Any:
+    """A Parquet file, or a folder of parts of one schema, as one Arrow table; None for parts of
+    different schemas (Ray's reader says what it makes of them)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts = [path] if path.is_file() else parquet_parts(path)
+    try:
+        return pa.concat_tables([pq.read_table(part) for part in parts])
+    except pa.ArrowInvalid:
+        return None
 
 
 class _Bad:
@@ -339,7 +362,8 @@ def score_file(
     summary = ScoreSummary(stats={alias: RewardStats() for alias in RewardSet(entries).aliases})
     start = time.perf_counter()
     actors = concurrency or max(1, int(ray.cluster_resources().get("CPU", 1) // num_cpus))
-    ds, grouped = read_dataset(input_path, summary, blocks=2 * actors)
+    local = address is None and not os.environ.get("RAY_ADDRESS")  # a Ray on this machine: files read here
+    ds, grouped = read_dataset(input_path, summary, blocks=2 * actors, local=local)
     scored = score_dataset(ds, entries, batch_size=batch_size, concurrency=actors, num_cpus=num_cpus, grouped=grouped)
     if str(output) != "-" and Path(output).suffix.lower() == ".parquet":
         _write_parquet_folder(scored, Path(output))

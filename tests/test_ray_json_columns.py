@@ -154,3 +154,12 @@ def test_rows_table_holds_mixed_shapes_as_json_and_reads_them_back():
     assert table.schema.field("completion").type.extension_name == "arrow.json"
     assert str(table.schema.field("solution").type) == "string"
     assert list(table_rows(table)) == rows
+
+
+def test_a_local_ray_reads_parquet_here_and_groups_it(local_ray, mixed_parquet):
+    source, _ = mixed_parquet
+    ds, grouped = rray.read_dataset(source, blocks=3, local=True)
+    assert grouped and ds.num_blocks() == 3
+    assert ds.schema().types[ds.schema().names.index("completion")].extension_name == "arrow.json"
+    _, grouped = rray.read_dataset(source, local=False)  # a cluster's Ray reads it there; grouped later
+    assert not grouped
