@@ -120,8 +120,9 @@ def _counted(scored_rows: Iterator[dict[str, Any]], summary: ScoreSummary, input
         yield scored
     if summary.bad_rows and not summary.rows:  # e.g. a CSV file: nothing was scored, that is not a success
         line, problem = summary.bad_rows[0]
+        where = f", line {line}" if line else ""  # 0: a row Ray read, its number not known
         raise InputFileError(f"none of the {len(summary.bad_rows)} rows of {input_path} could be scored "
-                             f"(first problem, line {line}: {problem})")
+                             f"(first problem{where}: {problem})")
 
 
 def _valid_rows(input_path: str | Path, summary: ScoreSummary, progress: bool) -> Iterator[dict[str, Any]]:

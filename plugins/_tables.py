@@ -240,11 +240,31 @@ def table_rows(table: Any) -> Iterator[dict[str, Any]]:
         yield decode(row) if decode else row
 
 
-def column_values(table: Any, name: str) -> list[Any]:
-    """One column of an Arrow table as Python values, decoded as :func:`table_rows` decodes it."""
+def decoded_column(table: Any, name: str) -> tuple[list[Any], dict[int, str]]:
+    """One column of an Arrow table as Python values, decoded as :func:`table_rows` decodes it, and
+    the rows whose value is not valid JSON (``None`` among the values), each with why."""
     values = table.column(name).to_pylist(maps_as_pydicts="lossy")
     decode = _value_decoder(table.schema.field(name).type)
-    return values if decode is None else [decode(v) for v in values]
+    if decode is None:
+        return values, {}
+    decoded, errors = [], {}
+    for index, value in enumerate(values):
+        try:
+            decoded.append(decode(value))
+        except json.JSONDecodeError as exc:
+            decoded.append(None)
+            errors[index] = _not_json(name, exc)
+    return decoded, errors
+
+
+def undecodable_rows(table: Any) -> dict[int, str]:
+    """The rows of an Arrow table that :func:`table_rows` cannot decode, by index, each with why."""
+    errors: dict[int, str] = {}
+    for field in table.schema:
+        if _value_decoder(field.type) is not None:
+            for index, why in decoded_column(table, field.name)[1].items():
+                errors.setdefault(index, why)
+    return errors
 
 
 def rows_table(rows: Iterable[dict[str, Any]]) -> Any:
@@ -324,10 +344,14 @@ def row_decoder(schema: Any) -> Callable[[dict[str, Any]], dict[str, Any]] | Non
             try:
                 row[name] = decode_value(row.get(name))
             except json.JSONDecodeError as exc:
-                raise ValueError(f"column {name!r} is not valid JSON: {exc.msg} at column {exc.colno}") from None
+                raise ValueError(_not_json(name, exc)) from None
         return row
 
     return decode
+
+
+def _not_json(column: str, exc: json.JSONDecodeError) -> str:
+    return f"column {column!r} is not valid JSON: {exc.msg} at column {exc.colno}"
 
 
 def _value_decoder(arrow_type: Any) -> Callable[[Any], Any] | None:

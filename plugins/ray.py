@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,12 +40,13 @@ from ._io import iter_input, parquet_parts
 from ._output import replacing, write_rows
 from ._reward import BatchResult
 from ._score_file import RewardStats
-from ._tables import column_values, rows_table, table_rows
-from .completions import prompt_key
+from ._tables import decoded_column, rows_table, table_rows, undecodable_rows
+from .completions import is_conversational, prompt_key
+from .episode import split_messages
 from .errors import ConfigError, InputFileError, OutputFileError, RewardhubError
 
 GROUP_KEY = "__rewardhub_group"
-ROW_INDEX = "__rewardhub_row"
+PROBLEM = "__rewardhub_problem"  # why a row cannot be scored (null: it can), marked before the grouping
 SCORED_COLUMNS = ("rewards", TOTAL, "reasons", "outcomes", "seconds")
 ROWS_PER_BLOCK = 4096  # target rows per hash partition: whole groups, a few scoring batches each
 
@@ -87,12 +89,13 @@ class RewardScorer:
 
     def __call__(self, table):
         import pyarrow as pa
+        import pyarrow.compute as pc
 
-        if GROUP_KEY in table.column_names:  # hash-partitioned by score_dataset
+        if GROUP_KEY in table.column_names:  # keyed by score_dataset, rows it cannot score marked
+            table = table.filter(pc.is_null(table.column(PROBLEM))).drop_columns([PROBLEM])
             keys = table.column(GROUP_KEY).to_pylist()
             table = table.drop_columns([GROUP_KEY])
-        else:  # a block of whole groups (grouped_dataset)
-            table = _without_completion(table)
+        else:  # a block of whole groups (grouped_dataset, which left out and reported the rows it cannot score)
             keys = group_keys(table)
         order = sorted(range(len(keys)), key=keys.__getitem__)  # stable: a group keeps its rows' order
         table = table.take(pa.array(order, type=pa.int64()))
@@ -143,40 +146,100 @@ def group_keys(table) -> list[str]:
     """Each row's group key: its ``group`` column if it has one, else its prompt (``prompt_key`` of
     the decoded value)."""
     names = table.column_names
-    if "completion" not in names:
-        raise ConfigError(f"rows need a 'completion' column to be scored; the dataset has {names}")
-    groups = column_values(table, "group") if "group" in names else [None] * len(table)
-    prompts = column_values(table, "prompt") if "prompt" in names else [None] * len(table)
+    if "completion" not in names and "messages" not in names:
+        raise ConfigError(f"rows need a 'completion' column (or an episode's 'messages') to be scored; "
+                          f"the dataset has {names}")
+    groups = decoded_column(table, "group")[0] if "group" in names else [None] * len(table)
+    prompts = decoded_column(table, "prompt")[0] if "prompt" in names else _episode_prompts(table)
     return [str(g) if g is not None else prompt_key(p) if p is not None else f"\x00row{id(table)}:{i}"
             for i, (g, p) in enumerate(zip(groups, prompts, strict=True))]
 
 
-def _add_group_key(table):
+def _episode_prompts(table) -> list[Any]:
+    """Each row's prompt where the table has no ``prompt`` column: an episode's (``messages`` and no
+    ``completion``) is its messages before the first assistant message, as rewards see it (``Batch``)."""
+    import pyarrow.compute as pc
+
+    names = table.column_names
+    if "messages" not in names:
+        return [None] * len(table)
+    messages = decoded_column(table, "messages")[0]
+    completions = pc.is_valid(table.column("completion")).to_pylist() if "completion" in names else [False] * len(table)
+    return [split_messages(m)[0] if not has and is_conversational(m) else None
+            for m, has in zip(messages, completions, strict=True)]
+
+
+def unscorable(table) -> dict[int, str]:
+    """The rows of ``table`` that cannot be scored, by index, each with why (as ``rewardhub score``
+    says it): a JSON value that does not decode, or neither a ``completion`` nor an episode's chat
+    ``messages``."""
+    import pyarrow.compute as pc
+
+    problems = undecodable_rows(table)
+    names = table.column_names
+    if "completion" in names:
+        missing = [i for i, ok in enumerate(pc.is_valid(table.column("completion")).to_pylist()) if not ok]
+    else:
+        missing = list(range(len(table)))
+    if missing:
+        messages = decoded_column(table, "messages")[0] if "messages" in names else [None] * len(table)
+        fields = ", ".join(sorted(names)) or "none"
+        for i in missing:
+            if i not in problems and not is_conversational(messages[i]):
+                problems[i] = f"no 'completion' (fields: {fields})"
+    return problems
+
+
+def _keyed(table):
+    """``table`` with each row's group key and, for a row that cannot be scored, why (:func:`unscorable`)."""
     import pyarrow as pa
 
-    return table.append_column(GROUP_KEY, pa.array(group_keys(table), type=pa.string()))
+    problems = unscorable(table)
+    return (table.append_column(GROUP_KEY, pa.array(group_keys(table), type=pa.string()))
+            .append_column(PROBLEM, pa.array([problems.get(i) for i in range(len(table))], type=pa.string())))
 
 
-def grouped_dataset(rows: Sequence[dict[str, Any]], blocks: int) -> Any:
+def _problems_only(table):
+    import pyarrow.compute as pc
+
+    return table.select([PROBLEM]).filter(pc.is_valid(table.column(PROBLEM)))
+
+
+def report_bad_rows(problems: Sequence[tuple[int, str]], bad_rows: list[tuple[int, str]] | None) -> None:
+    """Rows left out of scoring, as ``(row number, why)`` (0: the number is not known): each said on
+    stderr, as ``rewardhub score`` says a row it skips, and added to ``bad_rows`` where given."""
+    if bad_rows is not None:
+        bad_rows.extend(problems)
+    for number, why in problems:
+        print(f"rewardhub: {f'row {number}' if number else 'a row'}: {why}; row skipped", file=sys.stderr)
+
+
+def grouped_dataset(rows: Sequence[dict[str, Any]], blocks: int, bad_rows: list[tuple[int, str]] | None = None) -> Any:
     """Rows held here as a Ray Dataset of about ``blocks`` blocks (more for large inputs: about
     ``ROWS_PER_BLOCK`` rows each), each of whole groups (sorted by group key on the driver):
     :func:`score_dataset` with ``grouped=True`` scores it without a shuffle.
 
     The columns are typed as rewardhub types a Parquet file it writes: a column of mixed shapes (text
-    and chat messages, numbers and text) is JSON, decoded back to the values for the rewards."""
-    return grouped_table(rows_table(rows), blocks)
+    and chat messages, numbers and text) is JSON, decoded back to the values for the rewards. Rows
+    that cannot be scored (:func:`unscorable`) are left out and reported (:func:`report_bad_rows`)."""
+    return grouped_table(rows_table(rows), blocks, bad_rows)
 
 
-def grouped_table(table: Any, blocks: int) -> Any:
+def grouped_table(table: Any, blocks: int, bad_rows: list[tuple[int, str]] | None = None) -> Any:
     """An Arrow table held here as a Ray Dataset of blocks of whole groups, as :func:`grouped_dataset`."""
     ray = require_ray()
     import pyarrow as pa
 
+    problems = unscorable(table)
+    if problems:
+        report_bad_rows([(i + 1, why) for i, why in sorted(problems.items())], bad_rows)
+        table = table.take(pa.array([i for i in range(len(table)) if i not in problems], type=pa.int64()))
     keys = group_keys(table)
     order = sorted(range(len(keys)), key=keys.__getitem__)
     table, keys = table.take(pa.array(order, type=pa.int64())), [keys[i] for i in order]
     size = max(1, math.ceil(len(keys) / max(1, blocks, math.ceil(len(keys) / ROWS_PER_BLOCK))))
-    return ray.data.from_arrow([table.slice(start, end - start) for start, end in group_chunks(keys, size)])
+    return ray.data.from_arrow([table.slice(start, end - start) for start, end in group_chunks(keys, size)]
+                               or [table])  # no row to score: one empty block
 
 
 def _actor_pool(ray: Any, concurrency: int | tuple[int, int]) -> Any:
@@ -184,15 +247,10 @@ def _actor_pool(ray: Any, concurrency: int | tuple[int, int]) -> Any:
     return ray.data.ActorPoolStrategy(min_size=low, max_size=high)
 
 
-def _without_completion(table):
-    import pyarrow.compute as pc
-
-    return table.filter(pc.is_valid(table.column("completion")))
-
-
 def score_dataset(
     ds: Any, config: Any, *, batch_size: int = 256, concurrency: int | tuple[int, int] = 1, num_cpus: float = 1,
-    partitions: int | None = None, default_timeout: float | None = None, grouped: bool = False, **map_options: Any,
+    partitions: int | None = None, default_timeout: float | None = None, grouped: bool = False,
+    bad_rows: list[tuple[int, str]] | None = None, **map_options: Any,
 ) -> Any:
     """Score a Ray Dataset of rows (``prompt``, ``completion`` and columns) with ``config``.
 
@@ -207,7 +265,9 @@ def score_dataset(
     ``rewardhub score`` and trainers write them), large blocks are only cut at group boundaries, at
     least two pieces per actor (:func:`whole_group_blocks`); otherwise rows are hash-partitioned by
     group key into ``partitions`` blocks (default: about ``ROWS_PER_BLOCK`` rows each, at least two per
-    actor), a shuffle. Rows with a null ``completion`` are dropped, as ``rewardhub score`` skips them.
+    actor), a shuffle. Rows that cannot be scored (:func:`unscorable`: JSON that does not decode,
+    neither a ``completion`` nor an episode's ``messages``) are left out, as ``rewardhub score`` skips
+    them, and reported: said on stderr, and added to ``bad_rows`` where given.
     ``map_options`` go to ``map_batches`` (e.g. ``resources``, ``runtime_env``).
     """
     ray = require_ray()
@@ -221,7 +281,9 @@ def score_dataset(
         # Materialized before the actors start: they may hold every CPU of the cluster (2 actors on 2 cores),
         # and a streaming read or shuffle waiting for a CPU behind them would never run. Ray spills to disk
         # what does not fit in the object store.
-        keyed = ds.map_batches(_add_group_key, **light).map_batches(_without_completion, **light).materialize()
+        keyed = ds.map_batches(_keyed, **light).materialize()
+        report_bad_rows([(0, row[PROBLEM]) for row in keyed.map_batches(_problems_only, **light).take_all()],
+                        bad_rows)
         ds = whole_group_blocks(ray, keyed, pieces=2 * actors)
         if ds is None:
             ds = _shuffled(keyed, partitions or max(2 * actors, math.ceil(keyed.count() / ROWS_PER_BLOCK)))
@@ -310,16 +372,17 @@ def read_dataset(input_path: str | Path, summary: Any = None, *, blocks: int = 2
     and ``datasets`` folders are read here, bad rows reported and skipped exactly as ``rewardhub score``
     does (``summary.bad_rows``), and grouped here into ``blocks`` blocks (:func:`grouped_dataset`)."""
     ray = require_ray()
+    bad = summary if summary is not None else _Bad()
     path = Path(input_path)
     if str(input_path) != "-" and (path.suffix.lower() == ".parquet" and path.is_file()
                                    or path.is_dir() and parquet_parts(path)):
         table = _parquet_table(path) if local else None
         if table is not None:
-            return grouped_table(table, blocks), True
+            return grouped_table(table, blocks, bad.bad_rows), True
         return ray.data.read_parquet(str(path.resolve())), False
     from ._score_file import _valid_rows
 
-    rows = list(_valid_rows(input_path, summary if summary is not None else _Bad(), progress=False))
+    rows = list(_valid_rows(input_path, bad, progress=False))
     if not rows:
         raise InputFileError(f"{input_path} has no rows to score")
     return grouped_dataset(rows, blocks), True
@@ -364,7 +427,8 @@ def score_file(
     actors = concurrency or max(1, int(ray.cluster_resources().get("CPU", 1) // num_cpus))
     local = address is None and not os.environ.get("RAY_ADDRESS")  # a Ray on this machine: files read here
     ds, grouped = read_dataset(input_path, summary, blocks=2 * actors, local=local)
-    scored = score_dataset(ds, entries, batch_size=batch_size, concurrency=actors, num_cpus=num_cpus, grouped=grouped)
+    scored = score_dataset(ds, entries, batch_size=batch_size, concurrency=actors, num_cpus=num_cpus, grouped=grouped,
+                           bad_rows=summary.bad_rows)
     if str(output) != "-" and Path(output).suffix.lower() == ".parquet":
         _write_parquet_folder(scored, Path(output))
         rows: Any = (record.row for record in iter_input(output))

@@ -148,7 +148,7 @@ def test_blocks_of_whole_groups_are_cut_not_shuffled(local_ray):
     light = {"batch_format": "pyarrow", "batch_size": None}
 
     def keyed(tables):
-        return ray.data.from_arrow(tables).map_batches(rray._add_group_key, **light).materialize()
+        return ray.data.from_arrow(tables).map_batches(rray._keyed, **light).materialize()
 
     assert rray.whole_group_blocks(ray, keyed(spread), pieces=4) is None
     cut = rray.whole_group_blocks(ray, keyed(whole), pieces=6)

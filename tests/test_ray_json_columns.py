@@ -163,3 +163,75 @@ def test_a_local_ray_reads_parquet_here_and_groups_it(local_ray, mixed_parquet):
     assert ds.schema().types[ds.schema().names.index("completion")].extension_name == "arrow.json"
     _, grouped = rray.read_dataset(source, local=False)  # a cluster's Ray reads it there; grouped later
     assert not grouped
+
+
+# ----- rows the one-process path scores or skips: the same on the Ray path -------------------------------------
+EPISODE_CONFIG = {"rewards": [{"name": "exact_match", "alias": "em"},
+                              {"name": "majority_vote", "alias": "vote", "params": {"equivalence": "string"}}]}
+
+
+def episode_rows() -> list[dict]:
+    """Episodes (``messages``, no ``completion``): two conversations of three rows each, and a row that
+    has neither (the one-process path skips it, saying why)."""
+    rows = []
+    for p, question in enumerate(["What is 2 + 2?", "What is 3 + 3?"]):
+        for k in range(3):
+            rows.append({"id": p * 3 + k, "solution": str([4, 6][p]), "meta": k if k % 2 else f"note {k}", "messages": [
+                {"role": "user", "content": question},
+                {"role": "assistant", "content": f"The answer is {[4, 6][p] if k else 99}"}]})
+    rows.append({"id": 6, "solution": "4", "text": "neither a completion nor messages"})
+    return rows
+
+
+@pytest.mark.parametrize("source_kind", ["parquet", "jsonl"])
+def test_episode_rows_are_scored_and_rows_with_neither_skipped_as_score_does(local_ray, tmp_path, source_kind):
+    source = tmp_path / f"episodes.{source_kind}"
+    if source_kind == "parquet":
+        write_table(episode_rows(), source, "parquet")
+    else:
+        source.write_text("".join(json.dumps(r) + "\n" for r in episode_rows()))
+    one = score_file(EPISODE_CONFIG, source, tmp_path / "one.jsonl")
+    expected = {r["id"]: r for r in map(json.loads, (tmp_path / "one.jsonl").read_text().splitlines())}
+    assert sorted(expected) == [0, 1, 2, 3, 4, 5] and expected[1]["rewards"] == {"em": 1.0, "vote": 1.0}
+    assert expected[0]["rewards"] == {"em": 0.0, "vote": 0.0}  # outvoted in its conversation's group
+    on_ray = rray.score_file(EPISODE_CONFIG, source, tmp_path / "ray.jsonl", concurrency=2, batch_size=2)
+    same_rows({r["id"]: r for r in map(json.loads, (tmp_path / "ray.jsonl").read_text().splitlines())}, expected)
+    assert on_ray.bad_rows == one.bad_rows and [(n, why[:16]) for n, why in one.bad_rows] == [(7, "no 'completion' ")]
+
+
+def test_rows_ray_reads_itself_that_cannot_be_scored_are_left_out_and_reported(local_ray, tmp_path, capsys):
+    """Read by Ray (a remote cluster's path): an episode row is scored, a row with neither a completion
+    nor messages, or with a JSON value that does not decode, is left out and said, never a failed job."""
+    source = tmp_path / "episodes.parquet"
+    write_table(episode_rows(), source, "parquet")
+    table = pq.read_table(source)
+    broken = table.set_column(table.schema.get_field_index("meta"), "meta", pa_json_with_one_broken(table))
+    pq.write_table(broken, tmp_path / "broken.parquet")
+    one = score_file(EPISODE_CONFIG, tmp_path / "broken.parquet", tmp_path / "one.jsonl")
+    expected = {r["id"]: r for r in map(json.loads, (tmp_path / "one.jsonl").read_text().splitlines())}
+    assert len(one.bad_rows) == 2 and expected[4]["rewards"] == {"em": 1.0, "vote": 1.0}
+    assert expected[1]["rewards"] == {"em": 1.0, "vote": 0.0}  # a tie with row 0, once row 2 is left out
+    capsys.readouterr()
+    bad_rows: list = []
+    scored = rray.score_dataset(ray.data.from_arrow(broken), EPISODE_CONFIG, concurrency=1, bad_rows=bad_rows)
+    got = {row["id"]: row for batch in scored.iter_batches(batch_format="pyarrow", batch_size=None)
+           for row in table_rows(batch)}
+    assert sorted(got) == [0, 1, 3, 4, 5]  # row 2's meta does not decode, row 6 has nothing to score
+    same_rows(got, expected)
+    assert sorted(why for _, why in bad_rows) == sorted(why for _, why in one.bad_rows) == [
+        "column 'meta' is not valid JSON: Expecting value at column 1",
+        "no 'completion' (fields: id, messages, meta, solution, text)"]
+    assert capsys.readouterr().err.count("row skipped") == 2
+    on_ray = rray.score_file(EPISODE_CONFIG, tmp_path / "broken.parquet", tmp_path / "ray.jsonl", concurrency=2)
+    assert on_ray.bad_rows == one.bad_rows  # read and grouped here (`score --ray` on this machine): row numbers too
+    same_rows({r["id"]: r for r in map(json.loads, (tmp_path / "ray.jsonl").read_text().splitlines())}, expected)
+
+
+def pa_json_with_one_broken(table):
+    """The table's ``meta`` column (``arrow.json``: numbers and text) with row 2's value made text that is not JSON."""
+    import pyarrow as pa
+
+    column = table.column("meta").combine_chunks()
+    values = column.storage.to_pylist()
+    values[2] = "not json {"
+    return pa.ExtensionArray.from_storage(column.type, pa.array(values, type=column.type.storage_type))
