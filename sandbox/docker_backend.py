@@ -7,8 +7,9 @@ In each container one resident runner (``_docker_runner.py``, one ``docker exec`
 takes run requests over the exec's stdin and answers on its stdout; it runs as root holding only
 the capabilities it needs to fork each program as the sandbox user, so no run can signal, trace or
 read it. Python runs are forked from its warm interpreter, which imported the common modules
-before any request arrived, so a run costs a fork, not an interpreter's start-up. Before each run the container's memory limit becomes the run's own budget (no swap). Works
-against a remote engine through ``base_url`` or ``DOCKER_HOST``.
+before any request arrived, so a run costs a fork, not an interpreter's start-up. Before each run
+the container's memory limit becomes the run's own budget (no swap). Works against a remote engine
+through ``base_url`` or ``DOCKER_HOST``.
 
 A run that fails (wrong answer, crash, timeout, memory) keeps its container. A runner that ended
 is started again in the same container (it first kills and wipes whatever was left); a container
