@@ -257,14 +257,30 @@ def decoded_column(table: Any, name: str) -> tuple[list[Any], dict[int, str]]:
     return decoded, errors
 
 
-def undecodable_rows(table: Any) -> dict[int, str]:
-    """The rows of an Arrow table that :func:`table_rows` cannot decode, by index, each with why."""
-    errors: dict[int, str] = {}
-    for field in table.schema:
-        if _value_decoder(field.type) is not None:
-            for index, why in decoded_column(table, field.name)[1].items():
-                errors.setdefault(index, why)
-    return errors
+class DecodedColumns:
+    """An Arrow table's columns as Python values, each decoded once, when first asked for
+    (:func:`decoded_column`), for the checks and keys that read the same columns."""
+
+    def __init__(self, table: Any):
+        self.table = table
+        self._decoded: dict[str, tuple[list[Any], dict[int, str]]] = {}
+
+    def __getitem__(self, name: str) -> list[Any]:
+        return self._column(name)[0]
+
+    def errors(self) -> dict[int, str]:
+        """The rows :func:`table_rows` cannot decode, by index, each with why (the first column's)."""
+        errors: dict[int, str] = {}
+        for field in self.table.schema:
+            if _value_decoder(field.type) is not None:
+                for index, why in self._column(field.name)[1].items():
+                    errors.setdefault(index, why)
+        return errors
+
+    def _column(self, name: str) -> tuple[list[Any], dict[int, str]]:
+        if name not in self._decoded:
+            self._decoded[name] = decoded_column(self.table, name)
+        return self._decoded[name]
 
 
 def rows_table(rows: Iterable[dict[str, Any]]) -> Any:

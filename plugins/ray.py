@@ -40,7 +40,7 @@ from ._io import iter_input, parquet_parts
 from ._output import replacing, write_rows
 from ._reward import BatchResult
 from ._score_file import RewardStats
-from ._tables import decoded_column, rows_table, table_rows, undecodable_rows
+from ._tables import DecodedColumns, rows_table, table_rows
 from .completions import is_conversational, prompt_key
 from .episode import split_messages
 from .errors import ConfigError, InputFileError, OutputFileError, RewardhubError
@@ -142,20 +142,21 @@ def _finite(value: Any) -> float | None:
     return value if value is None or math.isfinite(value) else None
 
 
-def group_keys(table) -> list[str]:
+def group_keys(table, columns: DecodedColumns | None = None) -> list[str]:
     """Each row's group key: its ``group`` column if it has one, else its prompt (``prompt_key`` of
-    the decoded value)."""
+    the decoded value); ``columns``: the table's, where they were decoded already."""
+    columns = columns if columns is not None else DecodedColumns(table)
     names = table.column_names
     if "completion" not in names and "messages" not in names:
         raise ConfigError(f"rows need a 'completion' column (or an episode's 'messages') to be scored; "
                           f"the dataset has {names}")
-    groups = decoded_column(table, "group")[0] if "group" in names else [None] * len(table)
-    prompts = decoded_column(table, "prompt")[0] if "prompt" in names else _episode_prompts(table)
+    groups = columns["group"] if "group" in names else [None] * len(table)
+    prompts = columns["prompt"] if "prompt" in names else _episode_prompts(table, columns)
     return [str(g) if g is not None else prompt_key(p) if p is not None else f"\x00row{id(table)}:{i}"
             for i, (g, p) in enumerate(zip(groups, prompts, strict=True))]
 
 
-def _episode_prompts(table) -> list[Any]:
+def _episode_prompts(table, columns: DecodedColumns) -> list[Any]:
     """Each row's prompt where the table has no ``prompt`` column: an episode's (``messages`` and no
     ``completion``) is its messages before the first assistant message, as rewards see it (``Batch``)."""
     import pyarrow.compute as pc
@@ -163,26 +164,26 @@ def _episode_prompts(table) -> list[Any]:
     names = table.column_names
     if "messages" not in names:
         return [None] * len(table)
-    messages = decoded_column(table, "messages")[0]
+    messages = columns["messages"]
     completions = pc.is_valid(table.column("completion")).to_pylist() if "completion" in names else [False] * len(table)
     return [split_messages(m)[0] if not has and is_conversational(m) else None
             for m, has in zip(messages, completions, strict=True)]
 
 
-def unscorable(table) -> dict[int, str]:
-    """The rows of ``table`` that cannot be scored, by index, each with why (as ``rewardhub score``
-    says it): a JSON value that does not decode, or neither a ``completion`` nor an episode's chat
-    ``messages``."""
+def unscorable(table, columns: DecodedColumns) -> dict[int, str]:
+    """The rows of ``table`` (its ``columns``) that cannot be scored, by index, each with why (as
+    ``rewardhub score`` says it): a JSON value that does not decode, or neither a ``completion`` nor
+    an episode's chat ``messages``."""
     import pyarrow.compute as pc
 
-    problems = undecodable_rows(table)
+    problems = columns.errors()
     names = table.column_names
     if "completion" in names:
         missing = [i for i, ok in enumerate(pc.is_valid(table.column("completion")).to_pylist()) if not ok]
     else:
         missing = list(range(len(table)))
     if missing:
-        messages = decoded_column(table, "messages")[0] if "messages" in names else [None] * len(table)
+        messages = columns["messages"] if "messages" in names else [None] * len(table)
         fields = ", ".join(sorted(names)) or "none"
         for i in missing:
             if i not in problems and not is_conversational(messages[i]):
@@ -194,8 +195,9 @@ def _keyed(table):
     """``table`` with each row's group key and, for a row that cannot be scored, why (:func:`unscorable`)."""
     import pyarrow as pa
 
-    problems = unscorable(table)
-    return (table.append_column(GROUP_KEY, pa.array(group_keys(table), type=pa.string()))
+    columns = DecodedColumns(table)
+    problems = unscorable(table, columns)
+    return (table.append_column(GROUP_KEY, pa.array(group_keys(table, columns), type=pa.string()))
             .append_column(PROBLEM, pa.array([problems.get(i) for i in range(len(table))], type=pa.string())))
 
 
@@ -230,11 +232,12 @@ def grouped_table(table: Any, blocks: int, bad_rows: list[tuple[int, str]] | Non
     ray = require_ray()
     import pyarrow as pa
 
-    problems = unscorable(table)
+    columns = DecodedColumns(table)
+    problems, keys = unscorable(table, columns), group_keys(table, columns)
     if problems:
         report_bad_rows([(i + 1, why) for i, why in sorted(problems.items())], bad_rows)
-        table = table.take(pa.array([i for i in range(len(table)) if i not in problems], type=pa.int64()))
-    keys = group_keys(table)
+        kept = [i for i in range(len(table)) if i not in problems]
+        table, keys = table.take(pa.array(kept, type=pa.int64())), [keys[i] for i in kept]
     order = sorted(range(len(keys)), key=keys.__getitem__)
     table, keys = table.take(pa.array(order, type=pa.int64())), [keys[i] for i in order]
     size = max(1, math.ceil(len(keys) / max(1, blocks, math.ceil(len(keys) / ROWS_PER_BLOCK))))
