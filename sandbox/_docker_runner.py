@@ -120,7 +120,7 @@ class Runner:
                 facts.update(outcome.facts(req["timeout"], before, memory_events()))
         except WarmInterpreterGone as exc:  # this runner cannot fork runs any more: the host starts another
             facts.update(error=f"the container's runner failed: {exc}", retire=True)
-            self.warm.close()  # after this run's own processes were killed, and it is reaped
+            self.warm.close()  # killed and reaped now: the clean below then kills the run's orphans, sparing nothing of it
             self.warm = None
         except Exception as exc:  # the run's behaviour is unknown: the host abstains
             facts["error"] = f"the container's runner failed: {type(exc).__name__}: {exc}"
