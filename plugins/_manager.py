@@ -46,11 +46,13 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.similarity",
     "rewardhub.rewards.multiple_choice",
     "rewardhub.rewards.json_schema",
+    "rewardhub.rewards.hubs.reasoning_gym",
     # code execution
     "rewardhub.sandbox.backends",
     "rewardhub.sandbox.commands",
     # trainers
     "rewardhub.trainers.commands",
+    "rewardhub.trainers.hubs.commands",
 )
 
 pm = pluggy.PluginManager("rewardhub")
