@@ -47,6 +47,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.multiple_choice",
     "rewardhub.rewards.json_schema",
     "rewardhub.rewards.hubs.reasoning_gym",
+    "rewardhub.rewards.hubs.nemo_gym",
     # code execution
     "rewardhub.sandbox.backends",
     "rewardhub.sandbox.commands",
