@@ -16,6 +16,7 @@ from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
 from ._config import RewardEntry, SetConfig, read_config
 from ._decorators import batch_reward, sample_reward
 from ._manager import plugin_manager
+from ._output import write_rows
 from ._registry import Param, factory_params, get, list_rewards, registry
 from ._reward import AsyncReward, BatchResult, Reward
 from ._script import register
@@ -91,4 +92,5 @@ __all__ = [
     "Param",
     "factory_params",
     "sample_reward",
+    "write_rows",
 ]

@@ -41,6 +41,17 @@ def group_means(values: Sequence[float | None], groups: Sequence[Sequence[int]])
     return out
 
 
+def group_spans(values: Sequence[float | None], groups: Sequence[Sequence[int]]) -> list[float | None]:
+    """Each row's group spread of the present ``values``, max - min (``None`` for a group where none is present)."""
+    out: list[float | None] = [None] * len(values)
+    for group in groups:
+        present = [values[i] for i in group if values[i] is not None]
+        span = max(present) - min(present) if present else None
+        for i in group:
+            out[i] = span
+    return out
+
+
 def mean_std(values: Sequence[float]) -> tuple[float, float]:
     """Mean and sample standard deviation (0.0 for fewer than two values)."""
     if not values:

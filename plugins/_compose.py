@@ -20,6 +20,7 @@ from ._reward import AsyncReward, BatchResult, Reward, aevaluate_any
 from ._routing import routed
 from .completions import prompt_key
 from .errors import ConfigError, RewardInputError, UnknownRewardError, shown
+from .transforms.pass_at_k import with_pass_at_k
 
 # Rows of one prompt kept in one batch when the batch size is smaller (GRPO groups are 2-64 completions).
 MAX_GROUP_ROWS = 1024
@@ -220,6 +221,9 @@ class SetResult:
     weights: dict[str, float] | None = None
     step: float | None = None
     group_means: dict[str, list[float | None]] | None = None
+    # With the groups given, ``group_spans[alias][i]``: max - min of that reward over row i's group (what
+    # dynamic sampling's "flat group" test reads; ``None`` where it abstained on the whole group).
+    group_spans: dict[str, list[float | None]] | None = None
 
     def __getitem__(self, alias: str) -> BatchResult:
         return self.components[alias]
@@ -285,6 +289,7 @@ class RewardSet:
                 gated = AsyncGatedReward if isinstance(reward, AsyncReward) or isinstance(gate_reward, AsyncReward) \
                     else GatedReward
                 reward = gated(reward, gate_reward, entry.gate)
+            reward = with_pass_at_k(reward, entry.pass_at_k)
             self.members.append(Member(entry, routed(reward, entry.when, entry.where)))
         self._watchers: list[Any] = []
 
@@ -380,12 +385,13 @@ class RewardSet:
             weights.append(per_step[row_step])
         values = {alias: r.values for alias, r in components.items()}
         means = None if groups is None else {alias: _aggregate.group_means(v, groups) for alias, v in values.items()}
+        spans = None if groups is None else {alias: _aggregate.group_spans(v, groups) for alias, v in values.items()}
         if self.aggregate == "normalize_then_sum" and groups is None:
             groups = batch.groups()
         totals = _aggregate.combine(values, weights, self.aggregate, groups)
         single = len(per_step) == 1
         return SetResult(totals, components, next(iter(per_step.values())) if single else None,
-                         next(iter(per_step)) if single else None, means)
+                         next(iter(per_step)) if single else None, means, spans)
 
     def watch(self, watcher: Any) -> None:
         """Report what trainers score to ``watcher.observe(step, batch, results, log_metric, keys)`` (the

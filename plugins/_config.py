@@ -14,8 +14,9 @@ from ._routing import Route, parse_route
 from ._schedule import Schedule, parse_schedule
 from .errors import ConfigError, key_hint, key_names, number_text_hint, shown
 from .hacking.settings import MonitorSettings, parse_monitor, parse_role
+from .transforms.pass_at_k import check_k
 
-ENTRY_KEYS = ("name", "alias", "weight", "params", "gate", "timeout", "when", "role")
+ENTRY_KEYS = ("name", "alias", "weight", "params", "gate", "timeout", "when", "role", "pass_at_k")
 TOTAL = "reward"  # a scored row's weighted total (its components sit in ``rewards`` by alias): no alias may take it
 GATE_KEYS = ("reward", "threshold", "otherwise")
 TOP_LEVEL_KEYS = ("rewards", "aggregate", "monitor")
@@ -47,6 +48,7 @@ class RewardEntry:
     schedule: Schedule | None = None
     when: Route | None = None
     role: str | None = None
+    pass_at_k: int | None = None  # PKPO: the values become unbiased per-sample pass@k rewards in each prompt group
 
     @property
     def where(self) -> str:
@@ -180,7 +182,8 @@ def _entry(index: int, raw: Any) -> RewardEntry:
                           f"got {shown(timeout)}{number_text_hint(timeout)}")
     return RewardEntry(name, alias, float(weight), dict(params), _gate(where, raw.get("gate")),
                        None if timeout is None else float(timeout), schedule, parse_route(where, raw.get("when")),
-                       parse_role(where, raw.get("role")))
+                       parse_role(where, raw.get("role")),
+                       None if raw.get("pass_at_k") is None else check_k(where, raw["pass_at_k"]))
 
 
 def _gate(where: str, raw: Any) -> Gate | None:

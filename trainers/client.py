@@ -50,4 +50,5 @@ def scored_from_reply(body: dict[str, Any]) -> SetResult:
                             zip(values, body["reasons"][alias], body["outcomes"][alias], strict=True)], 0.0, 0)
         for alias, values in body["components"].items()
     }
-    return SetResult(list(body["values"]), components, group_means=body.get("group_means"))
+    return SetResult(list(body["values"]), components, group_means=body.get("group_means"),
+                     group_spans=body.get("group_spans"))

@@ -130,10 +130,12 @@ def collect(results: Sequence[SampleResult]) -> SetResult:
         )
         for alias in aliases
     }
-    means = None
+    means = spans = None
     if all(g.group_means is not None for g in groups):
         means = {alias: [scored.group_means[alias][i] for scored, i in results] for alias in aliases}
-    return SetResult([scored.totals[i] for scored, i in results], components, group_means=means)
+    if all(g.group_spans is not None for g in groups):
+        spans = {alias: [scored.group_spans[alias][i] for scored, i in results] for alias in aliases}
+    return SetResult([scored.totals[i] for scored, i in results], components, group_means=means, group_spans=spans)
 
 
 @dataclass

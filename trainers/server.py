@@ -130,6 +130,8 @@ def create_app(
         }
         if scored.group_means is not None:
             reply["group_means"] = scored.group_means
+        if scored.group_spans is not None:
+            reply["group_spans"] = scored.group_spans
         return _json(reply)
 
     async def hacking_endpoint(request: Request) -> Any:

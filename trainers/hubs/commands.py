@@ -47,7 +47,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _reasoning_gym(args: argparse.Namespace) -> int:
-    from rewardhub._output import write_rows
+    from rewardhub import write_rows
 
     from . import reasoning_gym
 

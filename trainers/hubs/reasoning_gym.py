@@ -8,11 +8,11 @@ columns the ``reasoning_gym`` reward reads. Parquet and ``datasets`` folders kee
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 from rewardhub import ConfigError
-from rewardhub._io import dumps_value
 
 __all__ = ["dataset_rows", "system_prompts", "tasks"]
 
@@ -54,7 +54,7 @@ def dataset_rows(task: str, size: int, *, seed: int | None = None, config: dict[
             {"role": "system", "content": prompts[system_prompt]}, {"role": "user", "content": question}]
         metadata = entry["metadata"]
         yield {"prompt": prompt, "answer": entry["answer"],
-               "metadata": dumps_value(metadata) if metadata_as_json else metadata}
+               "metadata": json.dumps(metadata, default=str) if metadata_as_json else metadata}
 
 
 def _registry() -> Any:

@@ -18,7 +18,6 @@ from paths import ROOT
 
 import rewardhub
 from rewardhub._io import iter_input
-from rewardhub._output import write_rows
 
 ITEMS = 2  # per task: with the four completions below, ~850 samples over the 106 tasks
 
@@ -53,7 +52,7 @@ def test_every_task_scores_as_reasoning_gym_scores_it(gym, tmp_path):
         dataset = gym.create_dataset(task, size=ITEMS, seed=seed)
         entries = list(dataset)
         written = tmp_path / f"{task}.jsonl"
-        write_rows(dataset_rows(task, ITEMS, seed=seed), written)  # the generator gives the same items
+        rewardhub.write_rows(dataset_rows(task, ITEMS, seed=seed), written)  # the generator gives the same items
         read_back = [record.row for record in iter_input(written)]
         assert [r["answer"] for r in read_back] == [e["answer"] for e in entries], task
         for index, (entry, row) in enumerate(zip(entries, read_back, strict=True)):
