@@ -48,6 +48,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.json_schema",
     "rewardhub.rewards.hubs.reasoning_gym",
     "rewardhub.rewards.hubs.nemo_gym",
+    "rewardhub.rewards.hubs.openenv",
     # code execution
     "rewardhub.sandbox.backends",
     "rewardhub.sandbox.commands",

@@ -6,10 +6,19 @@ pinned here and nowhere else, installed as tests/frameworks.py installs verl: ``
 from __future__ import annotations
 
 import importlib
+import json
+import os
+import shutil
+import subprocess
 import sys
+import sysconfig
+import tempfile
 from pathlib import Path
+from typing import Any
 
-from frameworks import install
+import pytest
+from frameworks import UNREACHABLE, cache_root, install
+from paths import TESTS
 
 # reasoning-gym 0.1.25 and the light packages its task modules import at load time (numpy, sympy,
 # matplotlib, rich, six come from rewardhub's own [dev] environment).
@@ -30,3 +39,53 @@ def on_path(versions: dict[str, str], helpers: tuple[str, ...]) -> Path:
 def reasoning_gym() -> Path:
     """The folder holding the pinned reasoning-gym (on ``sys.path`` from now on)."""
     return on_path(REASONING_GYM, REASONING_GYM_DEPS)
+
+
+# Packages whose dependencies are too many to chase one by one (OpenEnv: FastAPI, FastMCP, Gradio), or that
+# pin what rewardhub's [all] cannot share (verifiers: openai<3), get a virtual environment of their own.
+OPENENV = "openenv==0.10.0"
+VERIFIERS = "verifiers==0.4.0"
+
+
+def venv(name: str, requirements: list[str]) -> Path:
+    """The python of a cached virtual environment with ``requirements`` installed with their dependencies."""
+    root = cache_root() / "venvs" / name
+    if (root / ".complete").exists():
+        return root / "bin" / "python"
+    root.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".staging-{name}-", dir=root.parent))
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(staging)], check=True, timeout=300)
+    result = subprocess.run([str(staging / "bin" / "python"), "-m", "pip", "install", "--quiet", *requirements],
+                            capture_output=True, text=True, timeout=1800)
+    if result.returncode != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        output = result.stdout + result.stderr
+        if any(marker in output for marker in UNREACHABLE):
+            pytest.skip(f"cannot install {requirements}: no package index reachable")
+        raise RuntimeError(f"pip could not install {requirements}:\n{output[-3000:]}")
+    (staging / ".complete").write_text("\n".join(requirements))
+    try:
+        staging.rename(root)
+    except OSError:  # another session finished first
+        shutil.rmtree(staging, ignore_errors=True)
+    return root / "bin" / "python"
+
+
+# Run in another environment's python with this one's site-packages (rewardhub, editable, and its
+# dependencies) added after that environment's own, so the hub's pinned packages win.
+BOOT = """
+import json, runpy, site, sys
+site.addsitedir(sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+sys.argv = sys.argv[3:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def run_in(python: Path, script: Path, *args: str, timeout: float = 600) -> Any:
+    """Run ``script`` with ``python`` (see ``BOOT``) and return the JSON its last stdout line prints."""
+    here = sysconfig.get_paths()["purelib"]
+    result = subprocess.run([str(python), "-c", BOOT, here, str(TESTS), str(script), *args], capture_output=True,
+                            text=True, timeout=timeout, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert result.returncode == 0, f"{script.name} failed:\n{result.stderr[-5000:]}"
+    return json.loads(result.stdout.strip().splitlines()[-1])
