@@ -15,7 +15,8 @@ def scored():
 
 
 def test_a_rubric_gives_the_numbers_it_gives_an_environment(scored):
-    assert scored["combined"] == pytest.approx(scored["combined_direct"]) == pytest.approx([1.0, 0.7, 0.3])
+    assert scored["combined"] == pytest.approx(scored["combined_direct"])
+    assert scored["combined"] == pytest.approx([1.0, 0.7, 0.3])
     assert "WeightedSum: 0.7" in scored["reasons"][1] and "rubric_0=1" in scored["reasons"][1]
     assert scored["async"] == [1.0, 1.0, 0.0]
 
@@ -25,7 +26,7 @@ def test_an_environments_own_types_can_carry_the_row(scored):
 
 
 def test_it_is_one_reward_of_a_set(scored):
-    assert scored["in_a_set"] == [1.5, 1.0, 0.0]  # the rubric + 0.5 * exact_match (the last statement of #2 is "42")
+    assert scored["in_a_set"] == [1.0, 1.5, 0.0]  # the rubric + 0.5 * exact_match (which reads "the answer is 42")
 
 
 def test_a_rubric_that_fails_on_a_row_abstains_and_bad_params_are_named(scored):
