@@ -89,3 +89,13 @@ def run_in(python: Path, script: Path, *args: str, timeout: float = 600) -> Any:
                             text=True, timeout=timeout, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert result.returncode == 0, f"{script.name} failed:\n{result.stderr[-5000:]}"
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+# skyrl-gym 0.4.0 and what its registry and text environments import (pandas, requests come from [dev]).
+SKYRL_GYM = {"skyrl-gym": "0.4.0"}
+SKYRL_GYM_DEPS = ("omegaconf==2.4.0", "func_timeout==4.3.5")
+
+
+def skyrl_gym() -> Path:
+    """The folder holding the pinned skyrl-gym (on ``sys.path`` from now on)."""
+    return on_path(SKYRL_GYM, SKYRL_GYM_DEPS)
