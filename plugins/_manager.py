@@ -49,6 +49,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.hubs.reasoning_gym",
     "rewardhub.rewards.hubs.nemo_gym",
     "rewardhub.rewards.hubs.openenv",
+    "rewardhub.rewards.hubs.verifiers",
     # code execution
     "rewardhub.sandbox.backends",
     "rewardhub.sandbox.commands",
