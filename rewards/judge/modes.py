@@ -5,6 +5,7 @@
 - ``rubric``: weighted criteria (per row from a column, or in params), each judged yes/no in its own
   request; the score is the weighted share met, the failed criteria are named in the reason.
 - ``pairwise`` / ``groupwise`` (:mod:`.ranking`): the completions of one prompt compared in one call.
+- ``ruler`` (:mod:`.ruler`): a group's agent trajectories graded 0..1 in one call, their shared prefix sent once.
 - ``trajectory``: pointwise on an agent's whole episode (``{episode}``: every message, the tool calls
   made and their results) and the environment's final state (``{env_state}``); built-in template
   ``trajectory``. Any per-row mode's template (pointwise, label, rubric) may show those fields too.
@@ -231,9 +232,10 @@ class TrajectoryJudge(JudgeReward):
 # ----- one registry name -----------------------------------------------------------------------------------
 def _mode_classes() -> dict[str, type[JudgeReward]]:
     from .ranking import GroupwiseJudge, PairwiseJudge
+    from .ruler import RulerJudge
 
     return {"pointwise": JudgeReward, "label": LabelJudge, "rubric": RubricJudge,
-            "pairwise": PairwiseJudge, "groupwise": GroupwiseJudge, "trajectory": TrajectoryJudge}
+            "pairwise": PairwiseJudge, "groupwise": GroupwiseJudge, "trajectory": TrajectoryJudge, "ruler": RulerJudge}
 
 
 class JudgeFactory:
@@ -241,7 +243,7 @@ class JudgeFactory:
 
     name = "judge"
     description = ("LLM-as-judge via an OpenAI-compatible endpoint (modes: pointwise, label, rubric, pairwise, "
-                   "groupwise, trajectory): async, rate-limited, retried, cached")
+                   "groupwise, trajectory, ruler): async, rate-limited, retried, cached")
 
     def params(self) -> dict[str, Param]:
         merged = {"mode": Param("mode", "pointwise", "str")}
