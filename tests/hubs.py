@@ -99,3 +99,17 @@ SKYRL_GYM_DEPS = ("omegaconf==2.4.0", "func_timeout==4.3.5")
 def skyrl_gym() -> Path:
     """The folder holding the pinned skyrl-gym (on ``sys.path`` from now on)."""
     return on_path(SKYRL_GYM, SKYRL_GYM_DEPS)
+
+
+# openpipe-art 0.5.18 (the newest release; there is no 0.5.23) and what ``import art`` needs beside [dev]'s packages.
+ART = {"openpipe-art": "0.5.18"}
+ART_DEPS = ("python-dotenv==1.2.4", "polars==2.1.0", "litellm==1.82.0", "fastuuid==0.14.0", "tiktoken==0.14.0",
+            "pydantic-settings==2.16.3", "importlib-metadata==10.2.0", "lazy-importer==0.1.0", "h2==4.4.1",
+            "hyperframe==6.1.0")
+
+
+def art() -> Path:
+    """The folder holding the pinned openpipe-art (on ``sys.path`` from now on). LiteLLM, which ART imports, is told
+    to read its bundled model cost map instead of fetching one from the internet at import."""
+    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    return on_path(ART, ART_DEPS)
