@@ -42,28 +42,33 @@ def reasoning_gym() -> Path:
 
 
 # Packages whose dependencies are too many to chase one by one (OpenEnv: FastAPI, FastMCP, Gradio), or that
-# pin what rewardhub's [all] cannot share (verifiers: openai<3), get a virtual environment of their own.
-OPENENV = "openenv==0.10.0"
-VERIFIERS = "verifiers==0.4.0"
+# pin what rewardhub's [all] cannot share (verifiers: openai<3), get a virtual environment of their own,
+# installed from a lock file (tests/hub_requirements/, pip freeze of a resolved install): no resolver run,
+# the same versions on every machine.
+REQUIREMENTS = TESTS / "hub_requirements"
+OPENENV = "openenv-0.10.0"
+VERIFIERS = "verifiers-0.4.0"
 
 
-def venv(name: str, requirements: list[str]) -> Path:
-    """The python of a cached virtual environment with ``requirements`` installed with their dependencies."""
+def venv(name: str) -> Path:
+    """The python of the cached virtual environment ``name``, installed from ``hub_requirements/<name>.txt``."""
     root = cache_root() / "venvs" / name
-    if (root / ".complete").exists():
+    locked = REQUIREMENTS / f"{name}.txt"
+    if (root / ".complete").exists() and (root / ".complete").read_text() == locked.read_text():
         return root / "bin" / "python"
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".staging-{name}-", dir=root.parent))
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(staging)], check=True, timeout=300)
-    result = subprocess.run([str(staging / "bin" / "python"), "-m", "pip", "install", "--quiet", *requirements],
-                            capture_output=True, text=True, timeout=1800)
+    result = subprocess.run([str(staging / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps",
+                             "--no-compile", "-r", str(locked)], capture_output=True, text=True, timeout=1800)
     if result.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
         output = result.stdout + result.stderr
         if any(marker in output for marker in UNREACHABLE):
-            pytest.skip(f"cannot install {requirements}: no package index reachable")
-        raise RuntimeError(f"pip could not install {requirements}:\n{output[-3000:]}")
-    (staging / ".complete").write_text("\n".join(requirements))
+            pytest.skip(f"cannot install {locked.name}: no package index reachable")
+        raise RuntimeError(f"pip could not install {locked}:\n{output[-3000:]}")
+    (staging / ".complete").write_text(locked.read_text())
+    shutil.rmtree(root, ignore_errors=True)  # an environment of an older lock file
     try:
         staging.rename(root)
     except OSError:  # another session finished first

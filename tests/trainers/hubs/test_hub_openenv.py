@@ -11,7 +11,7 @@ import pytest
 
 @pytest.fixture(scope="module")
 def scored():
-    return hubs.run_in(hubs.venv("openenv-0.10.0", [hubs.OPENENV]), Path(__file__).with_name("openenv_side.py"))
+    return hubs.run_in(hubs.venv(hubs.OPENENV), Path(__file__).with_name("openenv_side.py"))
 
 
 def test_a_set_is_a_rubric_returning_its_weighted_total(scored):

@@ -11,7 +11,7 @@ import pytest
 
 @pytest.fixture(scope="module")
 def scored():
-    return hubs.run_in(hubs.venv("verifiers-0.4.0", [hubs.VERIFIERS]), Path(__file__).with_name("verifiers_side.py"))
+    return hubs.run_in(hubs.venv(hubs.VERIFIERS), Path(__file__).with_name("verifiers_side.py"))
 
 
 def test_the_sets_total_is_a_weighted_verifiers_reward(scored):
