@@ -1,6 +1,6 @@
 """Math answers in the caller: a canonical spelling of an extracted answer, and an exact reading of literals.
 
-Finding the answer is ``rewards/extract.py``'s job. Here an answer is rewritten into the LaTeX the parser
+Finding the answer is ``rewards/text/extract/``'s job. Here an answer is rewritten into the LaTeX the parser
 reads faithfully (brace-less ``\\frac12`` and ``\\sqrt3`` braced as TeX reads them, Python's ``**``,
 ``*`` and ``sqrt()`` as LaTeX, hex literals as numbers, primes kept as ``^{\\prime}`` instead of being
 dropped, mixed numbers and thousands separators made explicit), and plain literals (numbers, fractions,
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from ..extract import is_unit_word, number_in_words, unicode_to_latex
+from ..text.extract import is_unit_word, number_in_words, unicode_to_latex
 from .latex import to_parseable_latex
 
 # ----- normalisation ----------------------------------------------------------------------------------

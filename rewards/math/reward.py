@@ -1,6 +1,6 @@
 """The ``math`` reward: is the completion's final answer equal to the gold answer?
 
-Extraction (``rewardhub.rewards.extract``, in the math family's order), normalisation and plain
+Extraction (``rewardhub.rewards.text.extract``, in the math family's order), normalisation and plain
 literals (``literals``) are done in the caller; everything that needs a parser (LaTeX, expressions,
 sets, intervals, matrices, equations) is parsed and verified with Math-Verify in worker processes with
 a hard deadline per answer (``checker``), so no completion can hang training.
@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from rewardhub import Batch, Reward, Score, hookimpl
 
-from ..extract import (
+from ..text.extract import (
     Extraction,
     Unreadable,
     after_statement,
