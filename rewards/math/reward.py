@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from rewardhub import Batch, Reward, Score, hookimpl
 
+from ..text import canonical
 from ..text.extract import (
     Extraction,
     Unreadable,
@@ -25,7 +26,6 @@ from ..text.extract import (
     gsm8k,
     looks_truncated,
     read_answer,
-    visible,
 )
 from .checker import Check, MathChecker, list_items
 from .literals import Scalar, normalize, parse_literal, unit_of
@@ -44,7 +44,7 @@ def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadab
     False, the last math span, a bare answer and the last number that stands alone, read only after the
     last "the answer is" (never past a stated answer) and never in a completion cut off mid-sentence.
     :class:`Unreadable` when a stated answer cannot be read faithfully (``the answer is 5 or more``)."""
-    text = visible(text)
+    text = canonical(text)
     found = extract_answer(text, MATH_EXTRACTORS, max_chars=None)
     if isinstance(found, Unreadable) and found.how == "open_answer_tag" and _CLOSE_TAG in text:
         corrected = extract_answer(text[text.rfind(_CLOSE_TAG) :], ("final_statement",), max_chars=None)

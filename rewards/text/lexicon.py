@@ -36,6 +36,7 @@ __all__ = [
     "find",
     "find_last",
     "pattern",
+    "single_letters",
     "spaced",
 ]
 
@@ -43,7 +44,7 @@ LANGUAGES = ("en", "zh", "ja", "ko", "es", "de", "fr", "pt", "it", "ru")
 
 ANSWER_PHRASES: dict[str, tuple[str, ...]] = {
     "en": ("the answer is", "the final answer is", "answer:", "final answer:", "the result is", "the solution is"),
-    "zh": ("答案是", "答案为", "答案:", "答:", "最终答案是", "最终答案:", "结果是", "结果为", "所以答案是", "因此答案是",
+    "zh": ("答案是", "答案为", "答案:", "答案可能是", "答案应该是", "答案应为", "答:", "最终答案是", "最终答案:", "结果是", "结果为", "所以答案是", "因此答案是",
            "故答案为"),
     "ja": ("答えは", "答え:", "答:", "解答:", "正解は", "よって答えは", "したがって答えは"),
     "ko": ("답은", "정답은", "답:", "정답:", "따라서 답은"),
@@ -56,13 +57,13 @@ ANSWER_PHRASES: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 
 HEDGES: dict[str, tuple[str, ...]] = {
-    "en": ("or", "and/or", "alternatively", "either"),
-    "zh": ("或", "或者", "或是", "还是", "也可能是", "也许是", "抑或"),
+    "en": ("or", "and/or", "alternatively"),
+    "zh": ("或", "或者", "或是", "也可能是", "也许是", "抑或"),
     "ja": ("か", "または", "もしくは", "あるいは", "それとも", "又は"),
     "ko": ("또는", "혹은", "아니면"),
     "es": ("o", "u", "o bien"),
     "de": ("oder", "bzw.", "beziehungsweise"),
-    "fr": ("ou", "ou bien", "soit"),
+    "fr": ("ou", "ou bien"),
     "pt": ("ou",),
     "it": ("o", "oppure", "ovvero"),
     "ru": ("или", "либо"),
@@ -183,17 +184,26 @@ def find_last(text: str, kind: str, start: int = 0, languages: Iterable[str] = L
     return last
 
 
-def pattern(kind: str, languages: Iterable[str] = LANGUAGES) -> str:
+def pattern(kind: str, languages: Iterable[str] = LANGUAGES, *, single_letters: bool = True) -> str:
     """A regular expression (source text, for ``re.IGNORECASE``) matching one entry of ``kind`` with the
     boundaries of :func:`find`: for callers that place the entry inside a larger pattern (``12 (or|oder) 13``).
-    An alternation of literals, longest first: it never backtracks beyond one entry."""
-    return _pattern(kind, tuple(languages))
+    An alternation of literals, longest first: it never backtracks beyond one entry. ``single_letters=False``
+    leaves out the entries of one Latin letter (Spanish and Italian ``o``, Spanish ``u``), which a caller
+    reading math must tell from a variable itself."""
+    return _pattern(kind, tuple(languages), single_letters)
+
+
+def single_letters(kind: str, languages: Iterable[str] = LANGUAGES) -> tuple[str, ...]:
+    """The entries of ``kind`` that are one letter of a spaced script (``o``, ``u``): ambiguous beside math."""
+    return tuple(word for word in entries(kind, languages) if len(word) == 1 and spaced(word))
 
 
 @functools.cache
-def _pattern(kind: str, languages: tuple[str, ...]) -> str:
+def _pattern(kind: str, languages: tuple[str, ...], single: bool) -> str:
     alternatives = []
     for word in entries(kind, languages):
+        if not single and len(word) == 1 and spaced(word):
+            continue
         body = re.escape(word).replace("\\ ", "\\s+")
         if spaced(word):
             before = r"(?<![^\W_])" if word[0].isalnum() else ""

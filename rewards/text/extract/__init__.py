@@ -17,7 +17,7 @@ One module per job: ``answers`` (what extractors hand back), ``boxes``, ``spans`
 
 from .answers import MAX_ANSWER_CHARS, OR, Extraction, Unreadable, alternatives, bracket_depths
 from .boxes import boxed, last_boxed
-from .ladder import DEFAULT_EXTRACTORS, EXTRACTORS, check_extractors, extract_answer, visible
+from .ladder import DEFAULT_EXTRACTORS, EXTRACTORS, check_extractors, extract_answer
 from .normalize import Normalizer, canonical_number, strip_latex, unicode_to_latex
 from .numbers import (
     bare,
@@ -75,6 +75,5 @@ __all__ = [
     "strip_latex",
     "unicode_to_latex",
     "unless_revised",
-    "visible",
     "whole",
 ]

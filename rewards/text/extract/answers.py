@@ -8,7 +8,9 @@ import re
 from collections import deque
 from typing import NamedTuple
 
-__all__ = ["Extraction", "MAX_ANSWER_CHARS", "OR", "Unreadable", "alternatives", "bracket_depths"]
+from .. import lexicon
+
+__all__ = ["HEDGE", "Extraction", "MAX_ANSWER_CHARS", "OR", "Unreadable", "alternatives", "bracket_depths"]
 
 MAX_ANSWER_CHARS = 1000
 
@@ -30,11 +32,16 @@ class Unreadable(NamedTuple):
 
     reason: str
     how: str = ""
+
+
 OR = " \\text{ or } "  # how alternatives are joined in an extracted answer
-_OR_WORD = re.compile(r"(?<![A-Za-z\\])(?:or|alternatively|possibly|perhaps|maybe)(?![A-Za-z])", re.IGNORECASE)
+# "or" in any language of the lexicon ("or", "oder", "или", "或", "か"); a one-letter "or" (Spanish and Italian "o",
+# Spanish "u") only between two values set apart by spaces: "u = 5" names a variable.
+HEDGE = "(?:(?<![\\\\])" + lexicon.pattern("hedges", single_letters=False) + "|(?<=[\\d)\\]}$]\\s)(?:" + "|".join(
+    lexicon.single_letters("hedges")) + ")(?=\\s+[-+\\d$\\\\(\\[{]))"
+_OR_WORD = re.compile(f"{HEDGE}|{lexicon.pattern('hedge_adverbs')}", re.IGNORECASE)
 _OR_SEPARATOR = re.compile(
-    r"\s*(?:\\(?:text\w*|mbox|mathrm)\s*\{\s*(?:and/)?or\s*\}|(?<![A-Za-z\\])(?:and/)?or(?![A-Za-z])|\\(?:lor|vee)(?![A-Za-z]))\s*",
-    re.IGNORECASE,
+    rf"\s*(?:\\(?:text\w*|mbox|mathrm)\s*\{{\s*(?:and/)?or\s*\}}|{HEDGE}|\\(?:lor|vee)(?![A-Za-z]))\s*", re.IGNORECASE
 )
 _EITHER = re.compile(r"^\s*(?:\\(?:text\w*|mbox|mathrm)\s*\{\s*either\s*\}|either(?![A-Za-z]))\s*", re.IGNORECASE)
 

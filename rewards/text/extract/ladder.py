@@ -3,21 +3,18 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from rewardhub import ConfigError
 
+from ..canonical import canonical
 from .answers import MAX_ANSWER_CHARS, Extraction, Unreadable
 from .boxes import boxed
 from .numbers import bare, last_math, last_number, whole
 from .statements import answer_is, answer_tag, final_statement, gsm8k, open_answer_tag
 
-__all__ = ["DEFAULT_EXTRACTORS", "EXTRACTORS", "check_extractors", "extract_answer", "visible"]
+__all__ = ["DEFAULT_EXTRACTORS", "EXTRACTORS", "check_extractors", "extract_answer"]
 
-# Characters that show nothing (zero-width spaces and joiners, soft hyphens, direction marks): a reader sees the text
-# without them, so "o\u200br" is "or" and "W\u200bait" is "Wait".
-_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
 EXTRACTORS: dict[str, Callable[[str, int | None], str | Unreadable | None]] = {
     "boxed": boxed,
     "final_statement": final_statement,
@@ -58,7 +55,7 @@ def extract_answer(
     """
     if not isinstance(text, str):
         return None
-    text = visible(text)
+    text = canonical(text)
     for name in extractors:
         answer = EXTRACTORS[name](text, max_chars)
         if isinstance(answer, Unreadable):
@@ -66,9 +63,3 @@ def extract_answer(
         if answer is not None:
             return Extraction(answer, name)
     return None
-
-
-def visible(text: str) -> str:
-    """``text`` as a reader sees it: without the characters that show nothing (zero-width spaces, soft hyphens,
-    direction marks), which would otherwise hide an "or" or a "wait" from the reader."""
-    return text if text.isascii() else _INVISIBLE.sub("", text)

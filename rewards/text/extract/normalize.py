@@ -10,6 +10,7 @@ import unicodedata
 from dataclasses import dataclass
 from decimal import Context, Decimal, InvalidOperation
 
+from ..number_words import without_measure_word
 from .numbers import _LATEX_WRAPPERS, number_in_words
 
 __all__ = ["Normalizer", "canonical_number", "strip_latex", "unicode_to_latex"]
@@ -61,6 +62,7 @@ class Normalizer:
         if self.latex:
             text = strip_latex(text)
         if self.numbers:
+            text = without_measure_word(text)  # "34 元", "42입니다"
             number = canonical_number(text) or canonical_number(number_in_words(text) or "")
             if number is not None:
                 return number

@@ -11,15 +11,15 @@ import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 
-from ..number_words import MAX_WORDS, NUMBER_WORDS, words_to_number
-from .answers import MAX_ANSWER_CHARS, _bounded, _last_match
+from ..number_words import MAX_WORDS, NUMBER_WORDS, cjk_number, words_to_number
+from .answers import HEDGE, MAX_ANSWER_CHARS, _bounded, _last_match
 from .boxes import _SEPARATORS, _joined, _separator_gap
 from .spans import _FUNCTION_WORDS, _TEXT_GROUP, _clean_span, _scan_spans, ends_inside_math, math_spans
 
 __all__ = ["bare", "is_unit_word", "last_math", "last_number", "looks_truncated", "number_before_unit", "number_in_words", "whole"]
 
 _MAX_BARE_CHARS = 200  # a whole text longer than this is not "a bare answer"
-_SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|\n")
+_SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|\n|[。！？]")
 # Right before a number: a relation that makes it a bound ("n \ge 3", "x < 5", "\approx 2.7"), not the value.
 _BOUND_BEFORE = re.compile(r"(?:\\(?:geq?|leq?|gt|lt|neq?)(?![A-Za-z])|[<>≥≤≠])\s*\$?\s*$")
 _UNFINISHED = frozenset(",:;=+-/\\({[&^_|<\u2013\u2014")  # a text ending on these was cut off mid-sentence
@@ -36,6 +36,9 @@ _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s{1,3}$")
 # "10 minus 3", "more than 5", "5 or 6", "not 12": the number after these words is not the answer
 _SCALING_BEFORE = frozenset({"or", "minus", "plus", "times", "than", "over", "not", "never", "isn't", "aren't", "wasn't",
                              "least", "most"})  # fmt: skip
+_HEDGE_BEFORE = re.compile(rf"{HEDGE}\s*$", re.IGNORECASE)
+_HEDGE_AFTER = re.compile(rf"\s*{HEDGE}", re.IGNORECASE)
+_CJK_SCALE = re.compile("[十百千万亿兆]+")
 _ARITHMETIC = "+-*/×÷·−"
 _NEXT_WORD = re.compile(r"\s{0,3}(?:\\text\{\s*)?([A-Za-z]+)")
 _ALLOWED_AFTER = re.compile(r"\\(?:[%$,;!: )\]]|text|mbox|mathrm|quad|qquad)")
@@ -148,10 +151,14 @@ def bare(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
 def number_in_words(text: str) -> str | None:
     """The number a text spells out in words, followed by at most a few unit words, as digits (else None):
     ``fifty-two`` -> ``52``, ``**Twelve** apples`` -> ``12``, ``two thirds`` -> ``2/3``, ``\\text{seventy six}``
-    -> ``76``; ``one of the following``, ``two or three``, ``5 apples`` (digits) -> None."""
+    -> ``76``; CJK numerals too (``十二个`` -> ``12``, ``3万`` -> ``30000``, ``九分之一`` -> ``1/9``); ``one of the
+    following``, ``two or three``, ``5 apples`` (digits) -> None."""
     if len(text) > _MAX_WORDED_CHARS:
         return None
     cleaned = _LATEX_WRAPPERS.sub(r" \1 ", text).replace("*", " ").replace("$", " ").strip(" \t.!,;:\"'")
+    cjk = cjk_number(cleaned)
+    if cjk is not None:
+        return cjk  # "十二", "负十九", "九分之一", "3万"
     if not cleaned or not _WORDS_ONLY.fullmatch(cleaned):
         return None
     words = cleaned.split()
@@ -220,9 +227,11 @@ def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | No
     start = last.start()
     if text[start] in "-+−" and start > 0 and (text[start - 1].isalnum() or text[start - 1] in ")}]"):
         start += 1  # a binary minus or plus, not a sign
-    if not _stands_alone(text, start, last.end()) or _label(text, start, last.end()):
+    scaled = _CJK_SCALE.match(text, last.end())  # "3万", "1.5亿": the scale is part of the number
+    end = scaled.end() if scaled is not None and cjk_number(text[start : scaled.end()]) else last.end()
+    if not _stands_alone(text, start, end) or _label(text, start, end):
         return None
-    return _bounded(text[start : last.end()], max_chars)
+    return _bounded(text[start:end], max_chars)
 
 
 def _words_in(text: str, words: Iterable[str], start: int = 0, *, reverse: bool = False) -> Iterator[tuple[int, int]]:
@@ -286,7 +295,7 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
     if _hedged(text, start, end):
         return False
     after = text[end] if end < len(text) else " "
-    if after in "^_{}'/&" or after.isdigit():
+    if after in "^_{}'/&" or after.isdigit() or _CJK_SCALE.match(after):  # "3万" is 30000, not 3
         return False
     if after == "\\":
         return _ALLOWED_AFTER.match(text, end) is not None
@@ -305,12 +314,14 @@ def _modified(text: str, start: int, end: int) -> bool:
 
 
 def _hedged(text: str, start: int, end: int) -> bool:
-    """``5 or more``, ``2 million``, ``3 times``, ``5 or 6``, ``10 minus 3``, ``at least 5``, ``n \\ge 3``: the
+    """``5 or more``, ``2 million``, ``3 times``, ``5 or 6`` (``oder``, ``或``, ``или``: any hedge of the lexicon), ``10 minus 3``, ``at least 5``, ``n \\ge 3``: the
     number is hedged, scaled or a bound (it is not the answer), or an operand of arithmetic (``16 - 3``,
     ``9 * 2``: only a result after ``=`` is)."""
     before = _WORD_BEFORE.search(text, max(0, start - 14), start)
     if before is not None and before.group(1).lower() in _SCALING_BEFORE:
         return True
+    if _HEDGE_BEFORE.search(text, max(0, start - 16), start) or _HEDGE_AFTER.match(text, end):
+        return True  # "12 oder 13", "12或13", "12 или 13": one of two values
     if _BOUND_BEFORE.search(text, max(0, start - 12), start) or _modified(text, start, end):
         return True
     return _operand_before(text, start) or _operand_after(text, end)

@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .. import lexicon
 from .answers import (
     _EITHER,
+    HEDGE,
     MAX_ANSWER_CHARS,
     OR,
     Unreadable,
@@ -24,7 +26,6 @@ from .numbers import (
     _SENTENCE_BREAK,
     _WORD,
     _modified,
-    _words_in,
     bare,
     last_math,
     last_number,
@@ -36,14 +37,16 @@ __all__ = ["after_statement", "answer_is", "answer_tag", "final_statement", "gsm
 
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 # "the answer is", "Answer:", "the answer (arabic numerals) is": a short remark may stand between.
+# In the other languages of the lexicon: "答案是", "Die Antwort ist", "Ответ:", "答えは", "정답은", ...
 _ANSWER_IS = re.compile(
-    r"answer\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|(?:would|should|will|must|could|might|may) be)\b:?|:)",
+    r"answer\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|(?:would|should|will|must|could|might|may) be)\b:?|:)|"
+    + lexicon.pattern("answer_phrases", [language for language in lexicon.LANGUAGES if language != "en"]),
     re.IGNORECASE,
 )  # also "**Answer**: 12", "the answer would be 12"
 # "another valid answer is", "an alternative answer would be", "the other possible answer is": a second answer.
 _ANOTHER_ANSWER = re.compile(r"(?<![A-Za-z])(?:another|alternative|alternate|other|second|also)(?:\s+[A-Za-z]+)?\s+$",
                              re.IGNORECASE)  # fmt: skip
-_SENTENCE_END = re.compile(r"\.(?:\s|$)")
+_SENTENCE_END = re.compile(r"\.(?:\s|$)|[。！？]")
 _HOPE = "i hope it is correct"  # the MATH few-shot sign-off, found case-insensitively
 _QUOTES = re.compile(r'^(?:\\?["\u201c\u201d])+|(?:\\?["\u201c\u201d])+$')  # "12 and 13" quoted
 _REMARK = re.compile(r"\s*(?<!\\)\([^()\\]*[A-Za-z]{3,}[^()\\]*\)$")  # "-\\frac{\\pi}{6} (without quotes)"
@@ -52,15 +55,10 @@ _COPULA = re.compile(r"\b(?:is|are|was|were|equals)\b")
 _REASON = re.compile(r"(?:,\s*|\s*\(\s*|\s+)(?:since|because|as|which|where|given|when|while|i\.e\.|e\.g\.|hence|thus"
                      r"|so that)\b", re.IGNORECASE)  # fmt: skip
 _OR_REMARK = re.compile(r"\s*\(\s*((?:and/)?or\b[^()]*)\)")  # "12 (or possibly 13)" offers 13 too
-# Between the values a phrase offers: "or" (and "and/or"), and "but" (a correction offers a second value).
-_PHRASE_SEPARATOR = re.compile(r"\s*,?\s*(?<![A-Za-z\\])(?:(?:and/)?or|but)(?![A-Za-z])\s*", re.IGNORECASE)
+# Between the values a phrase offers: "or" in any language (and "and/or"), and "but" (a correction offers a second value).
+_PHRASE_SEPARATOR = re.compile(rf"\s*,?\s*(?:{HEDGE}|(?<![A-Za-z\\])but(?![A-Za-z]))\s*", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
-# After a stated answer, words that take it back: "Wait, I made an error", "Actually", "it should be".
-_RETRACTIONS = ("wait", "actually", "oops", "mistake", "error", "wrong", "incorrect", "correction", "should be", "instead",
-                "second thought", "hold on", "hmm", "scratch that", "no,", "nope", "let me", "redo", "recount", "recheck",
-                "recompute", "recalculate", "recalculating", "reconsider", "reconsidering", "rethink", "revise", "revised",
-                "miscalculated", "miscalculation", "miscounted", "misread", "slipped", "typo", "not right", "not correct",
-                "re-examine", "rechecking", "recomputing", "recounting", "redoing", "update", "updated")  # fmt: skip
+_HEDGED_TAIL = re.compile(f"{HEDGE}|{lexicon.pattern('hedge_adverbs')}", re.IGNORECASE)
 _CHAIN = frozenset("0123456789 .,+-*/×÷=^()·")  # the arithmetic that ends on a result: "16 - 3 - 4 = 9"
 # Words and signs before a value that make it a bound or an estimate: "at least 5", "about 5", "x \ge 3".
 _BOUND = re.compile(r"(?<![A-Za-z])(?:at least|at most|more than|less than|fewer than|greater than|no more than|up to)"
@@ -282,17 +280,40 @@ def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str 
 
 
 def unless_revised(text: str, end: int, found: str | Unreadable | None) -> str | Unreadable | None:
-    """``found`` (stated in ``text`` up to ``end``), unless the text after it takes it back and gives another
-    number (``\\boxed{18} Wait, I made an error. It should be 20.``): then it is no final answer."""
+    """``found`` (stated in ``text`` up to ``end``), unless the text after it takes it back (a correction of the
+    lexicon, in any of its languages) and gives another value: then the corrected value when the correction
+    ends the text on one value that stands alone (``\\boxed{18} Wait, I made an error. It should be 20.`` is 20),
+    else no final answer (:class:`Unreadable`)."""
     if not isinstance(found, str):
         return found
-    retraction = next(_words_in(text, _RETRACTIONS, end), None)
+    retraction = next(lexicon.find(text, "corrections", end), None)
     later = _later_value(text[retraction[1] :]) if retraction is not None else None
     if later is None:
         return found
     if _same_value(found, later):
         return found  # "Wait, let me check: yes, 18."
+    corrected = _corrected_value(text[retraction[1] :])
+    if corrected is not None:
+        return corrected  # "Scratch that, I miscounted: it's 432.", "不对，重新算一下，应该是 13。"
     return Unreadable(f"the stated answer {_squeeze(found)!r} is taken back after it ({text[retraction[0] : retraction[1]]!r} ...)")
+
+
+def _corrected_value(tail: str) -> str | None:
+    """The one value a correction gives: the only math span or number of ``tail``, standing alone and ending the
+    text (at most a few words after it, such as a unit); None when the tail holds several values or goes on."""
+    spans = math_spans(tail)
+    outside = [m for m in _NUMBER_TOKEN.finditer(tail) if not any(start <= m.start() < end for start, end, _ in spans)]
+    if len(spans) + len(outside) != 1:
+        return None
+    if spans:
+        start, end, content = spans[0]
+        value = _clean_span(content) if not _modified(tail, start, end) else None
+    else:
+        start, end = outside[0].span()
+        value = last_number(tail, None)
+    if value is None or len(tail[end:].split()) > 3 or _HEDGED_TAIL.search(tail):
+        return None
+    return value
 
 
 def _later_value(text: str) -> str | None:
