@@ -49,6 +49,9 @@ _NAMED_VALUE = re.compile(r"([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*([^=<>]+)")  # "x = 
 _TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)((?:\s+[A-Za-z]+\.?)+)")  # unambiguous: no backtracking
 
 
+_TIMES_TEN = re.compile(r"(?<=\d)\s*(?:x|\*|·|×|\\cdot|\\times)\s*(?=10\s*\^)")  # 5.29 x 10^{-11}, 5.29·10^{-11}
+
+
 def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     """A canonical spelling of an extracted answer (wrappers, spacing, units, separators removed).
 
@@ -60,6 +63,7 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     s = _THOUSANDS_MARK.sub("", s).replace("{,}", ",")
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     s = _SIZING.sub("", s)
+    s = _TIMES_TEN.sub(r" \\times ", s)
     s = _INVISIBLE.sub("", s)
     s = _DROP.sub("", s)
     s = _SPACE.sub(" ", s)
@@ -493,6 +497,32 @@ def _set_verdict(gold: tuple[Scalar, ...], answer: tuple[Scalar, ...]) -> bool |
     if all(v is True for v in matches.values()):
         return True
     return False if False in matches.values() else None
+
+
+_TINY = Fraction(1, 1000)  # below this, the parser's rounding to 6 decimals cannot tell 1.6e-19 from 1.6e-18 or from 0
+_STATED_DECIMAL = re.compile(r"-?(\d+(?:\.\d+)?)(?:\s*(?:\\times|\\cdot)\s*10\^\{?-?\d+\}?)?")
+
+
+def magnitude_verdict(gold_text: str, gold: Literal, answer: Literal) -> bool | None:
+    """The verdict on two small numbers (below 10^-3) that no rounding to a fixed number of decimals can give:
+    equal when the answer lies within half a unit of the last digit the gold states (``1.6 \\times 10^{-19}``
+    accepts ``1.602 \\times 10^{-19}``, never ``1.6 \\times 10^{-18}`` or ``0``), exactly equal for a gold that
+    states no decimal precision (a fraction); None for anything else (the exact path or the parser decides)."""
+    if not (isinstance(gold, Scalar) and isinstance(answer, Scalar)) or not (gold.rational and answer.rational):
+        return None
+    if gold.percent or answer.percent or gold.variable != answer.variable:
+        return None
+    g, a = gold.value, answer.value
+    if max(abs(g), abs(a)) >= _TINY:
+        return None
+    if g == a:
+        return True
+    stated = _STATED_DECIMAL.fullmatch(gold_text.strip())
+    if stated is None or g == 0:
+        return False
+    digits = len(stated.group(1).replace(".", "").lstrip("0")) or 1
+    unit = Fraction(10) ** (math.floor(math.log10(abs(float(g)))) - digits + 1)
+    return abs(a - g) <= unit / 2
 
 
 def _scalar_verdict(gold: Scalar, answer: Scalar) -> bool | None:

@@ -31,6 +31,12 @@ _SHORT_PROSE = frozenset("so is of to in on at it be as by an we if no do my".sp
 _NUMBER_TOKEN = re.compile(
     r"[-+−]?(?:(?<!\d)\d{1,9} \d{1,9}/\d+(?![\d/])|(?:(?:\d+(?:(?:,|\{,\}|,\\!)\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?)"
 )  # "2 1/2" is one number (two and a half)
+# A number in scientific notation: "5e-8", "1.48E+29", "5.29 \\times 10^{-11}", "5.29 x 10^{-11}" (superscript
+# exponents read as ^{-11} by the text layer): one number, never its exponent alone.
+_SCIENTIFIC = re.compile(
+    r"[-+−]?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,3}(?!\w|\.\d)"
+    r"|\s*(?:\\times|\\cdot|×|·|x|\*)\s*10\s*\^\s*(?:\{\s*[-+−]?\d{1,3}\s*\}|[-+−]?\d))"
+)
 _UNIT_AFTER_NUMBER = re.compile(r"(?:cm|mm|km|kg|mg|ml|mph|min|m|g|s|h|l)(?![A-Za-z])")
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s{1,3}$")
 # "10 minus 3", "more than 5", "5 or 6", "not 12": the number after these words is not the answer
@@ -224,6 +230,9 @@ def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | No
             return _worded_number(text, phrase, max_chars)
     if last is None:
         return None
+    scientific = _last_match(_SCIENTIFIC, text)
+    if scientific is not None and scientific.end() >= last.end():  # "1.48e29", "9.34 × 10²³": the whole number
+        last = scientific
     start = last.start()
     if text[start] in "-+−" and start > 0 and (text[start - 1].isalnum() or text[start - 1] in ")}]"):
         start += 1  # a binary minus or plus, not a sign
