@@ -20,6 +20,7 @@ from fractions import Fraction
 from ..text.extract import is_unit_word, number_in_words, unicode_to_latex
 from ..text.number_words import cjk_number, without_measure_word
 from .latex import to_parseable_latex
+from .units import unit_of  # noqa: F401 (read from here by majority_vote)
 
 # ----- normalisation ----------------------------------------------------------------------------------
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
@@ -31,7 +32,7 @@ _SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])")
 _INVISIBLE = re.compile(r"\\(?:color\{[^{}]*\}|phantom\{[^{}]*\})")
 # Dropped: spacing commands, dollars, degree signs (never the second half of a "\\" line break).
 _DROP = re.compile(r"(?<!\\)\\(?:displaystyle(?![A-Za-z])|[!,;:$])|\$|\^\s*\{?\\circ\}?|°")
-_SPACE = re.compile(r"(?<!\\)\\(?:quad(?![A-Za-z])|qquad(?![A-Za-z])| )")
+_SPACE = re.compile(r"(?<!\\)\\(?:quad(?![A-Za-z])|qquad(?![A-Za-z])| )|~")  # ~ is TeX's unbreakable space
 _PERCENT_WORD = re.compile(r"(?<=\d)\s*(?:percentage|percent|pct)\b")
 _WRAPPER = re.compile(r"\\(?:text|textbf|textnormal|textrm|mathrm|mbox|mathbf)\{([^{}]*)\}")
 _UNIT = re.compile(r"(.*?[\d}])\s*\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{([^{}]*)\}(?:\^\{?\d\}?)?")
@@ -139,47 +140,12 @@ def _number_spelling(s: str, decimal_comma: bool) -> str:
     return s
 
 
-# Units by what they measure in: two answers in different units of this table are different answers
-# (5 km is not 5 cm), whatever their numbers; units outside it are simply dropped.
-_UNITS = {
-    unit: name
-    for name, spellings in {
-        "mm": "mm millimeter millimeters millimetre millimetres", "cm": "cm centimeter centimeters centimetre centimetres",
-        "m": "m meter meters metre metres", "km": "km kilometer kilometers kilometre kilometres",
-        "inch": "in inch inches", "foot": "ft foot feet", "yard": "yd yard yards", "mile": "mi mile miles",
-        "mg": "mg milligram milligrams", "g": "g gram grams", "kg": "kg kilogram kilograms",
-        "pound": "lb lbs pound pounds", "ounce": "oz ounce ounces", "second": "s sec secs second seconds",
-        "minute": "min mins minute minutes", "hour": "h hr hrs hour hours", "day": "day days",
-        "week": "week weeks", "month": "month months", "year": "yr yrs year years",
-        "ml": "ml milliliter milliliters millilitre millilitres", "l": "l liter liters litre litres",
-        "dollar": "dollar dollars", "cent": "cent cents", "euro": "euro euros",
-        "degree": "deg degree degrees", "radian": "rad rads radian radians",
-    }.items()
-    for unit in spellings.split()
-}  # fmt: skip
-_NUMBER_WITH_UNIT = re.compile(
-    r"\$?\s*-?[\d.,{}]+\s*(?:\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{\s*)?([A-Za-z]+)\}?(?:\^\{?(\d)\}?)?\.?"
-)
-_NUMBER_IN_DEGREES = re.compile(r"\$?\s*-?[\d.,{}]+\s*(?:\^\s*\{?\s*\\circ\s*\}?|°)\.?")
-
-
 _MODULO = re.compile(r"\\[bp]?mod(?![A-Za-z])|(?<![A-Za-z\\])mod(?![A-Za-z])")
 
 
 def has_modulus(text: str) -> bool:
     """Whether an answer is taken modulo something (``25 \\bmod 7``, ``103 \\pmod{102}``): a residue, not its number."""
     return _MODULO.search(text) is not None
-
-
-def unit_of(answer: str) -> str | None:
-    """The unit of a number-and-unit answer (``5 km``, ``5\\text{ km}``, ``5\\text{ km}^2``, ``90^\\circ``) when it
-    is in the table, with its power (``km^2`` is an area, not a length), else None."""
-    text = answer.strip().replace("$", "").strip()
-    if _NUMBER_IN_DEGREES.fullmatch(text):
-        return "degree"
-    match = _NUMBER_WITH_UNIT.fullmatch(text)
-    unit = None if match is None else _UNITS.get(match.group(1).lower())
-    return unit if unit is None or match.group(2) in (None, "1") else f"{unit}^{match.group(2)}"
 
 
 # ----- the exact fast path ---------------------------------------------------------------------------

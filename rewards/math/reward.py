@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 from rewardhub import Batch, Reward, Score, hookimpl
@@ -28,7 +29,8 @@ from ..text.extract import (
     read_answer,
 )
 from .checker import Check, MathChecker, list_items
-from .literals import Scalar, normalize, parse_literal, unit_of
+from .literals import Scalar, normalize, parse_literal
+from .units import Quantity, convert, quantity, unit_of
 
 # The answer tag first (even truncated: R1-style prompts ask for it), then the later of the last box and
 # the last "the answer is", then GSM8K's ####.
@@ -109,7 +111,8 @@ def _gold(value: str, max_chars: int) -> _Gold | str | None:
     text = values[0] if len(values) == 1 else ", ".join(values)
     if not text or len(text) > max_chars:
         return text or None
-    return _Gold(text, unit_of(answer), isinstance(parse_literal(text), Scalar), normalize(answer, decimal_comma=True))
+    unit = unit_of(answer) or (unit_of(value) if "\n" not in value else None)  # "112\\,\\mathrm{s}": read as 112
+    return _Gold(text, unit, isinstance(parse_literal(text), Scalar), normalize(answer, decimal_comma=True))
 
 
 class MathReward(Reward):
@@ -175,9 +178,17 @@ class MathReward(Reward):
         offered = alternatives(found.answer)
         if not all(offered):
             return Score(0.0, f"no answer: a hedge, {_short(found.answer)!r} leaves an alternative empty", False)
-        units = {unit_of(item) for value in offered for item in list_items(value)} - {None}  # each value's own
-        other = next((unit for unit in sorted(units) if gold.unit is not None and unit != gold.unit), None)
-        if other is not None:
+        whole = quantity(offered[0]) if len(offered) == 1 else None  # "112\,\text{min}" is one quantity, no list
+        quantities = [whole] if whole else [quantity(item) for value in offered for item in list_items(value)]
+        other = next((q.unit for q in quantities if q is not None and gold.unit is not None and q.unit != gold.unit), None)
+        if whole is not None and gold.unit is not None:  # "2300 cm" for "23\,\text{m}": the value in the gold's unit
+            converted = _in_unit(whole, gold.unit)
+            if isinstance(converted, Score):
+                return converted
+            offered = [converted]
+        elif whole is not None:
+            offered = [whole.number]  # a unit the gold does not state: its number answers
+        elif other is not None:
             return Score(0.0, f"not equal: {_short(found.answer)} is in {other}, the gold in {gold.unit}", False)
         answers = [normalize(value, decimal_comma=gold.is_number) for value in offered]
         if not all(answers):
@@ -214,6 +225,35 @@ class MathReward(Reward):
         if undecided is not None:
             return undecided
         return Score(1.0, "correct: every value offered " + "; ".join(score.reason for score in scores), True)
+
+
+def _in_unit(found: Quantity, unit: str) -> str | Score:
+    """The number of ``found`` expressed in ``unit`` (exactly), or the score when it cannot be: 0 for a quantity
+    of another kind (a time for a length), an abstention when its number is no exact literal."""
+    if found.unit == unit:
+        return found.number
+    number = parse_literal(normalize(found.number))
+    if not isinstance(number, Scalar) or not number.rational or number.percent:
+        return Score(None, f"cannot compare: {found.number} {found.unit} is no exact number to convert to {unit}")
+    value = convert(number.value, found.unit, unit)
+    if value is None:
+        return Score(0.0, f"not equal: {found.number} {found.unit} is not a quantity in {unit}", False)
+    return _decimal(value) if _terminates(value.denominator) else f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
+def _terminates(denominator: int) -> bool:
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+    return denominator == 1
+
+
+def _decimal(value: Fraction) -> str:
+    from decimal import Decimal, localcontext
+
+    with localcontext() as context:
+        context.prec = 60
+        return format((Decimal(value.numerator) / Decimal(value.denominator)).normalize(), "f")
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -37,6 +37,8 @@ _SCIENTIFIC = re.compile(
     r"[-+−]?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,3}(?!\w|\.\d)"
     r"|\s*(?:\\times|\\cdot|×|·|x|\*)\s*10\s*\^\s*(?:\{\s*[-+−]?\d{1,3}\s*\}|[-+−]?\d))"
 )
+# One short unit word ending the sentence after the last number ("3180 min.", "5 km/h", "12 apples").
+_UNIT_ENDING = re.compile(r"[ \t]?([A-Za-zµμΩ]{1,8}(?:/[A-Za-z]{1,3})?)(?=[ \t]*(?:[.!?,;)]|$))")
 _UNIT_AFTER_NUMBER = re.compile(r"(?:cm|mm|km|kg|mg|ml|mph|min|m|g|s|h|l)(?![A-Za-z])")
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s{1,3}$")
 # "10 minus 3", "more than 5", "5 or 6", "not 12": the number after these words is not the answer
@@ -240,7 +242,8 @@ def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | No
     end = scaled.end() if scaled is not None and cjk_number(text[start : scaled.end()]) else last.end()
     if not _stands_alone(text, start, end) or _label(text, start, end):
         return None
-    return _bounded(text[start:end], max_chars)
+    unit = _UNIT_ENDING.match(text, end)  # "3180 min.", "20000 mL": the unit goes with the number
+    return _bounded(text[start : unit.end(1) if unit is not None else end], max_chars)
 
 
 def _words_in(text: str, words: Iterable[str], start: int = 0, *, reverse: bool = False) -> Iterator[tuple[int, int]]:
