@@ -6,7 +6,9 @@ the latest of the last ``\\boxed{}``, the last "the answer is ..." and the last 
 a stated answer the reader cannot read faithfully (``5 or more``) scores 0 with the reason. Then
 both sides are normalised (case, whitespace, punctuation, numbers such as ``1,000`` = ``8{,}000``-style =
 ``1000.0``, LaTeX wrappers) before comparing; when the reference is a number, unit words after the
-answer's number are dropped (``18 dollars`` = ``18``, never ``5 or more`` = ``5``).
+answer's number are dropped (``18 dollars`` = ``18``, never ``5 or more`` = ``5``). A completion that is
+itself the reference after normalisation (``42`` for ``42``, ``Paris.`` for ``Paris``) is always right,
+whatever markup it lacks.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ class ExactMatch(Reward):
         references = self._references(row[self.column])
         if not references:
             return Score(None, f"no reference answer in column {self.column!r}")
+        if len(text) <= self.max_answer_chars and self.normalize(text) in references:
+            return Score(1.0, f"correct: the completion is the reference {_quote(text.strip())}", True)
         found = extract_answer(text, self.extractors, self.max_answer_chars)
         if found is None:
             return Score(0.0, f"no answer found (tried {', '.join(self.extractors)})", False)

@@ -42,6 +42,15 @@ _MODULUS = re.compile(r"\s*(?:\\pmod\s*\{[^{}]*\}|\\pmod\s*\w+|\(\s*\\b?mod\s*\w
 _MIXED_TEX = re.compile(r"(?<![\w.}^_\\])(\d+)\s*\\frac\{(\d+)\}\{(\d+)\}")
 _MIXED_SLASH = re.compile(r"(-?\d+)\s+(\d+)/(\d+)")  # "3128 1/2" is 3128 and a half, as 918\frac{1}{2} is
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_ANGLE_OPEN = re.compile(r"\\langle(?![A-Za-z])|⟨|〈")
+_ANGLE_CLOSE = re.compile(r"\\rangle(?![A-Za-z])|⟩|〉")
+_COLUMN = re.compile(r"\\begin\{[pb]matrix\}([^{}]*)\\end\{[pb]matrix\}")
+_SWISS_MARK = re.compile(r"(?<=\d)['’](?=\d{3}(?!\d))")
+_SWISS = re.compile(r"-?\d{1,3}(?:['’]\d{3})+(?:\.\d+)?")  # 7'610'539
+_INDIAN = re.compile(r"-?\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?")  # 76,10,539 (lakh and crore groups)
+_MIXED_AND = re.compile(r"(-?\d+)\s+and\s+(\d+)/(\d+)((?:\s+[A-Za-z]+\.?)*)")  # "8 and 1/4 cups"
+# 0.\overline{3}, 0.1\overline{6}, 0.\dot{3}, 0.(3): a repeating decimal, read as the fraction it is
+_REPEATING = re.compile(r"(-?)(\d*)\.(\d*)(?:\\overline\{(\d{1,9})\}|\\dot\{(\d)\}|\((\d{1,9})\))")
 _SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+(?:\.\d+)?")
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
 _SCIENTIFIC = re.compile(r"-?\d+(?:\.\d+)?[eE][+-]?\d{1,2}")  # "1e3", "2.5e-05": not Euler's e times 3
@@ -64,10 +73,15 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     s = _THOUSANDS_MARK.sub("", s).replace("{,}", ",")
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     s = _SIZING.sub("", s)
+    s = _ANGLE_OPEN.sub("(", _ANGLE_CLOSE.sub(")", s))  # \\langle a, b \\rangle is the vector (a, b)
+    column = _COLUMN.fullmatch(s.strip())
+    if column and "&" not in column.group(1):  # a column vector is the tuple of its entries
+        s = "(" + ", ".join(entry.strip() for entry in column.group(1).split("\\\\")) + ")"
     s = _TIMES_TEN.sub(r" \\times ", s)
     s = _INVISIBLE.sub("", s)
     s = _DROP.sub("", s)
     s = _SPACE.sub(" ", s)
+    s = _SWISS_MARK.sub("", s)  # 7'610'539: a digit group, never a prime
     s = to_parseable_latex(s)
     s = _PERCENT_WORD.sub("%", s)
     s = s.replace("\\%", "%").replace("%", "\\%")
@@ -100,6 +114,16 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     return _number_spelling(s, decimal_comma)
 
 
+def _repeating_fraction(sign: str, whole: str, fixed: str, *period: str | None) -> str:
+    """``0.1\\overline{6}`` as the fraction it is (``\\frac{1}{6}``), exactly."""
+    cycle = next(part for part in period if part)
+    value = int(whole or 0) + Fraction(int(fixed or 0), 10 ** len(fixed)) + Fraction(
+        int(cycle), 10 ** len(fixed) * (10 ** len(cycle) - 1)
+    )
+    value = -value if sign else value
+    return str(value.numerator) if value.denominator == 1 else f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
 _BINARY_MOD = re.compile(r"(-?\d{1,30})\s*\\?b?mod\s*\{?(\d{1,30})\}?")
 _PAREN_MOD = re.compile(r"(-?\d{1,30})\s*(?:\\pmod\s*\{?(\d{1,30})\}?|\(\s*\\?mod\s*(\d{1,30})\s*\))")
 
@@ -117,7 +141,17 @@ def _residue(s: str) -> str:
 
 
 def _number_spelling(s: str, decimal_comma: bool) -> str:
-    """Mixed numbers, decimal commas, thousands separators and scientific notation made explicit."""
+    """Mixed numbers, decimal commas, thousands separators (also Swiss and Indian), repeating decimals and
+    scientific notation made explicit. Beside a gold that is one number (``decimal_comma``), ``8 and 1/4`` is a
+    mixed number, ``76,10,539`` one grouped number and ``0.(3)`` a repeating decimal, never a list or a product."""
+    repeating = _REPEATING.fullmatch(s)
+    if repeating and (decimal_comma or repeating.group(6) is None):
+        return _repeating_fraction(*repeating.groups())
+    mixed_and = _MIXED_AND.fullmatch(s) if decimal_comma else None
+    if mixed_and and all(map(is_unit_word, mixed_and.group(4).split())):
+        s = " ".join(mixed_and.groups()[:1]) + f" {mixed_and.group(2)}/{mixed_and.group(3)}"
+    if _SWISS.fullmatch(s) or (decimal_comma and _INDIAN.fullmatch(s)):
+        return s.replace("'", "").replace("’", "").replace(",", "")
     mixed = _MIXED_SLASH.fullmatch(s)
     if mixed:
         s = f"{mixed.group(1)}\\frac{{{mixed.group(2)}}}{{{mixed.group(3)}}}"

@@ -22,6 +22,7 @@ from ..text.extract import (
     after_statement,
     alternatives,
     bare,
+    bracket_depths,
     extract_answer,
     final_statement,
     gsm8k,
@@ -38,6 +39,7 @@ MATH_EXTRACTORS = ("open_answer_tag", "final_statement", "gsm8k")
 # Unmarked answers, in the order a careful reader falls back on them.
 UNMARKED_EXTRACTORS = ("last_math", "bare", "last_number")
 _CLOSE_TAG = "</answer>"
+_MAX_BARE = 200  # a completion this short may be the gold itself
 
 
 def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadable | None:
@@ -89,6 +91,20 @@ def gold_answer(gold: Any) -> str | None:
 
 
 _SENTENCE = re.compile(r"[.!?]\s+[A-Z]")
+_PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|±")
+
+
+def _plus_minus(answer: str) -> str:
+    """A gold written with one ``\\pm`` as the two values it stands for: ``\\pm 4`` is ``4, -4``, ``2 \\pm \\sqrt{7}``
+    is ``2+\\sqrt{7}, 2-\\sqrt{7}`` (an answer listing both is right); anything else as written."""
+    signs = list(_PLUS_MINUS.finditer(answer))
+    if len(signs) != 1 or any(char in answer for char in "=<>,;") or "\\{" in answer:
+        return answer
+    left, right = answer[: signs[0].start()].strip(), answer[signs[0].end() :].strip()
+    if not right or bracket_depths(answer)[signs[0].start()] != 0:
+        return answer
+    right = right if right.replace(".", "").isalnum() or right.startswith("\\") and "+" not in right and "-" not in right else f"({right})"
+    return f"{right}, -{right}" if not left else f"{left}+{right}, {left}-{right}"
 
 
 class _Gold(NamedTuple):
@@ -107,7 +123,7 @@ def _gold(value: str, max_chars: int) -> _Gold | str | None:
     answer = gold_answer(value)
     if answer is None or len(answer) > max_chars:
         return answer
-    values = [normalize(part) for part in alternatives(answer)]
+    values = [normalize(part) for part in alternatives(_plus_minus(answer))]
     text = values[0] if len(values) == 1 else ", ".join(values)
     if not text or len(text) > max_chars:
         return text or None
@@ -168,6 +184,8 @@ class MathReward(Reward):
         gold = _gold(gold_text, self.max_answer_chars) if len(gold_text) <= 20 * self.max_answer_chars else None
         if not isinstance(gold, _Gold):
             return Score(None, f"gold unparseable: no answer of at most {self.max_answer_chars} chars found in it")
+        if len(text) <= _MAX_BARE and normalize(canonical(text).strip()) in (gold.text, gold.comma):
+            return [(gold.text, gold.text)]  # the completion is the gold ("Ada Lovelace", "no"), whatever markup it lacks
         found = find_answer(text, last_number=self.last_number)
         if found is None:
             return Score(0.0, "no answer found", False)
@@ -193,7 +211,7 @@ class MathReward(Reward):
         answers = [normalize(value, decimal_comma=gold.is_number) for value in offered]
         if not all(answers):
             return Score(0.0, "no answer found", False)
-        if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and all(len(list_items(a)) == 1 for a in answers):
+        if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and _solutions(answers):
             answers = [", ".join(answers)]  # "x = 1 or x = 2" for the gold's two solutions "1, 2"
         if len(answers) == 1 and not gold.is_number and isinstance(parse_literal(answers[0]), Scalar):
             return [(gold.comma, answers[0])]  # "1,22" gold, "1.22" answer
@@ -225,6 +243,16 @@ class MathReward(Reward):
         if undecided is not None:
             return undecided
         return Score(1.0, "correct: every value offered " + "; ".join(score.reason for score in scores), True)
+
+
+_SOLUTION = re.compile(r"([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*[^=,;]+")
+
+
+def _solutions(answers: list[str]) -> bool:
+    """Whether values offered with "or" are the solutions of one equation (``x = 1 or x = 2``: each an equation
+    for the same unknown), which a list gold holds as ``1, 2``; a hedge (``4 or maybe 4, 5``, ``8 or 23``) is not."""
+    names = {match.group(1) if (match := _SOLUTION.fullmatch(answer)) else None for answer in answers}
+    return len(names) == 1 and None not in names
 
 
 def _in_unit(found: Quantity, unit: str) -> str | Score:

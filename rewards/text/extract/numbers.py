@@ -28,8 +28,9 @@ _WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z])|[^\W\d_A-Za-z]{2,}"
 _SHORT_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2}(?![A-Za-z])")
 _SHORT_PROSE = frozenset("so is of to in on at it be as by an we if no do my".split())  # two-letter English words
 # A number as written in text: 1,250.5 / 12,\!000 / 8{,}000 / 2,74 (decimal comma) / 3/4 / .5 / 2 1/2
+# "2 1/2" and "8 and 1/4" are one number (mixed). Digit groups: 1,250 / 12,\!000 / 8{,}000 / Swiss 7'610'539 / Indian 76,10,539.
 _NUMBER_TOKEN = re.compile(
-    r"[-+−]?(?:(?<!\d)\d{1,9} \d{1,9}/\d+(?![\d/])|(?:(?:\d+(?:(?:,|\{,\}|,\\!)\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?)"
+    r"[-+−]?(?:(?<!\d)\d{1,9} (?:and )?\d{1,9}/\d+(?![\d/])|(?:(?:\d{1,2}(?:,\d{2})+,\d{3}(?!\d)|\d+(?:(?:,|\{,\}|,\\!|['’])\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?)"
 )  # "2 1/2" is one number (two and a half)
 # A number in scientific notation: "5e-8", "1.48E+29", "5.29 \\times 10^{-11}", "5.29 x 10^{-11}" (superscript
 # exponents read as ^{-11} by the text layer): one number, never its exponent alone.

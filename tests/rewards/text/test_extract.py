@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rewardhub import ConfigError
+from rewardhub.rewards.math import find_answer
 from rewardhub.rewards.text.extract import (
     DEFAULT_EXTRACTORS,
     EXTRACTORS,
@@ -39,7 +40,6 @@ from rewardhub.rewards.text.extract import (
     strip_latex,
     unicode_to_latex,
 )
-from rewardhub.rewards.math import find_answer
 
 MB = 1_000_000
 
