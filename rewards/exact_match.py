@@ -32,6 +32,8 @@ from .text.extract import (
     number_before_unit,
 )
 
+_EMPHASIS = re.compile(r"^\s*([*_]{1,3})(.+?)\1\s*$", re.DOTALL)  # **Paris**, _Paris_
+_DECIMAL_COMMA = re.compile(r"-?\d+,\d{1,2}")  # 3,05: a decimal comma (three digits after it would be thousands)
 _UNIT_MARK = re.compile(r"\\circ|°|\\(?:text|mathrm|mbox)\s*\{\s*[A-Za-z]")  # 90^\circ, 5\text{ cm}
 
 
@@ -77,7 +79,7 @@ class ExactMatch(Reward):
         references = self._references(row[self.column])
         if not references:
             return Score(None, f"no reference answer in column {self.column!r}")
-        if len(text) <= self.max_answer_chars and self.normalize(text) in references:
+        if len(text) <= self.max_answer_chars and self.normalize(_EMPHASIS.sub(r"\2", text)) in references:
             return Score(1.0, f"correct: the completion is the reference {_quote(text.strip())}", True)
         found = extract_answer(text, self.extractors, self.max_answer_chars)
         if found is None:
@@ -94,6 +96,8 @@ class ExactMatch(Reward):
 
     def _matches(self, answer: str, references: dict[str, str]) -> bool:
         got = self.normalize(answer)
+        if got not in references and _DECIMAL_COMMA.fullmatch(answer.strip()):  # "3,05" for a reference 3.05
+            got = self.normalize(answer.strip().replace(",", "."))
         if got not in references and any(
             canonical_number(key) and not _UNIT_MARK.search(written) for key, written in references.items()
         ):  # unit words are dropped for a reference that is a number, never for one with a unit of its own (90^\circ)
