@@ -60,6 +60,9 @@ MOVED: dict[str, str] = {
     "rewardhub._output": "rewardhub._files.output",
     "rewardhub._score_file": "rewardhub._files.score_file",
     "rewardhub._tables": "rewardhub._files.tables",
+    # The text layer: every reward reads policy-written text through rewards/text/.
+    "rewardhub.rewards.extract": "rewardhub.rewards.text.extract",
+    "rewardhub.rewards.number_words": "rewardhub.rewards.text.number_words",
 }
 
 
