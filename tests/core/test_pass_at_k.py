@@ -10,7 +10,7 @@ import pytest
 from serving import ensure_registered
 
 import rewardhub
-from rewardhub.transforms import pass_at_k_estimate, pass_at_k_rewards
+from rewardhub._set.pass_at_k import pass_at_k_estimate, pass_at_k_rewards
 
 
 def by_definition(values: list[float], k: int) -> list[float]:

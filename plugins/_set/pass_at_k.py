@@ -16,13 +16,18 @@ of n; a group with fewer than k scored samples uses k = n (said in the reason).
 from __future__ import annotations
 
 import math
+
+import time
 from collections.abc import Sequence
+from typing import Any
 
 from .._batch import Batch, Score
-from .._reward import AsyncReward, BatchResult, Reward, aevaluate_any
+from .._call import Call
+from .._reward import BatchResult, aevaluate_any
 from ..errors import ConfigError
+from .scorers import Scorer
 
-__all__ = ["AsyncPassAtK", "PassAtK", "pass_at_k_estimate", "pass_at_k_rewards", "with_pass_at_k"]
+__all__ = ["PassAtK", "check_k", "pass_at_k_estimate", "pass_at_k_rewards", "with_pass_at_k"]
 
 
 def pass_at_k_rewards(values: Sequence[float], k: int) -> list[float]:
@@ -55,24 +60,29 @@ def check_k(where: str, k: object) -> int:
     return k
 
 
-class PassAtK(Reward):
-    """``scored``'s values turned into PKPO pass@k rewards within each prompt group (see the module docstring)."""
+class PassAtK(Scorer):
+    """``inner``'s values turned into PKPO pass@k rewards within each prompt group (see the module docstring)."""
 
-    needs_groups = True  # it compares the completions of one prompt
-    watched = False  # the reward it transforms says for itself when it is not scoring
-
-    def __init__(self, scored: Reward, k: int):
-        super().__init__(on_error="raise")  # the wrapped reward contains its own errors
-        self.scored = scored  # not ``inner``: group needs are read on the innermost reward, and this one has them
+    def __init__(self, inner: Any, k: int):
+        super().__init__(inner)
         self.k = k
-        self.group_size = getattr(scored, "group_size", None)
-        self.__name__ = scored.__name__
 
-    def score_batch(self, batch: Batch) -> list[Score]:
-        return self.transform(batch, self.scored.evaluate_batch(batch))
+    @property
+    def needs_groups(self) -> bool:
+        return True  # it compares the completions of one prompt
 
-    def transform(self, batch: Batch, result: BatchResult) -> list[Score]:
-        scores = list(result.scores)
+    def _evaluate(self, batch: Batch, call: Call | None) -> BatchResult:
+        start = time.perf_counter()
+        result = self.inner.evaluate_batch(batch, call)
+        return BatchResult(self.transform(batch, result.scores), time.perf_counter() - start, result.errors)
+
+    async def _aevaluate(self, batch: Batch, call: Call | None) -> BatchResult:
+        start = time.perf_counter()
+        result = await aevaluate_any(self.inner, batch, call)
+        return BatchResult(self.transform(batch, result.scores), time.perf_counter() - start, result.errors)
+
+    def transform(self, batch: Batch, scores: Sequence[Score]) -> list[Score]:
+        scores = list(scores)
         for group in batch.groups():
             present = [i for i in group if scores[i].value is not None]
             if not present:
@@ -88,15 +98,6 @@ class PassAtK(Reward):
         return scores
 
 
-class AsyncPassAtK(AsyncReward, PassAtK):
-    """:class:`PassAtK` over an async reward (a judge): TRL awaits it with its other async rewards."""
-
-    async def score_batch_async(self, batch: Batch) -> list[Score]:
-        return self.transform(batch, await aevaluate_any(self.scored, batch))
-
-
-def with_pass_at_k(reward: Reward, k: int | None) -> Reward:
-    """``reward`` wrapped in the pass@k transform when the entry sets ``pass_at_k`` (else as it is)."""
-    if k is None:
-        return reward
-    return (AsyncPassAtK if isinstance(reward, AsyncReward) else PassAtK)(reward, k)
+def with_pass_at_k(scorer: Any, k: int | None) -> Any:
+    """``scorer`` behind the pass@k transform when the entry sets ``pass_at_k`` (else as it is)."""
+    return scorer if k is None else PassAtK(scorer, k)
