@@ -12,8 +12,8 @@ from . import _moved
 from ._aio import background_loop
 from ._batch import Batch, Row, Score
 from ._decorators import batch_reward, sample_reward
-from ._manager import plugin_manager
 from ._files.output import write_rows
+from ._manager import plugin_manager
 from ._registry import Param, factory_params, get, list_rewards, registry
 from ._reward import AsyncReward, BatchResult, Reward
 from ._script import register

@@ -11,8 +11,8 @@ from typing import Any
 
 from ..errors import ConfigError, key_hint, key_names, number_text_hint, shown
 from ..hacking.settings import MonitorSettings, parse_monitor, parse_role
-from .pass_at_k import check_k
 from .config_size import check_expanded_size, check_file_size
+from .pass_at_k import check_k
 from .routing import Route, parse_route
 from .schedule import Schedule, parse_schedule
 

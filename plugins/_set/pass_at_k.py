@@ -16,7 +16,6 @@ of n; a group with fewer than k scored samples uses k = n (said in the reason).
 from __future__ import annotations
 
 import math
-
 import time
 from collections.abc import Sequence
 from typing import Any
