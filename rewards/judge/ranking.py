@@ -17,7 +17,7 @@ import itertools
 import json
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rewardhub import Batch, Score
@@ -73,6 +73,22 @@ class _GroupJudge(JudgeReward):
             else:
                 groups.append(members)
         return groups
+
+    async def _one_call_per_group(self, batch: Batch, scores: list[Score | None], stats: JudgeStats, deadline: float,
+                                  plan: Callable[[list[int]], tuple[list[int], list[dict[str, str]]]],
+                                  ) -> list[tuple[list[int], Score]]:
+        """One request per group (``plan(group) -> (listing order, messages)``; identical requests merge): each
+        group's listing order with the judge's answer."""
+        requests: dict[tuple[str, ...], list[dict[str, str]]] = {}
+        plans = []
+        for group in self._groups(batch, scores):
+            order, messages = plan(group)
+            key = tuple(m["content"] for m in messages)
+            stats.deduplicated += key in requests
+            requests[key] = messages
+            plans.append((order, key))
+        answers = await self._judged(requests, stats, deadline)
+        return [(order, answers[key]) for order, key in plans]
 
     def _request(self, batch: Batch, order: list[int]) -> list[dict[str, str]]:
         block = "\n\n".join(f"[Response {n}]\n{self.template.shown(batch.texts[i] or '')}\n[End of response {n}]"
@@ -156,29 +172,27 @@ class GroupwiseJudge(_GroupJudge):
 
     async def _score_rows(self, batch: Batch, stats: JudgeStats, deadline: float) -> list[Score]:
         scores: list[Score | None] = [None] * len(batch)
-        requests: dict[tuple[str, ...], list[dict[str, str]]] = {}
-        plans = []
-        for group in self._groups(batch, scores):
+
+        def plan(group: list[int]) -> tuple[list[int], list[dict[str, str]]]:
             order = shuffled(group, [batch.texts[i] or "" for i in group])
-            messages = self._request(batch, order)
-            key = tuple(m["content"] for m in messages)
-            stats.deduplicated += key in requests
-            requests[key] = messages
-            plans.append((order, key))
-        answers = await self._judged(requests, stats, deadline)
-        for order, key in plans:
-            answer = answers[key]
+            return order, self._request(batch, order)
+
+        for order, answer in await self._one_call_per_group(batch, scores, stats, deadline, plan):
             tiers = read_ranking(answer.reason, len(order)) if answer.value is not None else None
             if tiers is None:
-                why = answer.reason if answer.value is None else (
-                    f"unparsable judge answer (no ranking of all {len(order)} responses): {shorten(answer.reason)!r}")
-                for i in order:
-                    scores[i] = Score(None, f"groupwise: {why}", None, "error" if answer.outcome != "timeout" else "timeout")
+                unread("groupwise", order, answer, f"no ranking of all {len(order)} responses", scores)
                 continue
             for value, rank, position in rank_values(tiers):
                 scores[order[position - 1]] = Score(value, f"groupwise: ranked {rank} of {len(order)} (listed as response "
                                                            f"{position})", None)
         return scores  # type: ignore[return-value]
+
+
+def unread(mode: str, order: list[int], answer: Score, wanted: str, scores: list[Score | None]) -> None:
+    """Every row of a group abstains: the judge gave no answer, or not ``wanted``."""
+    why = answer.reason if answer.value is None else f"unparsable judge answer ({wanted}): {shorten(answer.reason)!r}"
+    for i in order:
+        scores[i] = Score(None, f"{mode}: {why}", None, "error" if answer.outcome != "timeout" else "timeout")
 
 
 def shuffled(group: list[int], texts: list[str]) -> list[int]:

@@ -73,10 +73,14 @@ def replay_buffer(verl_root):  # noqa: F811
 def results(verl, verl_root, tokenizer, tmp_path, clean_registry):  # noqa: F811
     ensure_registered()
     clean_registry.add(th_noisy, source="test")
-    config = compose(verl_root, documented(write_config(tmp_path, CONFIG), group_size=4))
+    return reward_loop(verl, compose(verl_root, documented(write_config(tmp_path, CONFIG), group_size=4)), tokenizer)
+
+
+def reward_loop(verl, config, tokenizer):  # noqa: F811
+    """verl's ``RewardLoopWorker.compute_score_batch`` on the samples (its __init__ would load a tokenizer)."""
 
     async def main():
-        worker = object.__new__(verl.worker)  # __init__ would load a tokenizer from the model path
+        worker = object.__new__(verl.worker)
         worker.config = config
         worker.reward_manager = verl.reward.load_reward_manager(config, tokenizer)
         return await worker.compute_score_batch(rows(tokenizer, samples()))
@@ -123,12 +127,5 @@ def test_a_tolerance_of_zero_is_verls_own_exact_test(verl, verl_root, tokenizer,
     ensure_registered()
     clean_registry.add(th_noisy, source="test")
     config = compose(verl_root, documented(write_config(tmp_path, CONFIG), group_size=4, flat_tolerance=0.0))
-
-    async def main():
-        worker = object.__new__(verl.worker)
-        worker.config = config
-        worker.reward_manager = verl.reward.load_reward_manager(config, tokenizer)
-        return await worker.compute_score_batch(rows(tokenizer, samples()))
-
-    exact = asyncio.run(main())
+    exact = reward_loop(verl, config, tokenizer)
     assert filtered_groups(replay_buffer, exact, "judge/signal") == filtered_groups(replay_buffer, exact, "judge")

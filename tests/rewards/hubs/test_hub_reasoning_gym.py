@@ -17,7 +17,7 @@ import pytest
 from paths import ROOT
 
 import rewardhub
-from rewardhub._io import iter_input
+from rewardhub._files.io import iter_input
 
 ITEMS = 2  # per task: with the four completions below, ~850 samples over the 106 tasks
 
