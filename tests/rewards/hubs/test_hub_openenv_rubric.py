@@ -26,7 +26,7 @@ def test_an_environments_own_types_can_carry_the_row(scored):
 
 
 def test_it_is_one_reward_of_a_set(scored):
-    assert scored["in_a_set"] == [1.0, 1.5, 0.0]  # the rubric + 0.5 * exact_match (which reads "the answer is 42")
+    assert scored["in_a_set"] == [1.5, 1.5, 0.0]  # the rubric + 0.5 * exact_match
 
 
 def test_a_rubric_that_fails_on_a_row_abstains_and_bad_params_are_named(scored):

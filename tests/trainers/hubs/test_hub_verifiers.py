@@ -18,9 +18,10 @@ def test_the_sets_total_is_a_weighted_verifiers_reward(scored):
     right, wrong, bare = scored
     assert right["rewards"]["rewardhub"] == [1.5, 0.5] and right["total"] == 1.0 + 0.75
     assert wrong["rewards"]["rewardhub"] == [0.5, 0.5] and wrong["rewards"]["correct"] == [0.0, 1.0]
-    assert bare["rewards"]["rewardhub"] == [0.0, 0.5]  # "4" states no answer exact_match reads, and no tags
+    assert bare["rewards"]["rewardhub"] == [1.0, 0.5]  # the right answer without the format's tags
 
 
 def test_each_component_is_a_verifiers_metric(scored):
     assert scored[0]["metrics"] == {"answer": 1.0, "format": 1.0}
     assert scored[1]["metrics"] == {"answer": 0.0, "format": 1.0}
+    assert scored[2]["metrics"] == {"answer": 1.0, "format": 0.0}
