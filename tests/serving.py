@@ -189,3 +189,28 @@ def serve_process(serve_args: list[str], *, env: dict | None = None):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def in_flight(base: str) -> float:
+    """The server's requests in flight, the /metrics request asking included."""
+    import httpx
+
+    text = httpx.get(base + "/metrics", timeout=30).text
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith("rewardhub_requests_in_flight"))
+
+
+def counted(base: str, prefix: str) -> float:
+    import httpx
+
+    text = httpx.get(base + "/metrics", timeout=30).text
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(prefix))
+
+
+def until(condition, what: str, tries: int = 1200) -> None:
+    """Poll ``condition`` (every 50 ms, a minute at most: a generous bound, not a timing)."""
+    for _ in range(tries):
+        if condition():
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError(f"never happened: {what}")

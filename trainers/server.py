@@ -9,11 +9,12 @@ Endpoints (JSON in and out; errors are ``{"error": message}`` with a 4xx/5xx sta
   ``{"values", "components": {alias: [...]}, "reasons": {alias: [...]}, "outcomes": {alias: [...]}}``
   (``null`` = no score; the outcome says why: abstain, error or timeout).
 - ``GET /health`` — scores a probe row through the whole set; 200 with each reward's outcome, 503
-  if scoring raised or did not finish within ``health_timeout`` seconds.
+  if scoring raised or did not finish within ``health_timeout`` seconds. Checks arriving together share
+  one probe; with a token, a check without it is answered at once without scoring (it may bill a judge).
 - ``GET /ready`` — readiness, without scoring: 200, or 503 while draining (see :mod:`.drain`).
 - ``GET /metrics`` — Prometheus metrics (see :mod:`.metrics`).
 - ``GET /hacking`` — the reward-hacking monitor over the steps scored so far: its alarms and the latest
-  ``rewardhub/hacking/...`` metrics (see :mod:`rewardhub.hacking`).
+  ``rewardhub/hacking/...`` metrics (see :mod:`rewardhub.hacking`); behind the token when one is set.
 
 Both scoring endpoints take an optional ``step`` (the trainer's step: scheduled weights are read
 there, the monitor's windows are made of steps); without one, steps are counted from samples when
@@ -31,7 +32,6 @@ is logged as one access-log line on the ``rewardhub.access`` logger.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import time
@@ -44,6 +44,7 @@ from rewardhub import Batch, RewardhubError, RewardSet
 from rewardhub.completions import is_conversational, prompt_key
 from rewardhub.episode import LIVE_COLUMNS
 from rewardhub.hacking import HackingMonitor
+from rewardhub.http_serving import BodyTooLarge, bearer_problem, read_body
 
 from . import openrlhf
 from .disconnect import ClientDisconnected, gone_response, unless_disconnected
@@ -130,11 +131,15 @@ def create_app(
         return _json(reply)
 
     async def hacking_endpoint(request: Request) -> Any:
+        _check_token(request.headers.get("authorization"), token)
         if hacking is None:
             return _error("the reward-hacking monitor is off (rewardhub serve --no-monitor)", 404)
         return _json(hacking.report())
 
-    async def health_endpoint(request: Request) -> Any:
+    probing: dict[str, asyncio.Future] = {}
+
+    async def probe_set() -> Any:
+        """Score the probe row once for every health check waiting on it (checks at once share one probe)."""
         start = time.perf_counter()
         try:
             scored = await asyncio.wait_for(rewards.aevaluate_batch(probe, executor), health_timeout)
@@ -148,6 +153,16 @@ def create_app(
         }
         return _json({"status": "ok", "seconds": time.perf_counter() - start, "rewards": outcome})
 
+    async def health_endpoint(request: Request) -> Any:
+        if bearer_problem(request.headers.get("authorization"), token) is not None:
+            # Scoring the probe may bill a judge or run a sandbox: only for callers holding the token.
+            return _json({"status": "ok", "rewards": None,
+                          "note": "the process is up; send the bearer token to have the probe row scored"})
+        if "probe" not in probing:
+            probing["probe"] = asyncio.ensure_future(probe_set())
+            probing["probe"].add_done_callback(lambda _: probing.pop("probe", None))
+        return await asyncio.shield(probing["probe"])
+
     @asynccontextmanager
     async def lifespan(app):
         yield
@@ -159,7 +174,7 @@ def create_app(
         Route("/get_reward", _guarded(openrlhf_endpoint), methods=["POST"]),
         Route("/score", _guarded(score_endpoint), methods=["POST"]),
         Route("/health", health_endpoint, methods=["GET"]),
-        Route("/hacking", hacking_endpoint, methods=["GET"]),
+        Route("/hacking", _guarded(hacking_endpoint), methods=["GET"]),
         Route("/ready", lambda request: readiness(drain), methods=["GET"]),
         Route("/metrics", lambda request: metrics_response(metrics), methods=["GET"]),
     ]
@@ -223,17 +238,12 @@ def _error(message: str, status: int, auth: bool = False):
 async def _json_object(request, token: str | None, max_body_bytes: int) -> dict[str, Any]:
     """Check the token, read at most ``max_body_bytes`` and parse a JSON object, or raise BadRequest."""
     _check_token(request.headers.get("authorization"), token)
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > max_body_bytes:
-        raise BadRequest(f"request body of {int(declared)} bytes exceeds the limit of {max_body_bytes} bytes", 413)
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > max_body_bytes:
-            raise BadRequest(f"request body exceeds the limit of {max_body_bytes} bytes", 413)
-        chunks.append(chunk)
     try:
-        body = json.loads(b"".join(chunks))
+        raw = await read_body(request, max_body_bytes)
+    except BodyTooLarge as exc:
+        raise BadRequest(str(exc), 413) from None
+    try:
+        body = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"request body is not valid JSON: {exc}", 400) from None
     except RecursionError:
@@ -244,13 +254,9 @@ async def _json_object(request, token: str | None, max_body_bytes: int) -> dict[
 
 
 def _check_token(header: str | None, token: str | None) -> None:
-    if token is None:
-        return
-    if not header:
-        raise BadRequest("missing bearer token: send the header 'Authorization: Bearer <token>'", 401)
-    scheme, _, given = header.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
-        raise BadRequest("invalid bearer token", 401)
+    problem = bearer_problem(header, token)
+    if problem is not None:
+        raise BadRequest(problem, 401)
 
 
 def _step_field(body: dict[str, Any]) -> float | None:
