@@ -36,7 +36,8 @@ from .disconnect import ClientDisconnected, gone_response, unless_disconnected
 from .drain import Drain, DrainMiddleware, readiness
 from .errors import BadRequest
 from .metrics import Metrics, MetricsMiddleware, metrics_response
-from .server import DEFAULT_MAX_BODY_BYTES, GROUP_FIELD, _error, _json, _json_object
+from .server import DEFAULT_MAX_BODY_BYTES, GROUP_FIELD, _error, _json, _json_object, _step_field
+from .steps import step_clock
 
 logger = logging.getLogger("rewardhub.router")
 
@@ -145,12 +146,15 @@ class Replicas:
 def create_router_app(
     replicas: Sequence[str], *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, check_interval: float = 1.0,
     request_timeout: float = REQUEST_TIMEOUT, sticky_seconds: float = STICKY_SECONDS, drain: Drain | None = None,
-    token: str | None = None,
+    token: str | None = None, samples_per_step: int | None = None, start_step: int | None = None,
+    step_file: str | None = None,
 ):
     """The router's Starlette app over ``replicas`` (base URLs of ``rewardhub serve``).
 
     ``token`` is checked here when set; the client's ``Authorization`` header is passed on to the
-    replicas either way (so replicas started with ``--token-env`` check it too).
+    replicas either way (so replicas started with ``--token-env`` check it too). A request's ``step``
+    goes to every replica with its samples; without one, ``samples_per_step`` counts it here, once for
+    the whole deployment (from ``start_step``, kept in ``step_file``: see :mod:`.steps`).
     """
     import httpx
     from starlette.applications import Starlette
@@ -161,7 +165,27 @@ def create_router_app(
         raise ValueError(f"give one or more distinct replica URLs; got {list(replicas)}")
     metrics, drain = Metrics("router"), drain or Drain()
     pool = Replicas(urls, metrics, sticky_seconds)
+    clock = step_clock(samples_per_step, start_step, step_file)
     state: dict[str, Any] = {}
+
+    async def stepped(request, body: dict[str, Any], samples: int, part_body, keys: list[str]) -> Any:
+        """Dispatch with the request's step (given, else counted here) in every replica's part."""
+        step = _step_field(body)
+        counted = step is None and clock is not None
+        if counted:
+            step = clock.advance(samples)
+
+        def part(indices: list[int]) -> dict[str, Any]:
+            sub = part_body(indices)
+            return sub if step is None else {**sub, "step": step}
+
+        try:
+            return await unless_disconnected(request.receive, dispatch(request.url.path, keys, part,
+                                                                       request.headers.get("authorization")))
+        except (ReplicaFailed, NoReplica, ClientDisconnected):
+            if counted:  # not scored: its retry counts it again
+                clock.give_back(samples)
+            raise
 
     async def forward(url: str, path: str, body: dict[str, Any], auth: str | None) -> tuple[int, Any]:
         """POST to one replica. Raises ConnectionRefusedError when it never got the request (safe to
@@ -243,9 +267,7 @@ def create_router_app(
                         sub[name] = [column[i] for i in indices]
                 return sub
 
-            parts = await unless_disconnected(request.receive, dispatch(request.url.path, keys, part,
-                                                                        request.headers.get("authorization")))
-            return _json(merge(parts, len(queries)))
+            return _json(merge(await stepped(request, body, len(queries), part, keys), len(queries)))
         return await answered(run())
 
     async def score_endpoint(request):
@@ -255,8 +277,7 @@ def create_router_app(
             if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
                 raise BadRequest("'rows' must be a non-empty list of objects with 'prompt', 'completion' and columns")
             keys = [str(r[GROUP_FIELD]) if GROUP_FIELD in r else prompt_key(r.get("prompt")) for r in rows]
-            parts = await unless_disconnected(request.receive, dispatch(
-                "/score", keys, lambda idx: {"rows": [rows[i] for i in idx]}, request.headers.get("authorization")))
+            parts = await stepped(request, body, len(rows), lambda idx: {"rows": [rows[i] for i in idx]}, keys)
             return _json(merge(parts, len(rows)))
         return await answered(run())
 

@@ -18,7 +18,8 @@ Endpoints (JSON in and out; errors are ``{"error": message}`` with a 4xx/5xx sta
 
 Both scoring endpoints take an optional ``step`` (the trainer's step: scheduled weights are read
 there, the monitor's windows are made of steps); without one, steps are counted from samples when
-``samples_per_step`` is set, and the monitor counts 256 samples per step.
+``samples_per_step`` is set (from ``start_step``, kept in ``step_file`` across restarts: :mod:`.steps`),
+and the monitor counts 256 samples per step. Behind ``rewardhub route`` the router counts and sends it.
 
 Sync rewards run in a thread pool and async ones on rewardhub's background loop, so the event loop
 keeps serving while a slow reward works; a bearer token (when set) guards the scoring endpoints.
@@ -52,6 +53,7 @@ from .drain import DEFAULT_DRAIN_TIMEOUT, Drain, DrainMiddleware, draining_serve
 from .errors import BadRequest
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
 from .metrics import MeteredScorer, Metrics, MetricsMiddleware, metrics_response, noting_status
+from .steps import step_clock
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 DEFAULT_THREADS = 32
@@ -78,9 +80,13 @@ def create_app(
     samples_per_step: int | None = None,
     monitor: bool = True,
     drain: Drain | None = None,
+    start_step: int | None = None,
+    step_file: str | None = None,
 ):
     """The Starlette app serving ``rewards`` (run it with any ASGI server; ``serve`` uses uvicorn).
     ``drain`` is the drain state a SIGTERM sets (``serve`` passes the one its uvicorn server drives).
+    ``start_step`` and ``step_file`` start the step counted from samples elsewhere and keep it across
+    restarts (see :mod:`.steps`).
 
     Raises :class:`~rewardhub.ConfigError` when the set has group rewards but no group size to go by.
     """
@@ -89,7 +95,8 @@ def create_app(
     from starlette.routing import Route
 
     metrics, drain = Metrics("server"), drain or Drain()
-    calls = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout, samples_per_step=samples_per_step)
+    calls = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout,
+                       clock=step_clock(samples_per_step, start_step, step_file))
     drain.when_draining(calls.finish_groups)  # a SIGTERM answers the groups still waiting, not their timeout
     scorer = MeteredScorer(calls, metrics)
     hacking = HackingMonitor.for_set(rewards, eager=False) if monitor else None
