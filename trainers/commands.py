@@ -117,6 +117,12 @@ def _add_route(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--token-env", metavar="VAR", help="require 'Authorization: Bearer $VAR' (also passed on)")
     parser.add_argument("--check-interval", type=_positive(float), default=1.0,
                         help="seconds between readiness checks of each replica (default: 1)")
+    parser.add_argument("--check-timeout", type=_positive(float), default=5.0,
+                        help="seconds a readiness check waits; 3 in a row without an answer mark a replica "
+                        "down (default: 5)")
+    parser.add_argument("--request-timeout", type=_positive(float), default=170.0,
+                        help="seconds a forward waits for its replica before answering 503 (retryable); keep it "
+                        "below the clients' own timeout (default: 170, below OpenRLHF's 180)")
     parser.add_argument("--max-body-mb", type=_positive(float), default=16.0,
                         help="largest request body in MiB (default: 16)")
     _add_step_counting(parser)
@@ -140,7 +146,7 @@ def run_route(args: argparse.Namespace) -> int:
     route(replicas, host=args.host, port=args.port, log_level=args.log_level, token=token,
           check_interval=args.check_interval, max_body_bytes=int(args.max_body_mb * 1024 * 1024),
           drain_timeout=args.drain_timeout, samples_per_step=args.samples_per_step, start_step=args.start_step,
-          step_file=args.step_file)
+          step_file=args.step_file, check_timeout=args.check_timeout, request_timeout=args.request_timeout)
     return 0
 
 
