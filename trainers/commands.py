@@ -16,6 +16,7 @@ import os
 import sys
 
 from rewardhub import hookimpl
+from rewardhub.cli import add_strict
 
 CONFIG_ENV = "REWARDHUB_CONFIG"
 
@@ -67,6 +68,7 @@ def _add_serve(subparsers: argparse._SubParsersAction) -> None:
                         help="do not watch for reward hacking (GET /hacking then answers 404)")
     parser.add_argument("--no-access-log", dest="access_log", action="store_false",
                         help="do not log one line per request to stderr")
+    add_strict(parser)
     _add_drain_timeout(parser)
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     parser.set_defaults(handler=run_serve)
@@ -191,14 +193,17 @@ def run_serve(args: argparse.Namespace) -> int:
     from .server import serve
 
     strip = STRIP_TOKENS if args.strip_tokens is None else tuple(t for t in args.strip_tokens.split(",") if t)
-    serve(  # a config error (e.g. group rewards without a group size) exits 2 with its message
+    stopped = serve(  # a config error (e.g. group rewards without a group size) exits 2 with its message
         args.config, host=args.host, port=args.port, log_level=args.log_level, token=token,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024), threads=args.threads,
         label_column=args.label_column, abstain_value=args.abstain_value, strip_tokens=strip,
         group_size=args.group_size, group_timeout=args.group_timeout or DEFAULT_GROUP_TIMEOUT, access_log=args.access_log,
         reward_timeout=args.timeout, samples_per_step=args.samples_per_step, monitor=args.monitor,
-        drain_timeout=args.drain_timeout, start_step=args.start_step, step_file=args.step_file,
+        drain_timeout=args.drain_timeout, start_step=args.start_step, step_file=args.step_file, strict=args.strict,
     )
+    if stopped is not None:
+        print(f"rewardhub serve: stopped at a reward that is not scoring (--strict): {stopped}", file=sys.stderr)
+        return 2
     return 0
 
 

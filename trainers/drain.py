@@ -143,4 +143,17 @@ def draining_server(config: Any, drain: Drain):
             await drain.finish()
             super().handle_exit(sig, frame)
 
+        def stop(self) -> None:
+            """Drain and exit as a SIGTERM would, from the event loop, without a signal (so the process
+            ends with the command's own exit code, not by the signal uvicorn would raise again)."""
+            if drain.draining or self.should_exit:
+                return
+            drain.start()
+
+            async def drain_then_exit() -> None:
+                await drain.finish()
+                self.should_exit = True
+
+            asyncio.ensure_future(drain_then_exit())
+
     return DrainingServer(config)

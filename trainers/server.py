@@ -36,12 +36,13 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any
 
-from rewardhub import Batch, RewardhubError, RewardSet
+from rewardhub import Batch, RewardhubError, RewardNotScoringWarning, RewardSet
 from rewardhub.completions import is_conversational, prompt_key
 from rewardhub.episode import LIVE_COLUMNS
 from rewardhub.hacking import HackingMonitor
@@ -82,11 +83,13 @@ def create_app(
     drain: Drain | None = None,
     start_step: int | None = None,
     step_file: str | None = None,
+    on_not_scoring: Callable[[str], None] | None = None,
 ):
     """The Starlette app serving ``rewards`` (run it with any ASGI server; ``serve`` uses uvicorn).
     ``drain`` is the drain state a SIGTERM sets (``serve`` passes the one its uvicorn server drives).
     ``start_step`` and ``step_file`` start the step counted from samples elsewhere and keep it across
-    restarts (see :mod:`.steps`).
+    restarts (see :mod:`.steps`). A :class:`~rewardhub.RewardNotScoringWarning` raised as an error (the
+    ``--strict`` filter) answers its request 500 and is passed to ``on_not_scoring``.
 
     Raises :class:`~rewardhub.ConfigError` when the set has group rewards but no group size to go by.
     """
@@ -177,9 +180,9 @@ def create_app(
         executor.shutdown(wait=False, cancel_futures=True)
 
     routes = [
-        Route("/", _guarded(openrlhf_endpoint), methods=["POST"]),
-        Route("/get_reward", _guarded(openrlhf_endpoint), methods=["POST"]),
-        Route("/score", _guarded(score_endpoint), methods=["POST"]),
+        Route("/", _guarded(openrlhf_endpoint, on_not_scoring), methods=["POST"]),
+        Route("/get_reward", _guarded(openrlhf_endpoint, on_not_scoring), methods=["POST"]),
+        Route("/score", _guarded(score_endpoint, on_not_scoring), methods=["POST"]),
         Route("/health", health_endpoint, methods=["GET"]),
         Route("/hacking", _guarded(hacking_endpoint), methods=["GET"]),
         Route("/ready", lambda request: readiness(drain), methods=["GET"]),
@@ -221,8 +224,9 @@ def _json(content: Any, status: int = 200, headers: dict[str, str] | None = None
     return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
-def _guarded(endpoint):
-    """Turn request errors into JSON 4xx answers (and contract bugs into a 500 with the message)."""
+def _guarded(endpoint, on_not_scoring: Callable[[str], None] | None = None):
+    """Turn request errors into JSON 4xx answers (and contract bugs, or a reward not scoring under
+    ``--strict``, into a 500 with the message)."""
 
     async def wrapped(request):
         try:
@@ -234,6 +238,10 @@ def _guarded(endpoint):
         except RewardhubError as exc:  # e.g. RewardInputError from malformed rows, a plugin contract bug
             status = 422 if isinstance(exc, ValueError) else 500
             return _error(f"{type(exc).__name__}: {exc}", status)
+        except RewardNotScoringWarning as exc:
+            if on_not_scoring is not None:
+                on_not_scoring(str(exc))
+            return _error(f"stopped at a reward that is not scoring (--strict): {exc}", 500)
 
     return wrapped
 
@@ -296,21 +304,35 @@ def _rows_batch(rows: Any) -> tuple[Batch, list[str]]:
 
 def serve(
     config: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info", access_log: bool = True,
-    reward_timeout: float | None = None, **options: Any,
-) -> None:
+    reward_timeout: float | None = None, strict: bool = False, **options: Any,
+) -> str | None:
     """Load ``config`` and serve it with uvicorn until interrupted (``options`` go to :func:`create_app`);
     the access log goes to stderr unless ``access_log`` is false. ``reward_timeout`` is the batch
-    deadline of config entries that set no ``timeout``: a stuck reward answers, it never wedges the server."""
+    deadline of config entries that set no ``timeout``: a stuck reward answers, it never wedges the server.
+    ``strict`` stops the server (a drain, as on SIGTERM) at the first reward that is not scoring; the
+    message saying which is returned (None when it stopped otherwise)."""
     import rewardhub
     from rewardhub.http_serving import uvicorn_config
 
+    stopped: list[str] = []
+
+    def stop(message: str) -> None:
+        if not stopped:
+            stopped.append(message)
+            logging.getLogger("rewardhub.serve").error("stopping (--strict): %s", message)
+            server.stop()  # drains: the requests in flight are answered first
+
+    if strict:
+        warnings.simplefilter("error", RewardNotScoringWarning)
     drain = Drain(options.pop("drain_timeout", None) or DEFAULT_DRAIN_TIMEOUT)
     app = create_app(rewardhub.load(config, default_timeout=reward_timeout), access_log=access_log, drain=drain,
-                     **options)
+                     on_not_scoring=stop if strict else None, **options)
     if access_log:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
         access_logger.addHandler(handler)
         access_logger.setLevel(logging.INFO)
         access_logger.propagate = False
-    draining_server(uvicorn_config(app, host=host, port=port, log_level=log_level), drain).run()
+    server = draining_server(uvicorn_config(app, host=host, port=port, log_level=log_level), drain)
+    server.run()
+    return stopped[0] if stopped else None
