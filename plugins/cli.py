@@ -162,8 +162,12 @@ def _score(args: argparse.Namespace) -> int:
         if args.actors is not None and args.actors < 1:
             print("rewardhub: error: --actors must be at least 1", file=sys.stderr)
             return EXIT_USAGE
+        if args.strict:  # the rewards run in the actors' processes, where this process's filter does not reach
+            print("rewardhub: error: --strict works without --ray only (the rewards run in Ray's actors)",
+                  file=sys.stderr)
+            return EXIT_USAGE
         summary = score_on_ray(args.config, args.input, args.output, address=args.ray or None,
-                               batch_size=args.batch_size, concurrency=args.actors)
+                               batch_size=args.batch_size, concurrency=args.actors, quiet=args.quiet)
     else:
         summary = score_file(args.config, args.input, args.output, batch_size=args.batch_size, progress=show_progress)
     if not args.quiet:
