@@ -33,6 +33,8 @@ def register_commands(subparsers):
     serve.add_argument("--backend", dest="service_backend", default="auto",
                        help="sandbox backend that runs the programs (default: auto, never unsafe)")
     serve.add_argument("--workers", type=int, default=None, help="programs run at once (default: one per CPU)")
+    serve.add_argument("--max-body-mb", type=float, default=64.0,
+                       help="largest request body in MiB, refused before it is read (default: 64)")
     serve.add_argument("--max-timeout", type=float, default=300.0,
                        help="longest run_timeout/compile_timeout honoured, in seconds (default: 300)")
     serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
@@ -71,6 +73,9 @@ def serve_sandbox(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         print("rewardhub sandbox serve: --workers must be at least 1")
         return 2
+    if not args.max_body_mb > 0:
+        print("rewardhub sandbox serve: --max-body-mb must be greater than 0", file=sys.stderr)
+        return 2
     token = os.environ.get(args.token_env) if args.token_env else None
     if args.token_env and not token:
         print(f"rewardhub sandbox serve: --token-env {args.token_env}: that environment variable is not set or "
@@ -82,5 +87,5 @@ def serve_sandbox(args: argparse.Namespace) -> int:
                                       "bind 127.0.0.1 behind a proxy that authenticates"), file=sys.stderr)
     options = {"workers": args.workers} if args.workers and args.service_backend in ("auto", "local") else {}
     serve(host=args.host, port=args.port, log_level=args.log_level, backend=args.service_backend,
-          max_timeout=args.max_timeout, token=token, **options)
+          max_timeout=args.max_timeout, token=token, max_body_bytes=int(args.max_body_mb * 1024 * 1024), **options)
     return 0
