@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._batch import Batch
-from .._by_group import evaluate_by_group
-from .._compose import RewardSet, SetResult
-from .._config import RewardEntry
 from .._reward import BatchResult
+from .._set.by_group import evaluate_by_group
+from .._set.compose import RewardSet, SetResult
+from .._set.config import RewardEntry
 from ..errors import ConfigError
 from .cluster import entries_of, require_ray
 
@@ -34,7 +34,7 @@ class RewardActors:
 
     :meth:`ascore` splits a batch into ``size`` shards without ever splitting a group (rows with one
     key stay together), scores the shards at once (group rewards one group at a time, see
-    :func:`~rewardhub._by_group.evaluate_by_group`) and returns one result in the batch's order.
+    :func:`~rewardhub._set.by_group.evaluate_by_group`) and returns one result in the batch's order.
     """
 
     def __init__(self, config: Any, size: int, *, num_cpus: float = 1, default_timeout: float | None = None):

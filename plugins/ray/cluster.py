@@ -15,8 +15,8 @@ import subprocess
 import sys
 from typing import Any
 
-from .._compose import RewardSet
-from .._config import RewardEntry, read_config
+from .._set.compose import RewardSet
+from .._set.config import RewardEntry, read_config
 from ..errors import RewardhubError
 
 __all__ = ["RayUnavailableError", "connect", "entries_of", "quiet_ray", "require_ray", "stop_with_driver"]

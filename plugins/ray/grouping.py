@@ -13,10 +13,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .._files.tables import DecodedColumns, rows_table
 from ..completions import is_conversational, prompt_key
 from ..episode import split_messages
 from ..errors import ConfigError, InputFileError
-from ..files import DecodedColumns, rows_table
 from .cluster import require_ray
 
 __all__ = ["GROUP_KEY", "PROBLEM", "ROWS_PER_BLOCK", "group_chunks", "group_keys", "grouped_dataset", "grouped_table",

@@ -11,9 +11,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .._files.io import parquet_parts, read_rows
+from .._files.score_file import valid_rows
+from .._files.tables import json_column, rows_table
 from ..completions import is_conversational, prompt_key
 from ..errors import InputFileError
-from ..files import json_column, parquet_parts, read_rows, rows_table, valid_rows
 from .cluster import require_ray
 from .grouping import ROWS_PER_BLOCK, grouped_table
 

@@ -7,10 +7,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .._compose import RewardSet
-from .._config import TOTAL, RewardEntry
+from .._files.tables import table_rows
+from .._set.compose import RewardSet
+from .._set.config import TOTAL, RewardEntry
 from ..errors import ConfigError
-from ..files import table_rows
 from .cluster import entries_of, require_ray
 from .grouping import (
     GROUP_KEY,

@@ -7,9 +7,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .._compose import RewardSet
+from .._files.io import iter_input
+from .._files.output import replacing, write_rows
+from .._files.score_file import RewardStats, ScoreSummary, count_scored
+from .._files.tables import table_rows
+from .._set.compose import RewardSet
 from ..errors import InputFileError, OutputFileError
-from ..files import RewardStats, ScoreSummary, count_scored, iter_input, replacing, table_rows, write_rows
 from .cluster import connect, entries_of
 from .reading import read_dataset
 from .scoring import score_dataset

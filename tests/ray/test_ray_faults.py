@@ -20,7 +20,7 @@ from ray_cluster import RAY_ENV
 from serving import until
 
 ray = pytest.importorskip("ray")
-from rewardhub.files import table_rows  # noqa: E402
+from rewardhub._files.tables import table_rows  # noqa: E402
 from rewardhub.ray.reading import stream_blocks  # noqa: E402
 
 
