@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import subprocess
 import sys
 from typing import Any
@@ -160,6 +159,6 @@ def stop_with_driver(pids: list[int]) -> None:
         return
     marked = [f"{pid}:{when}" for pid in pids if (when := _start_time(pid)) is not None]
     watcher = subprocess.Popen([sys.executable, "-c", _WATCHER, *marked], stdin=subprocess.PIPE,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)  # a terminal's Ctrl-C goes to the driver, not to it
     _watchers.append(watcher)
