@@ -159,6 +159,8 @@ def parse_arguments(raw: Any) -> tuple[Any, str | None]:
             value = json.loads(raw) if raw.strip() else {}
         except ValueError as exc:
             return raw, f"arguments are not valid JSON: {exc}"
+        except RecursionError:  # a hostile call: its row says so, the batch goes on
+            return raw, "arguments are nested too deeply to parse"
     else:
         value = raw
     if not isinstance(value, Mapping):
@@ -299,7 +301,19 @@ class TrajectoryView:
             return [None] * len(batch)
         derive = {"final_text": final_text, "tool_calls": tool_calls, "num_turns": num_turns,
                   "finish_reason": finish_reason}[name]
-        return [derive(messages) for messages in self.column("messages")]
+        return self._per_row(name, derive)
+
+    def _per_row(self, name: str, derive: Any) -> list[Any]:
+        """``derive(messages)`` for each row; a row nested too deeply to walk is ``None`` with a note,
+        never an exception that would end the whole batch."""
+        values: list[Any] = []
+        for i, messages in enumerate(self.column("messages")):
+            try:
+                values.append(derive(messages))
+            except RecursionError:
+                values.append(None)
+                self._notes.setdefault(name, {})[i] = f"the episode is nested too deeply to read its {name}"
+        return values
 
     def _messages(self) -> list[list[dict[str, Any]]]:
         given = self._batch.columns.get("messages")

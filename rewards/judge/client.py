@@ -20,7 +20,7 @@ from . import pool
 from .errors import JudgeConfigError, JudgeRequestError
 from .limits import backoff_delay, retry_after
 from .response import MalformedResponse, read_completion, read_logprobs, stored_logprobs
-from .shared_limits import budget
+from .shared_limits import areserve, budget
 
 _RETRYABLE_STATUS = {408, 409, 429}
 _PLACEHOLDER_KEY = "EMPTY"  # what local OpenAI-compatible servers (vLLM, SGLang) accept without a key
@@ -201,10 +201,10 @@ class JudgeClient:
                 await asyncio.sleep(wait)
 
     async def _wait_for_budget(self, tokens: int) -> None:
-        waits = [bucket.reserve(amount) for bucket, amount in ((self.rpm, 1), (self.tpm, tokens)) if bucket]
-        if waits and max(waits) > 0:
+        wait = await areserve([(self.rpm, 1), (self.tpm, tokens)])  # one Redis round trip, off the loop
+        if wait > 0:
             try:
-                await asyncio.sleep(max(waits))
+                await asyncio.sleep(wait)
             except asyncio.CancelledError:  # never sent: hand the budget back
                 if self.rpm:
                     self.rpm.give_back(1)
