@@ -59,8 +59,8 @@ def test_duplicates_and_templates():
     assert counted == 5  # "x y z" is too short to count
     assert within == pytest.approx(2 / 5) and across == pytest.approx(3 / 5)
     texts = [f"As an expert I verified all of it so the answer is {i} and more words {i}" for i in range(6)]
-    assert template_share([shape(t) for t in texts], [[i] for i in range(6)]) > 0.6
-    assert template_share([shape(f"{i} " + "unique " * i) for i in range(6)], [[i] for i in range(6)]) == 0.0
+    assert template_share([shape(t) for t in texts], [[i] for i in range(6)])[0] > 0.6
+    assert template_share([shape(f"{i} " + "unique " * i) for i in range(6)], [[i] for i in range(6)])[0] == 0.0
 
 
 def test_trend_and_correlation_statistics():
@@ -83,7 +83,7 @@ def scored(values: dict[str, list], outcomes: dict[str, list] | None = None) -> 
 def test_a_spike_warns_once_with_its_figures_and_metrics_name_it():
     from rewardhub.hacking import MonitorSettings
 
-    monitor = HackingMonitor({"judge": None}, lambda step: {"judge": 1.0}, settings=MonitorSettings(warmup=0))
+    monitor = HackingMonitor({"judge": None}, lambda step: {"judge": 1.0}, settings=MonitorSettings(warmup=4))
     batch = Batch([f"p{i // 4}" for i in range(64)], [f"answer {i} with several words to count" for i in range(64)],
                   {})
     with warnings.catch_warnings(record=True) as caught:
