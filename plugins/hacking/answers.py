@@ -14,6 +14,7 @@ and strict about alternatives.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -65,6 +66,7 @@ def boxed_contents(text: str) -> Iterator[str]:
         yield inner
 
 
+@functools.lru_cache(maxsize=8192)  # answers repeat across a step's completions
 def canonical(value: str) -> str:
     """``value`` in one spelling: boxes, ``\\text{}``, dollars, bold and spaces removed, fractions and decimals
     as reduced fractions, ``x = 3`` as ``3``, thousands separators and degree signs dropped, lower case."""
