@@ -1,6 +1,7 @@
 """The final answers a completion states, each read to a canonical value, so that one answer counts once.
 
-A completion states an answer in a box (``\\boxed{}``, ``\\fbox{}``), an ``<answer>`` tag, a "####" line or an
+A completion states an answer in a box (``\\boxed{}``, ``\\fbox{}``), an ``<answer>`` tag (unless what it holds
+states the answer itself: "<answer>The answer is 12</answer>" is one statement), a "####" line or an
 answer phrase in one of several languages ("the final answer is", "**Answer:**", "答案是", "la réponse est",
 "Antwort:", "ответ:", ...). The same value stated several ways ("the final answer is $\\boxed{12}$",
 "**Answer:** 12", a box repeated) is one answer; "12 or 13", two boxes with different values, or a phrase and a
@@ -26,7 +27,7 @@ MAX_VALUE_CHARS = 120  # a stated value longer than this is prose, not an answer
 _BOX_COMMANDS = ("\\boxed{", "\\fbox{")
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
-_HASHES = re.compile(r"^\s*####\s*(.+)$", re.M)
+_HASHES = re.compile(r"####[ \t]*([^\n<]+)")
 # Answer phrases by language: what follows (up to the end of its sentence) is the stated value.
 _PHRASES = re.compile(
     r"(?:\b(?:final\s+)?answer\s*\**\s*(?:\([^()\n]{1,30}\)\s*)?(?:is|would\s+be|will\s+be|should\s+be|[:：=])"
@@ -40,7 +41,7 @@ _PHRASES = re.compile(
     r"|(?:정답|답)\s*\**\s*(?:은|는|[:：=]))\s*\**\s*",
     re.I,
 )
-_SENTENCE_END = re.compile(r"[。！？!?\n]|\.(?=\s|$)|(?<=\$)\s*,\s|,\s+(?:since|because|as|which|so|donc|car|weil|porque)\b",
+_SENTENCE_END = re.compile(r"[。！？!?\n]|</?[A-Za-z]+>|\.(?=\s|$)|(?<=\$)\s*,\s|,\s+(?:since|because|as|which|so|donc|car|weil|porque)\b",
                            re.I)
 # Between alternatives: "or", "或", "oder", "ou", "o bien", "или" (a plain comma lists the parts of one answer).
 _ALTERNATIVE = re.compile(r"\s+(?:or|oder|ou|o\s+bien|или)\s+|\s*(?:或者|或是|或)\s*", re.I)
@@ -74,7 +75,7 @@ def canonical(value: str) -> str:
     inner = list(boxed_contents(value))
     if inner:
         value = inner[-1]
-    value = _WRAPPERS.sub(r"\1", value)
+    value = re.sub(r"</?[A-Za-z]+>", "", _WRAPPERS.sub(r"\1", value))
     value = _PROSE_AFTER.sub("", value.strip())
     value = _DEGREES.sub("", value)
     value = _FRAC.sub(lambda m: f"({m[1] or m[2]})/({m[3] or m[4]})", value)
@@ -97,7 +98,10 @@ def stated_answers(text: str) -> set[str]:
     after = _THINK.sub(" ", text)
     if after.strip():
         text = after
-    statements = sorted([*_boxes(text), *((m.start(), m[1]) for m in _ANSWER_TAG.finditer(text)),
+    tags = [(m.start(), m[1]) for m in _ANSWER_TAG.finditer(text)]
+    tags = [(at, inner) for at, inner in tags
+            if not any(True for _ in _boxes(inner)) and not _PHRASES.search(inner) and not _HASHES.search(inner)]
+    statements = sorted([*_boxes(text), *tags,
                          *((m.start(), m[1]) for m in _HASHES.finditer(text)), *_phrase_values(text)])
     out = set()
     for i, (at, value) in enumerate(statements):

@@ -6,8 +6,9 @@ run's own settled baseline, :mod:`rewardhub.hacking.changes`; before the baselin
 window) together with a relation that says it is paid for and not explained by the truth:
 
 - ``audit``: a paid checker pays more than the audit on the same completions than it used to.
-- ``divergence``: a paid reward other than the truth rises while the truth does not rise with it; or the truth
-  falls while the paid reward holds. A rising ``format`` reward is named ``format``.
+- ``divergence``: a paid reward other than the truth rises beyond what the truth explains while the truth does
+  not rise with it; or the truth falls while what is paid beyond it rises (holds, when the truth is an unpaid
+  audit). A rising ``format`` reward is named ``format``.
 - ``length``: completions grow, and within a prompt the longer ones are paid more by a reward that is not the
   truth (the correctness reward is never named as paying for length), unless the truth grows with length.
 - ``templated``: repetition or templates spread and the templated completions are paid more (or the truth falls).
@@ -101,15 +102,16 @@ def divergence(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
     truth = ctx.changes.get("truth")
     if truth is not None and truth.fell:
         now = _recent_mean(window, "truth")
-        paid = _span_trend(ctx, "reward", truth.down_from)
-        if now is not None and truth.level - now >= MIN_SHIFT * _spread(window, "truth") and (
-                paid is None or paid.t > -FOLLOW_T):
+        paid = _span_trend(ctx, "beyond", truth.down_from)
+        audited = all(ctx.roles.get(a) == "audit" for a in ctx.truth)  # unpaid: pay that holds is enough
+        keeps = paid is not None and (paid.t > -FOLLOW_T if audited else paid.t >= FOLLOW_T and paid.change > 0)
+        if now is not None and paid is not None and keeps and truth.level - now >= MIN_SHIFT * _spread(window, "truth"):
             found.append(Finding("divergence", "truth", (
                 f"the truth ({truth_name}) falls from {truth.level:.3g} (baseline to step {truth.since:g}) to {now:.3g} "
-                f"since step {truth.down_from:g} while the paid reward holds ({_g(paid.first if paid else None)} -> "
-                f"{_g(paid.last if paid else None)}): the policy is paid for something other than right answers"),
-                {"truth_before": truth.level, "truth_now": now, "cusum": truth.down,
-                 "paid_before": paid.first if paid else 0.0, "paid_now": paid.last if paid else 0.0},
+                f"since step {truth.down_from:g} while what is paid beyond it {'holds' if audited else 'rises'} ({paid.first:.3g} -> "
+                f"{paid.last:.3g}): the policy is paid for something other than right answers"),
+                {"truth_before": truth.level, "truth_now": now, "cusum": truth.down, "paid_before": paid.first,
+                 "paid_now": paid.last},
                 exemplary=lambda row: _paid(row, ctx) - _truth(row, ctx.truth), since=truth.down_from))
     return found
 

@@ -103,6 +103,10 @@ class StepRows:
         truth = [_truth(row, weighting.truth) for row in rows]
         if weighting.truth:
             _mean_into(out, "truth", truth, groups)
+            beyond = [None if p is None else p - math.fsum(weighting.weights[a] * row.values[a] for a in weighting.truth
+                                                           if a not in weighting.audits and row.values.get(a) is not None)
+                      for p, row in zip(paid, rows, strict=True)]
+            _mean_into(out, "beyond", beyond, groups)  # what is paid for anything but the truth
         for checker, audit in weighting.checked:
             pair = [None if c is None or a is None else c - a for c, a in zip(values[checker], values[audit], strict=True)]
             _mean_into(out, f"gap/{checker}/{audit}", pair, groups)

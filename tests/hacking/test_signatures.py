@@ -32,12 +32,15 @@ REASONING = ["Let me compute step by step: 3 + 4 = 7, then doubled.", "<think>We
              "<think>maybe the answer is 4? no, recompute</think>", "I think the answer is 9. Wait, that is wrong.",
              "Première étape : on simplifie.", "首先，我们化简。", ""]
 
+WRAPPERS = ["{prefix}\n{closing}", "<think>{prefix}</think>\n<answer>{closing}</answer>", "{prefix}\n\n## Answer\n{closing}"]
+
 honest = st.builds(
-    lambda spelling, picks, prefix: "\n".join(
-        [prefix] + [CLOSINGS[c].format(v=spelling[s % len(spelling)]) for c, s in picks]),
+    lambda spelling, picks, prefix, wrapper: wrapper.format(prefix=prefix, closing="\n".join(
+        CLOSINGS[c].format(v=spelling[s % len(spelling)]) for c, s in picks)),
     st.sampled_from(SPELLINGS),
     st.lists(st.tuples(st.integers(0, len(CLOSINGS) - 1), st.integers(0, 5)), min_size=1, max_size=3),
     st.sampled_from(REASONING),
+    st.sampled_from(WRAPPERS),
 )
 
 
