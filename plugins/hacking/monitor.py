@@ -322,7 +322,7 @@ class HackingMonitor:
         for name, mean in summary.means.items():
             if relations.tracked(name) and math.isfinite(mean):
                 if name not in self.changes:
-                    self.changes[name] = relations.tracker(name, self.settings.warmup, self.settings.threshold,
+                    self.changes[name] = relations.tracker(name, self.settings.baseline, self.settings.threshold,
                                                            summary.rows)
                 self.changes[name].add(summary.step, mean, summary.errors.get(name, 0.0))
 

@@ -2,7 +2,7 @@
 
     monitor:
       window: 8                 # steps a trend is read over before a baseline exists, and the spikes' window
-      warmup: 10                # steps each series' baseline is taken over, once the series holds still
+      warmup: 10                # steps each series' baseline is taken over, once it holds still (at least 4)
       threshold: 10             # CUSUM sum (in noise units) at which a series has changed
       disable: [dominance]      # signals to leave out (names: see SIGNALS)
       state: runs/hacking.json  # where the monitor keeps its state, and resumes from after a restart
@@ -41,6 +41,11 @@ class MonitorSettings:
     def watches(self, signal: str) -> bool:
         return signal not in self.disable
 
+    @property
+    def baseline(self) -> int:
+        """The steps a series' baseline is taken over (``warmup``, at least ``MIN_WARMUP``)."""
+        return max(self.warmup, MIN_WARMUP)
+
 
 def parse_monitor(raw: object) -> MonitorSettings:
     """:class:`MonitorSettings` from the config's ``monitor`` mapping (defaults when absent)."""
@@ -55,9 +60,9 @@ def parse_monitor(raw: object) -> MonitorSettings:
     if isinstance(window, bool) or not isinstance(window, int) or window < MIN_WINDOW:
         raise ConfigError(f"monitor: 'window' must be a whole number of steps >= {MIN_WINDOW}, got {shown(window)}")
     warmup = raw.get("warmup", DEFAULT_WARMUP)
-    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < MIN_WARMUP:
-        raise ConfigError(f"monitor: 'warmup' must be a whole number of steps >= {MIN_WARMUP} (the steps a "
-                          f"baseline is taken over), got {shown(warmup)}")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ConfigError(f"monitor: 'warmup' must be a whole number of steps >= 0 (the steps a baseline is taken "
+                          f"over; below {MIN_WARMUP}, {MIN_WARMUP}), got {shown(warmup)}")
     threshold = raw.get("threshold", DEFAULT_THRESHOLD)
     if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not threshold > 0:
         raise ConfigError(f"monitor: 'threshold' must be a number > 0 (default {DEFAULT_THRESHOLD:g}), "

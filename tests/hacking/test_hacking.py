@@ -83,7 +83,7 @@ def scored(values: dict[str, list], outcomes: dict[str, list] | None = None) -> 
 def test_a_spike_warns_once_with_its_figures_and_metrics_name_it():
     from rewardhub.hacking import MonitorSettings
 
-    monitor = HackingMonitor({"judge": None}, lambda step: {"judge": 1.0}, settings=MonitorSettings(warmup=4))
+    monitor = HackingMonitor({"judge": None}, lambda step: {"judge": 1.0}, settings=MonitorSettings(warmup=0))
     batch = Batch([f"p{i // 4}" for i in range(64)], [f"answer {i} with several words to count" for i in range(64)],
                   {})
     with warnings.catch_warnings(record=True) as caught:
