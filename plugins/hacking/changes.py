@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 
 from .trends import trend
 
-__all__ = ["ALLOWANCE", "Change", "DEFAULT_THRESHOLD", "SETTLED_T"]
+__all__ = ["ALLOWANCE", "Change", "SETTLED_T"]
 
-ALLOWANCE = 0.5  # deviation (in noise units) a step may have without adding to the sum
-DEFAULT_THRESHOLD = 10.0  # the sum (in noise units) at which the series has changed
+ALLOWANCE = 0.25  # deviation (in noise units) a step may have without adding to the sum
 SETTLED_T = 2.5  # a window holds still when its trend's |t| stays below this
 
 
@@ -28,8 +27,8 @@ SETTLED_T = 2.5  # a window holds still when its trend's |t| stays below this
 class Change:
     """Two-sided CUSUM of a series against its settled baseline (``level``, ``noise``)."""
 
-    baseline: int
-    threshold: float = DEFAULT_THRESHOLD
+    baseline: int  # steps the baseline is taken over
+    threshold: float  # the sum (in noise units) at which the series has changed (``monitor: {threshold: ...}``)
     floor: float = 0.0  # the least noise the baseline may have (a rate at 0 has no scatter to measure)
     recent: list[tuple[float, float, float]] = field(default_factory=list)  # (step, mean, error) until settled
     level: float | None = None

@@ -28,7 +28,7 @@ from .trends import Trend, trend
 
 __all__ = ["audit", "divergence", "length", "signatures", "templated"]
 
-MIN_SHIFT = 0.2  # a change that matters: the mean moved by this fraction of the per-sample spread (a small effect)
+MIN_SHIFT = 0.1  # a change that matters: the window's mean moved by this fraction of the per-sample spread
 FOLLOW_T = 2.0  # the truth follows when its trend over the same steps rises at this t
 LENGTH_GROWTH = 0.15  # relative growth of the mean completion length (over its baseline, else over the window)
 LENGTH_CORRELATION = 0.3  # within-group rank correlation of length with a reward that is not the truth
@@ -52,14 +52,14 @@ def audit(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
         if not name.startswith("gap/") or not change.rose:
             continue
         checker, audited = name.split("/")[1:]
-        now = _recent_mean(window, name)
+        now = _window_mean(window, name)
         spread = _spread(window, f"value/{checker}")
         if now is None or now - change.level < MIN_SHIFT * spread:
             continue
         c_now, a_now = _recent_mean(window, f"value/{checker}"), _recent_mean(window, f"value/{audited}")
         found.append(Finding("audit", f"{checker}/{audited}", (
             f"{checker!r} pays {now:+.3g} more than the audit {audited!r} on the same completions over the last "
-            f"{RECENT} steps, against {change.level:+.3g} at the baseline (to step {change.since:g}); the gap has grown "
+            f"{len(window)} steps, against {change.level:+.3g} at the baseline (to step {change.since:g}); the gap has grown "
             f"since step {change.up_from:g} (now {checker!r} {_g(c_now)}, {audited!r} {_g(a_now)})"),
             {"gap": now, "gap_before": change.level, "cusum": change.up, "checker": c_now or 0.0,
              "audit": a_now or 0.0},
@@ -77,7 +77,7 @@ def divergence(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
         change = ctx.changes.get(f"excess/{alias}")
         if alias in ctx.truth or ctx.roles.get(alias) == "correctness" or change is None or not change.rose:
             continue
-        excess = _recent_mean(window, f"excess/{alias}")
+        excess = _window_mean(window, f"excess/{alias}")
         spread = max(_spread(window, f"value/{alias}"), _spread(_baseline(ctx, change), f"value/{alias}"), 1e-9)
         if excess is None or excess - change.level < MIN_SHIFT * spread:
             continue
@@ -101,7 +101,7 @@ def divergence(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
             exemplary=lambda row, a=alias: _value(row, a) - _truth(row, ctx.truth), since=change.up_from))
     truth = ctx.changes.get("truth")
     if truth is not None and truth.fell:
-        now = _recent_mean(window, "truth")
+        now = _window_mean(window, "truth")
         paid = _span_trend(ctx, "beyond", truth.down_from)
         audited = all(ctx.roles.get(a) == "audit" for a in ctx.truth)  # unpaid: pay that holds is enough
         keeps = paid is not None and (paid.t > -FOLLOW_T if audited else paid.t >= FOLLOW_T and paid.change > 0)
@@ -214,6 +214,11 @@ def signatures(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
 # ----- helpers ----------------------------------------------------------------------------------------------------
 def _recent_mean(window: Sequence[StepSummary], name: str) -> float | None:
     means = series(window[-RECENT:], name)[0]
+    return math.fsum(means) / len(means) if means else None
+
+
+def _window_mean(window: Sequence[StepSummary], name: str) -> float | None:
+    means = series(window, name)[0]
     return math.fsum(means) / len(means) if means else None
 
 

@@ -22,7 +22,7 @@ ROLES = ("correctness", "format", "audit", "shaping")
 MONITOR_KEYS = ("window", "warmup", "threshold", "disable", "state")
 DEFAULT_WINDOW = 8
 DEFAULT_WARMUP = 10
-DEFAULT_THRESHOLD = 10.0
+DEFAULT_THRESHOLD = 12.0
 MIN_WINDOW = 4
 MIN_WARMUP = 4
 
