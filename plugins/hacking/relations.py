@@ -279,8 +279,7 @@ def tracked(name: str) -> bool:
 
 
 def tracker(name: str, baseline: int, threshold: float, rows: int) -> Change:
-    """A tracker for ``name``; the noise of a rate or of a disagreement is floored at the sampling error of a 5% rate
-    (one that sits at 0 over the baseline has no scatter to measure)."""
-    rate_like = name.split("/")[0] in ("signature", "gap") or name in TEMPLATED
-    floor = math.sqrt(0.05 * 0.95 / max(rows, 1)) if rate_like else 0.0
-    return Change(baseline, threshold, floor=floor)
+    """A tracker for ``name``. Its noise is floored at the sampling error of a 5% rate over the step's rows: a
+    series that sits still over the baseline (a rate at 0, a bonus nobody earns yet) has no scatter to measure,
+    and one completion that moves must not count as a change."""
+    return Change(baseline, threshold, floor=math.sqrt(0.05 * 0.95 / max(rows, 1)))
