@@ -134,7 +134,7 @@ class EntryReward:
                 if present:
                     log_metric(f"{entry.alias}/mean", sum(present) / len(present))
             values = [None if v is None else weight * v for v in values]
-        self.rewards.notify(step, batch, {entry.alias: result}, log_metric, log_extra=kwargs.get("log_extra"))
+        self.rewards.notify(step, batch, {entry.alias: result}, log_metric, log_extra=call.log_extra)
         return values
 
     def __getattr__(self, name: str) -> Any:

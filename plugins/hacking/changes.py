@@ -3,7 +3,8 @@
 A :class:`Change` tracker takes a step mean and its standard error at each step. Its baseline is the first
 stretch of ``baseline`` steps over which the series holds still (no significant trend): early training moves
 a reward while it is learned (a format picked up in the first steps), and a level taken mid-move would be no
-baseline: the stretch must show no trend and its two halves must agree within their sampling error. Once settled, each step's deviation from the baseline is read in units of the baseline's noise (the
+baseline: the stretch must show no trend and its two halves must agree within their sampling error, and a
+change that reaches half the threshold within ``baseline`` steps of it sends the tracker back to settling. Once settled, each step's deviation from the baseline is read in units of the baseline's noise (the
 step-to-step scatter, never less than the step means' sampling error) and accumulated (Page's CUSUM with
 allowance ``ALLOWANCE``): a small shift that persists adds up, so a hack ramping in over hundreds of steps is
 found about as soon as its cumulated effect stands out, and one that jumps is found at once. The state is
@@ -48,6 +49,10 @@ class Change:
         z = (mean - self.level) / self.noise
         self.up, self.up_from = _run(self.up, z - ALLOWANCE, self.up_from, step)
         self.down, self.down_from = _run(self.down, -z - ALLOWANCE, self.down_from, step)
+        if len(self.recent) < self.baseline:  # on probation: a move that goes on right after the baseline
+            self.recent.append((step, mean, error))  # is the one it was taken in (a reward still being learned)
+            if max(self.up, self.down) >= self.threshold / 2:
+                self.level, self.up, self.down, self.up_from, self.down_from = None, 0.0, 0.0, None, None
 
     @property
     def settled(self) -> bool:
@@ -91,7 +96,7 @@ class Change:
         if abs(trend(means, errors).t) >= SETTLED_T or halves > SETTLED_T * max(sampling, self.floor) / math.sqrt(half):
             return  # still moving (a reward being learned): no baseline yet
         self.level, self.noise, self.since = level, max(scatter, sampling, self.floor, 1e-9), step
-        self.recent = []
+        self.recent = []  # refilled over the probation that follows
 
 
 def _run(total: float, increment: float, began: float | None, step: float) -> tuple[float, float | None]:

@@ -17,7 +17,7 @@ from rewardhub.hacking.text import duplicate_rates, shape, template_share
 from rewardhub.hacking.trends import grouped_rate, trend, within_group_rank_correlation
 from rewardhub.testing.scripted_runs import CLEAN, HACKS, scripted_run
 
-MAX_DELAY = 8  # steps from the drift's first step to the alarm
+MAX_DELAY = 12  # steps from the first step of the drift (over 3-8 steps) to the alarm
 ROUTES = {"clean_routed": {"code": Route("data_source", ("code",)), "correct": Route("data_source", ("math",))}}
 
 
