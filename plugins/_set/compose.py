@@ -78,7 +78,7 @@ class WeightedReward:
                 log_extra(f"{alias}/outcome", component.outcomes)
         if log_metric is not None:
             self.rewards.log_weights(result.weights, log_metric)
-        self.rewards.notify(result.step, batch, result.components, log_metric)
+        self.rewards.notify(result.step, batch, result.components, log_metric, log_extra=log_extra)
         return result.totals
 
     def evaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
@@ -134,7 +134,7 @@ class EntryReward:
                 if present:
                     log_metric(f"{entry.alias}/mean", sum(present) / len(present))
             values = [None if v is None else weight * v for v in values]
-        self.rewards.notify(step, batch, {entry.alias: result}, log_metric)
+        self.rewards.notify(step, batch, {entry.alias: result}, log_metric, log_extra=call.log_extra)
         return values
 
     def __getattr__(self, name: str) -> Any:
@@ -371,11 +371,11 @@ class RewardSet:
         self._watchers.append(watcher)
 
     def notify(self, step: float | None, batch: Batch, results: dict[str, BatchResult], log_metric: Any = None,
-               keys: Any = None) -> None:
+               keys: Any = None, log_extra: Any = None) -> None:
         """Tell the watchers what was scored (``results``: alias -> result, all or some of the members;
-        ``keys``: each row's group, when not its prompt)."""
+        ``keys``: each row's group, when not its prompt; ``log_extra``: TRL's per-completion logger)."""
         for watcher in self._watchers:
-            watcher.observe(step, batch, results, log_metric, keys)
+            watcher.observe(step, batch, results, log_metric, keys, log_extra=log_extra)
 
     def score(self, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         """Score rows (``prompt``, ``completion`` and columns) as one batch; see :meth:`iter_scores`."""
