@@ -44,7 +44,7 @@ WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_worke
 class Outcome(NamedTuple):
     """One item's result: ``ok`` with the return value, or ``timeout`` / ``error`` / ``killed`` with a
     message (``killed``: its workers were SIGKILLed from outside, the OOM killer's way: not the item's fault).
-    ``cpu``: the seconds of CPU the item used (``None`` where unknown): see :meth:`ran_away`."""
+    ``cpu``: for a timeout, the seconds of CPU the item used (``None`` where unknown): see :meth:`ran_away`."""
 
     status: Literal["ok", "timeout", "error", "killed"]
     value: Any = None
@@ -420,7 +420,7 @@ class _Run:
                 self.results[worker.pending.popleft()] = Outcome("error", f"item cannot be sent: {message[1]}")
         else:
             status, value, cpu, worker.cpu_mark = message
-            self.results[worker.pending.popleft()] = Outcome(status, value, cpu)
+            self.results[worker.pending.popleft()] = Outcome(status, value, cpu if status == "timeout" else None)
             worker.item_started = time.monotonic()
 
     def _died(self, worker: _Worker) -> None:
