@@ -46,6 +46,9 @@ MOVED: dict[str, str] = {
     "rewardhub.rewards.judge_limits": "rewardhub.rewards.judge.limits",
     "rewardhub.rewards.judge_parse": "rewardhub.rewards.judge.parse",
     "rewardhub.rewards.judge_prompt": "rewardhub.rewards.judge.prompt",
+    # The text layer: every reward reads policy-written text through rewards/text/.
+    "rewardhub.rewards.extract": "rewardhub.rewards.text.extract",
+    "rewardhub.rewards.number_words": "rewardhub.rewards.text.number_words",
 }
 
 

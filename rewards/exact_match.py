@@ -1,6 +1,6 @@
 """``exact_match``: 1.0 when the completion's extracted answer equals the reference column, else 0.0.
 
-The answer is found by the extractors of :mod:`rewardhub.rewards.extract` (by default the last statement:
+The answer is found by the extractors of :mod:`rewardhub.rewards.text.extract` (by default the last statement:
 the latest of the last ``\\boxed{}``, the last "the answer is ..." and the last ``<answer>`` tag; then
 ``#### 42``; the order is configurable); an answer offering several values (``5 or 6``) pays only when each is right, and
 a stated answer the reader cannot read faithfully (``5 or more``) scores 0 with the reason. Then
@@ -17,7 +17,7 @@ from typing import Any
 
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
-from .extract import (
+from .text.extract import (
     DEFAULT_EXTRACTORS,
     MAX_ANSWER_CHARS,
     Extraction,

@@ -19,7 +19,7 @@ from typing import Any
 from rewardhub import ConfigError
 from rewardhub.workers import WorkerPool, shared_pool
 
-from ..extract import bracket_depths
+from ..text.extract import bracket_depths
 from .literals import has_modulus, literal_verdict, parse_literal
 
 _CACHE_SIZE = 1 << 16  # verdicts remembered across batches (a few MB)

@@ -1,6 +1,6 @@
 """Math answers in the caller: a canonical spelling of an extracted answer, and an exact reading of literals.
 
-Finding the answer is ``rewards/extract.py``'s job. Here an answer is rewritten into the LaTeX the parser
+Finding the answer is ``rewards/text/extract/``'s job. Here an answer is rewritten into the LaTeX the parser
 reads faithfully (brace-less ``\\frac12`` and ``\\sqrt3`` braced as TeX reads them, Python's ``**``,
 ``*`` and ``sqrt()`` as LaTeX, hex literals as numbers, primes kept as ``^{\\prime}`` instead of being
 dropped, mixed numbers and thousands separators made explicit), and plain literals (numbers, fractions,
@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from ..extract import is_unit_word, number_in_words, unicode_to_latex
+from ..text.extract import is_unit_word, number_in_words, unicode_to_latex
+from ..text.number_words import cjk_number, without_measure_word
 from .latex import to_parseable_latex
 
 # ----- normalisation ----------------------------------------------------------------------------------
@@ -84,9 +85,10 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
         s = _MODULUS.sub("", s).replace("\\equiv", "=")
     s = _residue(s)
     s = s.strip().removeprefix("=").removesuffix("=").strip()  # a dangling relation sign
-    worded = number_in_words(s) if not any(char.isdigit() for char in s) else None
+    s = without_measure_word(s)  # "34 元", "\\text{866 个}", "13です"
+    worded = cjk_number(s) or (number_in_words(s) if not any(char.isdigit() for char in s) else None)
     if worded is not None:
-        return worded  # "fifty-two", "\\text{seventy six}"
+        return worded.replace("%", "\\%")  # "fifty-two", "\\text{seventy six}", "九分之一", "3万", "百分之五十六"
     equation = _NAMED_VALUE.fullmatch(s)
     if equation:  # "x = 1,000", "x = 2 1/2": the value after "x =" is spelled like a value alone
         return f"{equation.group(1)} = {_number_spelling(equation.group(2), decimal_comma)}"

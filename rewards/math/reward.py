@@ -1,6 +1,6 @@
 """The ``math`` reward: is the completion's final answer equal to the gold answer?
 
-Extraction (``rewardhub.rewards.extract``, in the math family's order), normalisation and plain
+Extraction (``rewardhub.rewards.text.extract``, in the math family's order), normalisation and plain
 literals (``literals``) are done in the caller; everything that needs a parser (LaTeX, expressions,
 sets, intervals, matrices, equations) is parsed and verified with Math-Verify in worker processes with
 a hard deadline per answer (``checker``), so no completion can hang training.
@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 
 from rewardhub import Batch, Reward, Score, hookimpl
 
-from ..extract import (
+from ..text import canonical
+from ..text.extract import (
     Extraction,
     Unreadable,
     after_statement,
@@ -25,7 +26,6 @@ from ..extract import (
     gsm8k,
     looks_truncated,
     read_answer,
-    visible,
 )
 from .checker import Check, MathChecker, list_items
 from .literals import Scalar, normalize, parse_literal, unit_of
@@ -44,7 +44,7 @@ def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadab
     False, the last math span, a bare answer and the last number that stands alone, read only after the
     last "the answer is" (never past a stated answer) and never in a completion cut off mid-sentence.
     :class:`Unreadable` when a stated answer cannot be read faithfully (``the answer is 5 or more``)."""
-    text = visible(text)
+    text = canonical(text)
     found = extract_answer(text, MATH_EXTRACTORS, max_chars=None)
     if isinstance(found, Unreadable) and found.how == "open_answer_tag" and _CLOSE_TAG in text:
         corrected = extract_answer(text[text.rfind(_CLOSE_TAG) :], ("final_statement",), max_chars=None)

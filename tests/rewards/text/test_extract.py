@@ -1,4 +1,4 @@
-"""Answer extraction and normalisation (rewards/extract.py): values, edge cases, and linear time on huge input.
+"""Answer extraction and normalisation (rewards/text/extract/): values, edge cases, and linear time on huge input.
 
 Both policies are tested here: exact_match's (``extract_answer`` with its defaults) and the math
 family's (``math.find_answer``: answer tag first, the later of box and "the answer is", then the last
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rewardhub import ConfigError
-from rewardhub.rewards.extract import (
+from rewardhub.rewards.text.extract import (
     DEFAULT_EXTRACTORS,
     EXTRACTORS,
     Extraction,
