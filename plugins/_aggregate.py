@@ -2,9 +2,10 @@
 
 An abstention never pays more than a failure. In every aggregation a row where a component abstained
 counts that component at its group's *floor*: the lowest value the component scored in the row's prompt
-group (the group's worst scored row). So a completion that makes a reward abstain (a runaway expression,
-output that makes an endpoint refuse) ranks with the group's worst row for that reward, never above an
-honest wrong answer. A component that abstained on a whole group stays out of that group's totals, and
+group (the group's worst scored row), and never more than 0.0, what a reward pays a failure (so where
+every other row of the group was right, abstaining still does not pay as much as being right). So a
+completion that makes a reward abstain (a runaway expression, output that makes an endpoint refuse)
+ranks with the group's worst row for that reward, never above an honest wrong answer. A component that abstained on a whole group stays out of that group's totals, and
 rows a route's ``when`` leaves out are not the component's rows: they stay out too.
 
 ``sum`` adds ``weight * value`` over the components (TRL's ``nansum``, abstentions filled first).
@@ -21,17 +22,19 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-__all__ = ["EPS", "combine", "group_floors", "mean_std", "normalized_in_groups", "with_floors"]
+__all__ = ["EPS", "FAILURE", "combine", "group_floors", "mean_std", "normalized_in_groups", "with_floors"]
 
+FAILURE = 0.0  # what a reward pays a failed row: an abstention's floor is never above it
 EPS = 1e-4  # TRL's epsilon in normalize_then_sum (verl's GDPO uses 1e-6; it only matters at near-zero spread)
 
 
 def group_floors(values: Sequence[float | None], groups: Sequence[Sequence[int]]) -> list[float | None]:
-    """Each row's group floor: the lowest present value of its group (``None`` where the group has none)."""
+    """Each row's group floor: the lowest present value of its group, at most ``FAILURE`` (``None`` where the
+    group has no value)."""
     out: list[float | None] = [None] * len(values)
     for group in groups:
         present = [values[i] for i in group if values[i] is not None]
-        floor = min(present) if present else None
+        floor = min(FAILURE, *present) if present else None
         for i in group:
             out[i] = floor
     return out

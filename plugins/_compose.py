@@ -226,8 +226,8 @@ class SetResult:
     """A batch scored by a whole set: per-sample totals (``None`` where every reward abstained), each
     member's result by alias (``result["math"]``), and the weights and trainer step the totals used
     (``weights`` is ``None`` when rows of the batch were scored at different steps). When the rows'
-    prompt groups were given, ``group_floors[alias][i]`` is the lowest value of that reward over row i's group
-    (``None`` where it abstained on the whole group): what an abstention counts as (verl's GDPO fill)."""
+    prompt groups were given, ``group_floors[alias][i]`` is the lowest value of that reward over row i's group,
+    at most 0.0 (``None`` where it abstained on the whole group): what an abstention counts as (verl's GDPO fill)."""
 
     totals: list[float | None]
     components: dict[str, BatchResult]

@@ -158,8 +158,8 @@ def to_results(scored: SetResult, abstain_value: float = 0.0, *, gdpo: bool = Fa
 
     With ``gdpo`` every alias is a finite number, as verl's GDPO estimator needs (it reads each key of
     ``algorithm.gdpo_reward_keys`` with ``np.asarray(..., dtype=float32)``, where ``None`` would be NaN):
-    an abstention becomes its prompt group's floor of that reward (the lowest value scored in the group;
-    0.0 if the whole group abstained), so that abstaining never earns a better advantage than the group's
+    an abstention becomes its prompt group's floor of that reward (the lowest value scored in the group, at
+    most 0.0; 0.0 if the whole group abstained), so that abstaining never earns a better advantage than the group's
     worst scored row, and ``<alias>/abstained`` (1.0/0.0) says which values were filled.
     """
     if gdpo and scored.group_floors is None:

@@ -71,8 +71,17 @@ def test_negative_rewards_too_an_abstention_takes_the_groups_lowest_value(aggreg
     assert totals[2] == pytest.approx(totals[0]) and totals[2] < totals[1]
 
 
+def test_where_every_other_row_was_right_abstaining_still_pays_a_failure_not_a_success():
+    """The floor is at most 0.0, what a reward pays a failure: a tower among right answers is not right."""
+    assert with_floors([1.0, None, 1.0], [[0, 1, 2]]) == [1.0, 0.0, 1.0]
+    assert combine({"math": [1.0, 1.0, None]}, [{"math": 1.0}] * 3, "sum", [[0, 1, 2]]) == [1.0, 1.0, 0.0]
+    normalised = combine({"math": [1.0, 1.0, None]}, [{"math": 1.0}] * 3, "normalize_then_sum", [[0, 1, 2]])
+    assert normalised[2] < 0 < normalised[0]
+
+
 def test_a_whole_group_abstaining_stays_out_and_routes_are_not_filled():
     assert with_floors([None, None, 1.0], [[0, 1], [2]]) == [None, None, 1.0]
     assert with_floors([0.5, None, 1.0], [[0, 1, 2]], applies=[True, False, True]) == [0.5, None, 1.0]
-    assert with_floors([0.5, None, 1.0], [[0, 1, 2]]) == [0.5, 0.5, 1.0]
+    assert with_floors([0.5, None, 1.0], [[0, 1, 2]]) == [0.5, 0.0, 1.0]
+    assert with_floors([-0.5, None, 1.0], [[0, 1, 2]]) == [-0.5, -0.5, 1.0]
     assert combine({"a": [None, None]}, [{"a": 1.0}] * 2, "normalize_then_sum", [[0, 1]]) == [None, None]
