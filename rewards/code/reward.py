@@ -36,7 +36,7 @@ from typing import Any
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 from rewardhub.sandbox.program import COMPILE_ERROR
 
-from ._plain import plain
+from ._plain import ObjectUsed, plain
 from .checks import ProbeFailed, holds
 from .harness import HARNESS, Report, harness_input, read_report
 from .suites import Suite, UnusableTestsError, close_numbers, parse_tests
@@ -345,7 +345,12 @@ class CodeReward(Reward):
             elif entry != "value":
                 row.verdicts[part] = _error_name(value)
             else:
-                row.verdicts[part] = None if row.suite.calls[part].matches(value, self.float_tolerance, self.float_abs_tolerance) else "wrong answer"
+                try:
+                    matched = row.suite.calls[part].matches(value, self.float_tolerance, self.float_abs_tolerance)
+                except ObjectUsed as exc:  # only a standard-library value escapes: no verdict on it here
+                    row.unusable = str(exc)
+                    return
+                row.verdicts[part] = None if matched else "wrong answer"
             return
         row.early = early
         if early:

