@@ -8,6 +8,7 @@ from episodes import PROMPT, SET_VALUE, Counter, assistant, call, episode, tool
 import rewardhub
 import rewardhub.testing
 from rewardhub import ConfigError
+from rewardhub.testing import CONTRACT_EPISODE_PROBES
 from rewardhub.testing.episodes import (
     EPISODE_PROBES,
     FORM_PROBES,
@@ -201,10 +202,10 @@ def believes_the_agent(text, tool_calls):
 @pytest.mark.parametrize("name", ["tool_call_match", "final_state_match"])
 def test_the_contract_kit_feeds_episode_rewards_the_episode_probes(name):
     report = rewardhub.testing.check_contract(rewardhub.get(name), columns=SUBMIT.columns(), episode_task=SUBMIT)
-    assert report.episode_values == {"honest": 1.0, **{p.name: 0.0 for p in EPISODE_PROBES}}
+    assert report.episode_values == {"honest": 1.0, **{p.name: 0.0 for p in CONTRACT_EPISODE_PROBES}}
     # without a task, the kit's own (submit the reference answer once) probes it; the honest episode is not required
     default = rewardhub.testing.check_contract(rewardhub.get(name))
-    assert default.episode_values["honest"] == 1.0 and set(default.episode_values) == {"honest", *(p.name for p in EPISODE_PROBES)}
+    assert default.episode_values["honest"] == 1.0 and set(default.episode_values) == {"honest", *(p.name for p in CONTRACT_EPISODE_PROBES)}
 
 
 def test_the_contract_kit_fails_a_gameable_episode_reward():
