@@ -80,7 +80,7 @@ def main() -> None:
         seconds[verifier] = time.perf_counter() - start
         tallies[verifier] = tally(forms, values[verifier])
     families = list(dict.fromkeys(form.family for form in forms))
-    print(f"| family | wrong / right | " + " | ".join(f"{v} FP | {v} FN" for v in verifiers) + " |")
+    print("| family | wrong / right | " + " | ".join(f"{v} FP | {v} FN" for v in verifiers) + " |")
     print("|---|---|" + "---|---|" * len(verifiers))
     totals = {v: [0, 0, 0, 0] for v in verifiers}
     for family in families:

@@ -57,7 +57,7 @@ ANSWER_PHRASES: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 
 HEDGES: dict[str, tuple[str, ...]] = {
-    "en": ("or", "and/or", "alternatively"),
+    "en": ("or", "and/or"),
     "zh": ("或", "或者", "或是", "也可能是", "也许是", "抑或"),
     "ja": ("か", "または", "もしくは", "あるいは", "それとも", "又は"),
     "ko": ("또는", "혹은", "아니면"),
@@ -70,7 +70,7 @@ HEDGES: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 
 HEDGE_ADVERBS: dict[str, tuple[str, ...]] = {
-    "en": ("maybe", "perhaps", "possibly", "probably"),
+    "en": ("maybe", "perhaps", "possibly", "probably", "alternatively"),
     "zh": ("可能", "也许", "大概", "或许"),
     "ja": ("たぶん", "多分", "おそらく", "かもしれない"),
     "ko": ("아마", "아마도"),

@@ -10,7 +10,7 @@ import pytest
 
 import rewardhub
 from rewardhub import Batch
-from rewardhub._aggregate import combine, group_floors, with_floors
+from rewardhub._set.aggregate import combine, group_floors, with_floors
 from rewardhub.trainers.verl import to_results
 
 ANSWERS = [r"\boxed{42}", r"\boxed{41}", r"\boxed{40}", r"\boxed{9^{9^{9^{9}}}}"]  # the tower makes math abstain

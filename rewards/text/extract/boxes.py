@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from decimal import Decimal
 
 from .answers import _OR_WORD, MAX_ANSWER_CHARS, OR, _bounded
 
@@ -19,6 +20,7 @@ _TOKEN = re.compile(r"[^\s$}]*")
 _GAP_NOISE = re.compile(r"\\(?:quad|qquad|text\w*|mbox|mathrm)(?![A-Za-z])|\\[,;:! ()\[\]]|[\s$,;.&{}()]")
 _SEPARATORS = frozenset({"and", "or"})
 _HEDGE_JOINERS = frozenset({"alternatively", "possibly", "perhaps", "maybe"})  # between boxes, they offer an "or"
+_DECIMAL = re.compile(r"-?\d{1,30}(?:\.\d{1,30})?")
 _MAX_GAP = 80
 _MAX_GAP_WORDS = 3
 
@@ -59,9 +61,16 @@ def _joined(parts: list[str], gaps: list[str]) -> str:
     a part repeated right after itself (``\\boxed{3} and \\boxed{3}``) counts once."""
     out = [parts[-1]]
     for part, gap in zip(reversed(parts[:-1]), reversed(gaps), strict=True):
-        if part != out[-1]:
+        if part != out[-1] and not _same_number(part, out[-1]):
             out += [OR if _OR_WORD.search(gap) else ", ", part]
     return "".join(out)
+
+
+def _same_number(a: str, b: str) -> bool:
+    """``533`` and ``533.0``: one decimal number written twice (a restatement, not a second value)."""
+    if not (_DECIMAL.fullmatch(a) and _DECIMAL.fullmatch(b)):
+        return False
+    return Decimal(a) == Decimal(b)
 
 
 def _boxes(text: str) -> Iterator[tuple[int, int, str]]:

@@ -10,6 +10,7 @@ import unicodedata
 from dataclasses import dataclass
 from decimal import Context, Decimal, InvalidOperation
 
+from ..canonical import canonical
 from ..number_words import without_measure_word
 from .numbers import _LATEX_WRAPPERS, number_in_words
 
@@ -56,6 +57,7 @@ class Normalizer:
         ``8{,}000``-style = ``1000.0`` = ``1e3`` = ``one thousand``), else drop punctuation (not signs,
         operators, brackets, primes or the ``&`` and ``\\\\`` of a matrix: ``E'`` is not ``E``, a row is
         not a column), fold case and collapse whitespace."""
+        answer = canonical(answer)
         text = unicode_to_latex(answer) if self.latex else answer
         text = unicodedata.normalize("NFKC", text).replace("\u2212", "-").strip()  # U+2212 minus sign
         text = text.replace("\\\\", " \u21b5 ")  # a matrix row break survives as a symbol of its own (not "\\ ")

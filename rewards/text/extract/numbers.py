@@ -28,9 +28,18 @@ _WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z])|[^\W\d_A-Za-z]{2,}"
 _SHORT_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2}(?![A-Za-z])")
 _SHORT_PROSE = frozenset("so is of to in on at it be as by an we if no do my".split())  # two-letter English words
 # A number as written in text: 1,250.5 / 12,\!000 / 8{,}000 / 2,74 (decimal comma) / 3/4 / .5 / 2 1/2
+# "2 1/2" and "8 and 1/4" are one number (mixed). Digit groups: 1,250 / 12,\!000 / 8{,}000 / Swiss 7'610'539 / Indian 76,10,539.
 _NUMBER_TOKEN = re.compile(
-    r"[-+−]?(?:(?<!\d)\d{1,9} \d{1,9}/\d+(?![\d/])|(?:(?:\d+(?:(?:,|\{,\}|,\\!)\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?)"
+    r"[-+−]?(?:(?<!\d)\d{1,9} (?:and )?\d{1,9}/\d+(?![\d/])|(?:(?:\d{1,2}(?:,\d{2})+,\d{3}(?!\d)|\d+(?:(?:,|\{,\}|,\\!|['’])\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?)"
 )  # "2 1/2" is one number (two and a half)
+# A number in scientific notation: "5e-8", "1.48E+29", "5.29 \\times 10^{-11}", "5.29 x 10^{-11}" (superscript
+# exponents read as ^{-11} by the text layer): one number, never its exponent alone.
+_SCIENTIFIC = re.compile(
+    r"[-+−]?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,3}(?!\w|\.\d)"
+    r"|\s*(?:\\times|\\cdot|×|·|x|\*)\s*10\s*\^\s*(?:\{\s*[-+−]?\d{1,3}\s*\}|[-+−]?\d))"
+)
+# One short unit word ending the sentence after the last number ("3180 min.", "5 km/h", "12 apples").
+_UNIT_ENDING = re.compile(r"[ \t]?([A-Za-zµμΩ]{1,8}(?:/[A-Za-z]{1,3})?)(?=[ \t]*(?:[.!?,;)]|$))")
 _UNIT_AFTER_NUMBER = re.compile(r"(?:cm|mm|km|kg|mg|ml|mph|min|m|g|s|h|l)(?![A-Za-z])")
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s{1,3}$")
 # "10 minus 3", "more than 5", "5 or 6", "not 12": the number after these words is not the answer
@@ -224,6 +233,9 @@ def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | No
             return _worded_number(text, phrase, max_chars)
     if last is None:
         return None
+    scientific = _last_match(_SCIENTIFIC, text)
+    if scientific is not None and scientific.end() >= last.end():  # "1.48e29", "9.34 × 10²³": the whole number
+        last = scientific
     start = last.start()
     if text[start] in "-+−" and start > 0 and (text[start - 1].isalnum() or text[start - 1] in ")}]"):
         start += 1  # a binary minus or plus, not a sign
@@ -231,7 +243,8 @@ def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | No
     end = scaled.end() if scaled is not None and cjk_number(text[start : scaled.end()]) else last.end()
     if not _stands_alone(text, start, end) or _label(text, start, end):
         return None
-    return _bounded(text[start:end], max_chars)
+    unit = _UNIT_ENDING.match(text, end)  # "3180 min.", "20000 mL": the unit goes with the number
+    return _bounded(text[start : unit.end(1) if unit is not None else end], max_chars)
 
 
 def _words_in(text: str, words: Iterable[str], start: int = 0, *, reverse: bool = False) -> Iterator[tuple[int, int]]:
