@@ -178,6 +178,10 @@ class RubricJudge(JudgeReward):
             try:
                 row = batch.row(i)
                 criteria = self.rubric or parse_rubric(row[self.rubric_column], f"column {self.rubric_column!r}")
+                hollow = self._hollow(batch, i)
+                if hollow is not None:  # nothing to judge: no criterion is met (hollow.py)
+                    plans.append(hollow)
+                    continue
                 plan = []
                 for criterion in criteria:
                     messages = self._conversation(
