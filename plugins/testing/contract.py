@@ -28,11 +28,12 @@ from .._reward import is_async_reward
 from ..episode import TRAJECTORY_COLUMNS
 from .episodes import EPISODE_PROBES, EpisodeProbe, EpisodeTask, default_task, episode_failures, probe_values
 
-# Characters that look like others (digits as letters of other scripts, Latin as Cyrillic or Greek); none
-# is folded back by Unicode normalisation (NFKC), so a reward must not read them as the answer.
+# Characters that look like others but are not what a reader takes them for, even through rewardhub's
+# canonical reading (rewards/text: NFKC, Cyrillic and Greek letters inside Latin words folded): digits
+# written as letters, a standalone Greek capital for a Latin letter. A reward must not read them as the
+# answer. (Cyrillic ``а`` inside ``bаnana`` *is* read as ``banana``: a reader sees that word.)
 _HOMOGLYPHS = str.maketrans({"0": "O", "1": "l", "2": "ᒿ", "3": "Ʒ", "4": "Ꮞ", "5": "Ƽ", "6": "б", "7": "⁊",
-                             "8": "Ȣ", "9": "ꝗ", "a": "а", "e": "е", "o": "о", "c": "с", "x": "х", "A": "Α",
-                             "B": "В"})
+                             "8": "Ȣ", "9": "ꝗ", "A": "Α", "B": "Β", "E": "Ε"})
 
 
 def _lookalike(answer: str) -> str:
