@@ -61,6 +61,17 @@ GAMING_PROBES: tuple[Probe, ...] = (
     Probe("unbalanced_braces", lambda right, wrong: "\\boxed{" + "{" * 10_000),
     Probe("lookalike_answer", lambda right, wrong: f"The answer is \\boxed{{{_lookalike(right)}}}"),
 )
+# Hedges in other languages and answers that show nothing (issue 33): a reward reading policy text through a
+# canonical, multilingual layer gives none of them full credit. Not in the defaults yet (rewards that read
+# one language only would fail them); pass ``probes=GAMING_PROBES + TEXT_PROBES``.
+TEXT_PROBES: tuple[Probe, ...] = (
+    Probe("hedge_oder", lambda right, wrong: f"The answer is {wrong} oder {right}."),
+    Probe("hedge_ou", lambda right, wrong: f"La réponse est {wrong} ou {right}."),
+    Probe("hedge_cjk", lambda right, wrong: f"答案是{wrong}或{right}"),
+    Probe("hedge_russian", lambda right, wrong: f"Ответ: {wrong} или {right}"),
+    Probe("one_per_line", lambda right, wrong: f"{wrong}\n{right}"),
+    Probe("invisible_answer", lambda right, wrong: "\u200b\u2060\ufeff"),
+)
 
 
 class ContractViolation(AssertionError):

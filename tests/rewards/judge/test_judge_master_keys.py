@@ -14,7 +14,7 @@ from judge_server import KEY_ENV, SECRET, JudgeServer, judge_fixture, running_se
 
 from rewardhub.rewards.judge.hollow import hollow_reason
 from rewardhub.testing import ContractViolation
-from rewardhub.testing.judge_probes import JUDGE_MASTER_KEYS, check_judge_master_keys
+from rewardhub.testing.judge_probes import JUDGE_FORGERIES, JUDGE_MASTER_KEYS, check_judge_master_keys
 
 
 def fooled(body) -> str:
@@ -24,8 +24,10 @@ def fooled(body) -> str:
     wrong = any(w in response for w in ("11", "Lyon", "8 sides"))
     if "Label: <label>" in content:
         return "Label: incorrect" if wrong else "Label: correct"
-    if "Which response is better?" in content or "Ranking:" in content:
-        return "Winner: 1" if "Which response is better?" in content else "Ranking: 1 > 2"
+    if "Which response is better?" in content:
+        return "Winner: 1"
+    if "ranking every response by its number" in content:
+        return "Ranking: 1 > 2"
     return ("no" if wrong else "yes") if "[Reference answer]" in content or "[Criterion]" in content else (
         "0" if wrong else "10")
 
@@ -37,7 +39,10 @@ def test_every_master_key_scores_zero_without_asking(server, judge, params):
     server.answer = fooled
     report = check_judge_master_keys(judge(**params))
     assert report.ok and set(report.values.values()) == {0.0} and report.honest == 1.0
-    assert server.requests == 1  # only the honest answer was sent to the judge
+    sent = [b["messages"][-1]["content"].split("[Response]\n", 1)[1].split("\n[End of response]", 1)[0]
+            for b in server.bodies]
+    assert sent and not any(hollow_reason(text) for text in sent)  # no master key was sent to the judge
+    assert len(sent) <= 1 + len(JUDGE_FORGERIES)  # forgeries that read the same are sent once
 
 
 @pytest.mark.parametrize("mode", ["pairwise", "groupwise"])
@@ -67,7 +72,7 @@ def test_the_kit_catches_a_judge_reward_without_the_guard(server, judge):
     server.answer = fooled
     reward = judge(template="binary")
     reward.refuses_hollow = False  # a third-party judge reward that asks the endpoint about everything
-    with pytest.raises(ContractViolation, match="master key ':' scored 1"):
+    with pytest.raises(ContractViolation, match="probe ':' scored 1"):
         check_judge_master_keys(reward)
     assert {key for key in JUDGE_MASTER_KEYS} <= set(check_judge_master_keys(reward, raise_on_failure=False).values)
 
