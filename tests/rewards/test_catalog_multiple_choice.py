@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import rewardhub
+from rewardhub.testing import GAMING_PROBES, TEXT_PROBES, check_contract
 
 
 def values(reward, completions, **columns):
@@ -75,3 +76,9 @@ def test_reasons_say_what_was_refused():
 
 def test_a_full_width_reference_reads_too():
     assert values(rewardhub.get("multiple_choice"), ["Answer: B"], solution="Ｂ")[0].value == 1.0
+
+
+def test_contract_with_the_text_layer_probes():
+    report = check_contract(rewardhub.get("multiple_choice"), right="B", wrong="C", columns={"solution": "B"},
+                            correct_completion="答案：Ｂ", probes=GAMING_PROBES + TEXT_PROBES)
+    assert all(report.probe_values[p.name] == 0.0 for p in TEXT_PROBES), report.probe_values
