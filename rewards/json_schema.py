@@ -194,6 +194,8 @@ def _fences(text: str) -> tuple[list[str], str]:
 def _json_in_prose(prose: str) -> str | None:
     """What in ``prose`` reads as JSON (an object opening with a key, an array of objects, strings or
     arrays), else ``None``."""
+    if "{" not in prose and "[" not in prose:
+        return None
     found = _PROSE_JSON.search(prose)
     if found is not None:
         return f"({_short(prose[found.start() : found.start() + 40])!r})"
@@ -209,12 +211,14 @@ def _reject_constant(name: str) -> Any:
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise ValueError(f"duplicate key {key!r} (which of its values would the schema check?)")
-        seen.add(key)
-    return dict(pairs)
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key!r} (which of its values would the schema check?)")
+            seen.add(key)
+    return document
 
 
 STRICT = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
@@ -222,16 +226,13 @@ STRICT = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_un
 
 def strict_json(text: str) -> Any:
     """``text`` as one strict JSON value (RFC 8259: no NaN / Infinity, no duplicate keys)."""
-    value, end = STRICT.raw_decode(text, _skip_space(text, 0))
-    if _skip_space(text, end) != len(text):
+    value, end = STRICT.raw_decode(text, len(text) - len(text.lstrip(_JSON_SPACE)))
+    if text[end:].strip(_JSON_SPACE):
         raise ValueError(f"extra data after the JSON value at character {end}")
     return value
 
 
-def _skip_space(text: str, at: int) -> int:
-    while at < len(text) and text[at] in " \t\n\r":
-        at += 1
-    return at
+_JSON_SPACE = " \t\n\r"
 
 
 def _parsed(candidate: str, where: str) -> tuple[Any, str] | str:

@@ -201,11 +201,8 @@ def statements(text: str) -> Iterator[tuple[str, str, str]]:
         statement = _clause(tail[lead.end() : lead.end() + MAX_STATEMENT])
         if statement:
             yield statement, f"correction {_quote(lead.group(0).strip())}", "correction"
-    for kind, leads in (("answer", strong), ("mention", list(_WEAK_LEAD.finditer(tail))[::-1][:MAX_LEADS])):
-        for lead in leads:
-            statement = _clause(tail[lead.end() : lead.end() + MAX_STATEMENT])
-            if statement:
-                yield statement, f"statement {_quote(lead.group(0).strip())}", kind
+    yield from _lead_statements(tail, strong, "answer")
+    yield from _lead_statements(tail, list(_WEAK_LEAD.finditer(tail))[::-1][:MAX_LEADS], "mention")
     lines = [line for line in tail.strip().splitlines() if line.strip()]
     items = _list_items(reversed(lines))[::-1]  # the list the text ends with
     bare = _bare_options(reversed(lines))[::-1]  # the options it ends with, one per line ("A\nB\nC\nD")
@@ -215,6 +212,13 @@ def statements(text: str) -> Iterator[tuple[str, str, str]]:
         yield " / ".join(bare), "closing lines", "line"
     elif lines and len(lines[-1].strip()) <= 80:
         yield _clause(lines[-1]), "last line", "line"
+
+
+def _lead_statements(tail: str, leads: list[re.Match[str]], kind: str) -> Iterator[tuple[str, str, str]]:
+    for lead in leads:
+        statement = _clause(tail[lead.end() : lead.end() + MAX_STATEMENT])
+        if statement:
+            yield statement, f"statement {_quote(lead.group(0).strip())}", kind
 
 
 def _bare_options(lines: Iterable[str]) -> list[str]:

@@ -30,9 +30,10 @@ def filler_words(value: str) -> tuple[int, int]:
     tokens = [m.group().lower() for m in found]
     seen: set[tuple[str, ...]] = set()
     filler = run = step_run = 0
-    previous: list[int] = []  # the numbers of the current run of number tokens
+    previous: list[int] = []  # the last two numbers of the current run of number tokens
     for i, token in enumerate(tokens):
         gram = tuple(tokens[i : i + NGRAM])
+        counting = spelled = False
         if token.isdigit() and len(token) <= 18:
             number = int(token)
             step = number - previous[-1] if previous else None
@@ -42,10 +43,11 @@ def filler_words(value: str) -> tuple[int, int]:
             previous = [*previous[-1:], number]
             counting = run > COUNT_FREE or step_run > STEP_FREE
         else:
-            previous, run, step_run, counting = [], 0, 0, False
-        spelled = i > 0 and len(token) == 1 and len(tokens[i - 1]) == 1 and token.isalpha() and \
-            found[i].start() - found[i - 1].end() == 1 and not value[found[i].start() - 1].isspace()
-        filler += (not _has_content(token) or counting or spelled or (len(gram) == NGRAM and gram in seen))
+            previous, run, step_run = [], 0, 0
+            if len(token) == 1 and i and len(tokens[i - 1]) == 1 and token.isalpha():
+                gap = found[i].start() - found[i - 1].end()
+                spelled = gap == 1 and not value[found[i].start() - 1].isspace()
+        filler += counting or spelled or not token.strip("_") or (len(gram) == NGRAM and gram in seen)
         seen.add(gram)
     return len(tokens), filler
 
@@ -64,9 +66,6 @@ def _filler_units(units: list[str]) -> tuple[int, int]:
 def _has_letter(text: str) -> bool:
     return any(c.isalpha() for c in text)
 
-
-def _has_content(token: str) -> bool:
-    return any(c.isalnum() for c in token)
 
 
 def _units(instruction_id: str, args: dict[str, Any], value: str) -> tuple[str, int, int, int] | None:

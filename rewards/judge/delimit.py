@@ -45,8 +45,8 @@ _LINE_HEADER = re.compile(
 )
 _TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>\n]{0,80}>")
 _TEMPLATE_HEADER = re.compile(r"^[ \t]*\[([^\[\]\n{}]{1,80})\][ \t]*$", re.MULTILINE)
-_JOINTS = re.compile(r"[\W_]+")
-_TRAILING_ID = re.compile(r"(?:\s+(?:\d+|[0-9a-f]{4,}))+$")
+_NAME_WORDS = re.compile(r"[^\W_]+")
+_HEX_ID = re.compile(r"[0-9a-f]{4,}")
 
 
 def template_tags(template_text: str) -> frozenset[str]:
@@ -77,7 +77,10 @@ def neutralised(text: str, tags: frozenset[str] = frozenset(), headers: frozense
 def _section_name(inner: str) -> str:
     """A bracketed phrase as a section name: lowercase, words joined by single spaces, a trailing
     number or id dropped (``[End_of-Response 2]`` is ``end of response``)."""
-    return _TRAILING_ID.sub("", " ".join(_JOINTS.sub(" ", inner).lower().split()))
+    words = _NAME_WORDS.findall(inner.lower())
+    while words and (words[-1].isdigit() or _HEX_ID.fullmatch(words[-1])):
+        words.pop()
+    return " ".join(words)
 
 
 @functools.lru_cache(maxsize=64)
