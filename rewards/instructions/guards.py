@@ -9,9 +9,10 @@ a zero-width space is nothing), and an instruction IFEval counts as followed fai
 - ``keywords:forbidden_words``: the word is there spelled out letter by letter (``b.a.n.a.n.a``, ``b-a-n``);
 - ``punctuation:no_comma``: a comma look-alike the canonical reading keeps (``‚`` U+201A, ``、``, ``،``,
   ``ꓹ``, a cedilla ``¸``, the Arabic decimal and date separators);
-- ``language:response_language``: the text is that language only by its function words: without the
-  language's stop words (the ``stop-words`` package) what remains is detected as another language
-  (English padded with ``der die und ist``);
+- ``language:response_language``: the text has no letter (IFEval follows any language with ``12345``),
+  or is that language only by its function words: without the language's stop words (the ``stop-words``
+  package) what remains is detected as another language (English padded with ``der die und ist``);
+- ``keywords:letter_frequency`` (at least): reached only by runs of the letter (``qqqqqq``: a run counts once);
 - ``detectable_format:constrained_response``: several of the allowed answers are given (``My answer is
   yes. no. maybe.``);
 - bullets, sections, placeholders, highlights, titles, a quotation or a postscript that hold no letter or
@@ -71,6 +72,8 @@ def _comma_lookalike(value: str, args: dict[str, Any]) -> str | None:
 
 
 def _function_words_only(value: str, args: dict[str, Any]) -> str | None:
+    if not any(ch.isalpha() for ch in value):  # IFEval follows any language instruction with "12345"
+        return "no letter: nothing to be written in a language"
     language = args["language"]
     stop = _stop_words(language)
     if not stop:
@@ -89,6 +92,19 @@ def _stop_words(language: str) -> frozenset[str]:
     from stop_words import LANGUAGE_MAPPING, get_stop_words
 
     return frozenset(get_stop_words(language)) if language in LANGUAGE_MAPPING else frozenset()
+
+
+def _letter_runs(value: str, args: dict[str, Any]) -> str | None:
+    if args["let_relation"] != "at least":
+        return None
+    letter = args["letter"].lower()
+    text = value.lower()
+    runs = [len(m.group()) for m in re.finditer(re.escape(letter) + "{3,}", text)]
+    count = text.count(letter) - sum(runs) + len(runs)  # a run of the letter counts once
+    if count < args["let_frequency"]:
+        return (f"reaches {args['let_frequency']} letters {letter!r} only by runs of it ({len(runs)} runs; "
+                f"{count} counting each run once)")
+    return None
 
 
 def _several_answers(value: str, args: dict[str, Any]) -> str | None:
@@ -168,6 +184,7 @@ _GUARDS: dict[str, Callable[[str, dict[str, Any]], str | None]] = {
     "keywords:forbidden_words": _spelled_out,
     "punctuation:no_comma": _comma_lookalike,
     "language:response_language": _function_words_only,
+    "keywords:letter_frequency": _letter_runs,
     "detectable_format:constrained_response": _several_answers,
     "detectable_format:number_bullet_lists": _empty_bullets,
     "detectable_format:multiple_sections": _empty_sections,

@@ -62,10 +62,12 @@ GUARD_REFUSES = {
     ("detectable_format:json_format", "42"): "a bare number is no output wrapped in JSON",
     ("detectable_format:json_format", '{"a": NaN}'): "NaN is not JSON",
     ("punctuation:no_comma", "Full-width comma，here and ideographic、here."): "full-width and ideographic commas",
+    ("language:response_language", "12345"): "no letter: no language at all",
 }
 GUARD_REFUSES_ROWS = {  # IFEval's published rows, by key
     (1005, "detectable_content:number_placeholders"): "its placeholders [ ] and [] hold nothing",
     (1075, "detectable_format:json_format"): "NaN is not JSON",
+    (1108, "language:response_language"): "'12345 !!! ???' has no letter: no language at all",
 }
 
 
