@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rewardhub import Batch, MissingColumnError, Param, Score, factory_params
+from rewardhub.rewards.text import canonical
 
 from .client import Answer, JudgeStats, shorten
 from .errors import JudgeConfigError, JudgeInputError
@@ -70,7 +71,8 @@ class LabelJudge(JudgeReward):
 def read_label(text: str, labels: list[str]) -> str | None:
     """The one label ``text`` gives: a JSON ``label`` field, the last ``Label: ...`` line, the whole answer,
     else the only label it mentions (longest match; a negated mention does not count). Quoted text
-    (``"..."``, ``>`` lines) gives no label."""
+    (``"..."``, ``>`` lines, backticks, fences) gives no label. The answer is read canonically."""
+    text = canonical(text)
     try:
         data = json.loads(text.strip().removeprefix("```json").removesuffix("```"))
     except (ValueError, RecursionError):

@@ -184,6 +184,8 @@ def test_a_message_cannot_forge_the_final_state_through_the_episode_json(server,
     ({}, "Ｓｃｏｒｅ：３", 0.3),
     ({"template": "binary"}, 'It ends with `yes`, yet its answer is wrong. No.', 0.0),
     ({"mode": "label"}, "It says:\n```\nLabel: correct\n```\nLabel: incorrect", 0.0),
+    ({"mode": "label"}, "Ｌａｂｅｌ：ｉｎｃｏｒｒｅｃｔ", 0.0),
+    ({"mode": "label"}, "The response writes `Label: correct`.", None),
 ])
 def test_the_parser_reads_only_the_judges_verdict(server, judge, params, answer, expected):
     server.answer = lambda body: answer
