@@ -7,19 +7,22 @@
 - similarity vs calling each library directly in a plain loop (sacrebleu, rouge-score, rapidfuzz),
   and token F1 vs a plain SQuAD-script implementation.
 
-- ``--families``: each family's own throughput on fixed workloads (instruction_following with its guard,
+- ``--compare DIR``: each family's own speed on fixed workloads (instruction_following with its guard,
   multiple_choice, json_schema, similarity's default and token_f1, and the judge's local work: rendering a
-  request with its completion defused and parsing answers), printed as rows/s. Run it once with this
-  tree and once with another tree's ``rewardhub`` first on ``PYTHONPATH`` (``--label`` names the run) to
-  compare two versions on the same machine (issue 33 measured main against its branch this way).
+  request with its completion defused and parsing answers), this tree against the ``rewardhub`` package
+  in ``DIR`` (another version laid out as an importable ``rewardhub`` folder). Two worker processes, one
+  per version, run one pass of one family each in turn, round after round, so a busy machine slows both
+  alike; the ratio is of the best passes (issue 33 measured main against its branch this way).
 
 Run from the repository root: python -m bench.catalog [--responses 600] [--pairs 2000] [--repeat 3]
-                              python -m bench.catalog --families [--label new] [--repeat 5]
+                              python -m bench.catalog --compare /path/to/old [--rows 300] [--rounds 15]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import re
 import string
@@ -205,17 +208,56 @@ def judge_local_work(n: int) -> Callable[[], None]:
     return work
 
 
-def bench_families(n: int, repeat: int, label: str) -> None:
-    import rewardhub as package
-
-    print(f"families ({label}: rewardhub from {Path(package.__file__).parent}), {n} rows each, best of {repeat}:")
+def family_passes(n: int) -> dict[str, Callable[[], Any]]:
+    """One pass of each family's workload (warmed once), by name."""
+    passes: dict[str, Callable[[], Any]] = {}
     for name, (reward, texts, columns) in family_workloads(n).items():
         reward.evaluate([""] * len(texts), texts, **columns)  # warm: models, tables, validators
-        seconds = best(lambda r=reward, t=texts, c=columns: r.evaluate([""] * len(t), t, **c), repeat)
-        print(f"  {name:24s} {len(texts) / seconds:9.0f} rows/s")
-    work = judge_local_work(n)
-    work()
-    print(f"  {'judge (render + parse)':24s} {n / best(work, repeat):9.0f} rows/s")
+        passes[name] = lambda r=reward, t=texts, c=columns: r.evaluate([""] * len(t), t, **c)
+    passes["judge (render + parse)"] = judge_local_work(n)
+    passes["judge (render + parse)"]()
+    return passes
+
+
+def worker(n: int) -> None:
+    """Serve timing requests on stdin: a family's name in, the seconds of one pass out."""
+    passes = family_passes(n)
+    print(json.dumps(list(passes)), flush=True)
+    for line in sys.stdin:
+        start = time.perf_counter()
+        passes[line.strip()]()
+        print(time.perf_counter() - start, flush=True)
+
+
+def compare(other: str, n: int, rounds: int) -> None:
+    import subprocess
+
+    def start(pythonpath: str | None) -> subprocess.Popen:
+        env = {**os.environ, "OMP_NUM_THREADS": "1"}
+        if pythonpath:
+            env["PYTHONPATH"] = pythonpath
+        return subprocess.Popen([sys.executable, "-m", "bench.catalog", "--worker", "--rows", str(n)], env=env,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1])
+
+    workers = {"this tree": start(None), "other": start(other)}
+    try:
+        names = [json.loads(w.stdout.readline()) for w in workers.values()][0]
+        times: dict[tuple[str, str], list[float]] = {}
+        for _ in range(rounds):
+            for name in names:
+                for label, process in workers.items():
+                    process.stdin.write(name + "\n")
+                    process.stdin.flush()
+                    times.setdefault((label, name), []).append(float(process.stdout.readline()))
+    finally:
+        for process in workers.values():
+            process.stdin.close()
+            process.wait(60)
+    print(f"families, {n} rows each, best of {rounds} interleaved passes (this tree vs {other}):")
+    for name in names:
+        ours, theirs = min(times[("this tree", name)]), min(times[("other", name)])
+        print(f"  {name:24s} this tree {n / ours:8.0f} rows/s   other {n / theirs:8.0f} rows/s   "
+              f"speed {theirs / ours:5.2f}x")
 
 
 def main() -> None:
@@ -223,12 +265,16 @@ def main() -> None:
     parser.add_argument("--responses", type=int, default=600)
     parser.add_argument("--pairs", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--families", action="store_true", help="each family's throughput (compare two trees)")
-    parser.add_argument("--rows", type=int, default=600, help="rows per family with --families")
-    parser.add_argument("--label", default="this tree", help="a name for this run in the --families output")
+    parser.add_argument("--compare", metavar="DIR", help="each family against the rewardhub package in DIR")
+    parser.add_argument("--rows", type=int, default=300, help="rows per family with --compare")
+    parser.add_argument("--rounds", type=int, default=15, help="interleaved passes per family with --compare")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.families:
-        bench_families(args.rows, args.repeat, args.label)
+    if args.worker:
+        worker(args.rows)
+        return
+    if args.compare:
+        compare(args.compare, args.rows, args.rounds)
         return
     bench_instructions(args.responses, args.repeat)
     bench_similarity(args.pairs, args.repeat)

@@ -155,8 +155,7 @@ def find_document(text: str, allow_prose: bool = False) -> tuple[Any, str] | str
     return parsed
 
 
-# A line and its break (any of them: a reader sees a new line after \r, NEL, U+2028 ...).
-_LINE = re.compile("(?P<body>[^\n\r\u0085\u000b\u000c\u2028\u2029]*)(?:\r\n|[\n\r\u0085\u000b\u000c\u2028\u2029]|$)")
+_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines ends a line at
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 # JSON written in prose: an object that opens with a key or closes at once, an array of objects or strings.
 _PROSE_JSON = re.compile(r"\{\s*(?:\"|\})|\[\s*(?:\{|\"|\[)")
@@ -172,21 +171,22 @@ def fenced_blocks(text: str) -> list[str]:
 def _fences(text: str) -> tuple[list[str], str]:
     """The closed fenced blocks' contents and the text outside them (an unclosed block counts as outside).
     Any line break ends a line (``\\r``, U+2028, ...); a block's content is its text as written."""
+    if "```" not in text and "~~~" not in text:
+        return [], text
     blocks, outside = [], []
-    opener, content_start, outside_start, last_end = "", -1, 0, 0
-    for line in _LINE.finditer(text):
-        body = line.group("body")
+    opener, content_start, outside_start, last_end, at = "", -1, 0, 0, 0
+    for line in text.splitlines(keepends=True):
+        start, at = at, at + len(line)
+        body = line.rstrip(_BREAKS)
         if content_start < 0:
             fence = _FENCE.match(body)
             if fence:
-                outside.append(text[outside_start : line.start()])
-                opener, content_start, outside_start = fence.group(1), line.end(), line.start()
+                outside.append(text[outside_start:start])
+                opener, content_start, outside_start = fence.group(1), at, start
         elif body.strip() and set(body.strip()) == {opener[0]} and len(body.strip()) >= len(opener):
             blocks.append(text[content_start : max(last_end, content_start)])
-            content_start, outside_start = -1, line.end()
-        if line.end() >= len(text):
-            break
-        last_end = line.end("body")
+            content_start, outside_start = -1, at
+        last_end = start + len(body)
     outside.append(text[outside_start:])
     return blocks, "\n".join(outside)
 

@@ -19,6 +19,7 @@ correction takes back ("Answer: B. Actually, B is wrong.").
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Iterable, Iterator, Sequence
@@ -34,29 +35,44 @@ DECISIVE = ("\\boxed answer", "<answer> tag")
 MAX_STATEMENT = 300  # characters of a statement read for options (a choice is short)
 MAX_LEADS = 50  # the latest statements read ("it's it's it's ..." must not cost a parse per phrase)
 _THINK_END = "</think>"
+
+
+class _Folded:
+    """A lowercase pattern matched case-blind: on the lowercased text (``re.IGNORECASE`` costs three to five
+    times more on these alternations), or with the flag when lowercasing would move offsets (rare letters)."""
+
+    def __init__(self, pattern: str, flags: int):
+        self.exact = re.compile(pattern, flags)
+        self.blind = re.compile(pattern, flags | re.IGNORECASE)
+
+    def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match[str]]:
+        folded = text.lower()
+        return self.exact.finditer(folded, pos) if len(folded) == len(text) else self.blind.finditer(text, pos)
+
+
 _ANSWER_WORDS = r"(?:answer|choice|response|respuesta|antwort|r[ée]ponse|resposta|risposta|ответ|odpowied[źz])"
 # An answer statement: "the answer is", "Answer:", "correct option is", "I'd go with", "答案是" ...
-_STRONG_LEAD = re.compile(
+_STRONG_LEAD = _Folded(
     rf"""(?:\b(?:final\s+|correct\s+|right\s+|best\s+|richtige\s+|bonne\s+|correcta\s+|правильный\s+)?{_ANSWER_WORDS}s?\b
            | \b(?:final|correct|right|best)\s+options?\b)
            (?:\s+(?:is|would\s+be|will\s+be|should\s+be|must\s+be|es|ist|est|é|è)\b)?\s*(?:[:=]|\bis\b)?
        | \b(?:i(?:\s+would|\s+will|'d|'ll)\s+(?:go\s+with|choose|pick|select|say)|i\s+(?:choose|pick|select))\b
        | (?:正确答案|正確答案|答案|答え|正解|정답|답)\s*(?:是|为|為|は|은|는|:)?
        [ \t]*""",
-    re.IGNORECASE | re.VERBOSE,
+    re.VERBOSE,
 )
 # A weaker mention, read only when no answer statement chooses: "Option B is correct", "it's B".
-_WEAK_LEAD = re.compile(
+_WEAK_LEAD = _Folded(
     r"""(?:\boptions?\b|\b(?:it|that)\s+(?:is|'s|must\s+be|should\s+be)\b|\bit's\b|\bthat's\b)[ \t]*""",
-    re.IGNORECASE | re.VERBOSE,
+    re.VERBOSE,
 )
 # A correction after the last answer statement takes it back: "Actually, ...", "Wait, ...", "不对，...".
-_CORRECTION = re.compile(
+_CORRECTION = _Folded(
     r"""(?:\b(?:actually|wait|correction|on\s+second\s+thought|scratch\s+that|i\s+mean|rethinking|on\s+reflection|
             eigentlich|moment\s+mal|korrektur|en\s+fait|attends|en\s+realidad|espera|na\s+verdade|anzi|in\s+realtà|
             на\s+самом\s+деле|подожди(?:те)?)\b
        | 不对|不對|其实|其實|等等|更正|いや|実は|아니|사실은)[\s,:;.!—–-]*""",
-    re.IGNORECASE | re.VERBOSE,
+    re.VERBOSE,
 )
 _SENTENCE_END = re.compile(r"(?<=[^A-Z])[.!。！](?:\s|$)|[?？]|\n")  # a question mark ends even "B?"
 # A clause that explains or rules out rather than chooses: the statement stops there.
@@ -83,12 +99,24 @@ _RULES_OUT = re.compile(
       | ^\W*[(\[]?[A-Za-z][)\]]?\W*\s+(?:is|are|was|seems|looks|ist|es|est|é|è)
         (?:\s+not\b|n't\b|\s+(?:incorrect|wrong|false|falsch|incorrect[ao]|faux|fausse|errad[ao]|sbagliat[ao])\b)
       | ^\W*(?:不是|并非|並非)
-      | ^\W*[(\[]?[A-Za-z][)\]]?\s*(?:是错|是錯|错|錯|不对|不對|不正确|不正確|不是|は間違い|는\s*틀)
-      | \b(?:except|excluding|besides|other\s+than|all\s+but|anything\s+but|every\s+(?:option|answer|choice)\s+but|
-            außer|ausser|sauf|excepto|salvo|exceto|tranne|eccetto|кроме)\b
-      | 除了|以外|제외""",
+      | ^\W*[(\[]?[A-Za-z][)\]]?\s*(?:是错|是錯|错|錯|不对|不對|不正确|不正確|不是|は間違い|는\s*틀)""",
     re.IGNORECASE | re.VERBOSE,
 )
+# "every option except A", "all but A": the statement rules the option out (found by substring, then checked
+# as a word: an unanchored alternation searched at every position costs 25 times more).
+_EXCEPT_WORDS = ("except", "excluding", "besides", "other than", "all but", "anything but", "every option but",
+                 "außer", "ausser", "sauf", "excepto", "salvo", "exceto", "tranne", "eccetto", "кроме")
+_EXCEPT_SCRIPTS = ("除了", "以外", "제외")
+_EXCEPT = re.compile(r"\b(?:" + "|".join(w.replace(" ", r"\s+") for w in _EXCEPT_WORDS) + r")\b", re.IGNORECASE)
+_EXCEPT_HINT = re.compile("|".join(dict.fromkeys([*(w.split()[0] for w in _EXCEPT_WORDS), *_EXCEPT_SCRIPTS])))
+
+
+def rules_out(statement: str) -> bool:
+    """Whether a statement rules options out instead of choosing one (see ``_RULES_OUT`` and ``_EXCEPT``)."""
+    if _RULES_OUT.search(statement):
+        return True
+    hint = _EXCEPT_HINT.search(statement.lower())
+    return hint is not None and (hint.group() in _EXCEPT_SCRIPTS or _EXCEPT.search(statement) is not None)
 _FIRST_SENTENCE = re.compile(r"[.;!?。；！？]\s")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•+]|\d{1,2}[.)])[ \t]+(\S.*)$")
 _BARE_OPTION = re.compile(r"[\s*_(\[]*[A-Za-z][)\].:]?[\s*_]*")
@@ -120,7 +148,7 @@ class MultipleChoice(Reward):
         self.index_base = index_base
 
     def score_sample(self, text: str, row: Row) -> Score:
-        options = [canonical(o) for o in _options(row[self.options_column])] if self.options_column in row else []
+        options = _canonical_options(tuple(_options(row[self.options_column]))) if self.options_column in row else []
         letters = self.letters or string.ascii_uppercase[: len(options) or 10]
         right = self._reference(row[self.column], letters, options)
         if right is None:
@@ -133,7 +161,7 @@ class MultipleChoice(Reward):
                 chosen = set()
                 continue
             named = asserted_options(statement, letters, options)
-            if _RULES_OUT.search(statement):
+            if rules_out(statement):
                 if named and kind in ("decisive", "line"):
                     return Score(0.0, f"the {how} rules an option out and chooses none: {_quote(statement)}", False)
                 if named and not ruling:
@@ -200,7 +228,7 @@ def statements(text: str) -> Iterator[tuple[str, str, str]]:
     for lead in list(_CORRECTION.finditer(tail, after))[::-1][:MAX_LEADS]:
         statement = _clause(tail[lead.end() : lead.end() + MAX_STATEMENT])
         if statement:
-            yield statement, f"correction {_quote(lead.group(0).strip())}", "correction"
+            yield statement, f"correction {_quote(tail[lead.start() : lead.end()].strip())}", "correction"
     yield from _lead_statements(tail, strong, "answer")
     yield from _lead_statements(tail, list(_WEAK_LEAD.finditer(tail))[::-1][:MAX_LEADS], "mention")
     lines = [line for line in tail.strip().splitlines() if line.strip()]
@@ -218,7 +246,7 @@ def _lead_statements(tail: str, leads: list[re.Match[str]], kind: str) -> Iterat
     for lead in leads:
         statement = _clause(tail[lead.end() : lead.end() + MAX_STATEMENT])
         if statement:
-            yield statement, f"statement {_quote(lead.group(0).strip())}", kind
+            yield statement, f"statement {_quote(tail[lead.start() : lead.end()].strip())}", kind
 
 
 def _bare_options(lines: Iterable[str]) -> list[str]:
@@ -251,7 +279,7 @@ def _clause(text: str) -> str:
     text = _MARKUP.sub("", text).strip()
     end = _SENTENCE_END.search(text)
     text = text[: end.start() + (1 if end and text[end.start()] in ".?" else 0)] if end else text
-    if _RULES_OUT.search(text):
+    if rules_out(text):
         return text  # whole: the negation is what it says
     cut = _CLAUSE_BREAK.search(text)
     return (text[: cut.start()] if cut else text).strip()
@@ -297,8 +325,17 @@ def _options_named(statement: str, letters: str, options: list[str]) -> set[str]
     return kept
 
 
+_PUNCTUATION_TO_SPACE = str.maketrans(string.punctuation, " " * len(string.punctuation))
+
+
 def _normal(text: str) -> str:
-    return " ".join(text.lower().translate(str.maketrans(string.punctuation, " " * len(string.punctuation))).split())
+    return " ".join(text.lower().translate(_PUNCTUATION_TO_SPACE).split())
+
+
+@functools.lru_cache(maxsize=1024)
+def _canonical_options(options: tuple[str, ...]) -> list[str]:
+    """The options read canonically (cached: a dataset repeats its option lists row after row)."""
+    return [canonical(option) for option in options]
 
 
 def _options(value: Any) -> list[str]:

@@ -34,8 +34,9 @@ __all__ = ["RESPONSE_MARKERS", "defused", "neutralised", "template_headers", "te
 # The response markers of the built-in templates and of the group modes' blocks ("[Response 2]").
 RESPONSE_MARKERS = frozenset({"response", "end of response"})
 _OPEN, _CLOSE = "[【〔〖⟦〚", "]】〕〗⟧〛"
-# A bracketed phrase of a few words (line breaks allowed inside: a judge may read across them).
-_BRACKETED = re.compile(rf"[{re.escape(_OPEN)}]([^{re.escape(_OPEN + _CLOSE)}]{{1,120}})[{re.escape(_CLOSE)}]")
+# What may stand between a section name's words and around it inside its brackets (line breaks too: a judge
+# may read across them), never a bracket.
+_GAP = rf"(?:[^\w{re.escape(_OPEN + _CLOSE)}]|_)"
 # A bracketed header at a line's start, after spaces, quote/heading/emphasis marks or a list marker;
 # not a link "[a](b)", not a checkbox "[x]" (two or more letters inside).
 _LINE_HEADER = re.compile(
@@ -67,11 +68,21 @@ def defused(text: str, tags: frozenset[str] = frozenset(), headers: frozenset[st
 def neutralised(text: str, tags: frozenset[str] = frozenset(), headers: frozenset[str] = RESPONSE_MARKERS) -> str:
     """``text`` (already canonical) with section names in brackets, line-opening bracketed headers and the
     template's tags neutralised; for text that is not a completion's alone (an episode's JSON lines)."""
-    text = _BRACKETED.sub(lambda m: f"({m.group(1)})" if _section_name(m.group(1)) in headers else m.group(0), text)
-    text = _LINE_HEADER.sub(lambda m: f"{m.group(1)}({m.group(2)})", text)
+    if any(bracket in text for bracket in _OPEN):
+        text = _section_pattern(headers).sub(lambda m: f"({m.group(1)})", text)
+        text = _LINE_HEADER.sub(lambda m: f"{m.group(1)}({m.group(2)})", text)
     if tags:
         text = _tag_pattern(tags).sub("&lt;", text)
     return text
+
+
+@functools.lru_cache(maxsize=64)
+def _section_pattern(headers: frozenset[str]) -> re.Pattern[str]:
+    """A bracketed phrase naming one of ``headers`` in any case, spacing or joints, a number or id after it
+    (``[End_of-Response 2]``); one pass, no callback per bracket."""
+    names = "|".join(sorted((f"{_GAP}+".join(map(re.escape, name.split())) for name in headers), key=len, reverse=True))
+    return re.compile(rf"[{re.escape(_OPEN)}]({_GAP}*(?:{names})(?:{_GAP}+(?:\d+|[0-9a-f]{{4,}}))*{_GAP}*)"
+                      rf"[{re.escape(_CLOSE)}]", re.IGNORECASE)
 
 
 def _section_name(inner: str) -> str:
