@@ -20,6 +20,7 @@ otherwise the whole completion (after a closed ``<think>`` block) is compared.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections import Counter
@@ -125,7 +126,7 @@ class Similarity(Reward):
         self._scorer: Any = None
 
     def score_sample(self, text: str, row: Row) -> Score:
-        references = [canonical(r) for r in _references(row[self.column])]
+        references = _canonical_references(tuple(_references(row[self.column])))
         if not references:
             return Score(None, f"no reference text in column {self.column!r}")
         text = canonical(text)
@@ -184,6 +185,12 @@ class Similarity(Reward):
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_scorer": None}  # rebuilt on first use: library objects may not pickle
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_references(references: tuple[str, ...]) -> list[str]:
+    """The references read canonically (cached: a group's completions share their references)."""
+    return [canonical(reference) for reference in references]
 
 
 def _references(value: Any) -> list[str]:

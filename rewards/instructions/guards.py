@@ -45,6 +45,7 @@ _SPELLED = re.compile(r"(?<![^\W\d_])[^\W\d_](?:[.\-_·•*/ ][^\W\d_]){2,}(?![^
 _LETTERS = re.compile(r"[^\W\d_]")
 _ANSWER = re.compile(r"\bmy answer is (yes|no|maybe)\b|(?:^|[.!?\n]\s*)(yes|no|maybe)\s*[.!?](?=\s|$)", re.IGNORECASE)
 _EMPTY_BULLET = re.compile(r"\s*[*-](?:[ \t][^\w]*)?")  # a marker alone, or with punctuation only
+_ALIEN_SHARE = 0.2  # the rest of a text padded with function words is a fifth or more another language's
 _MIN_CONTENT_WORDS = 15  # below this, the language of the content words alone is not decided (short text)
 
 
@@ -78,13 +79,22 @@ def _function_words_only(value: str, args: dict[str, Any]) -> str | None:
     stop = _stop_words(language)
     if not stop:
         return None
-    content = [w for w in measure.words(value) if w.lower() not in stop and not w.isdigit()]
-    if len(content) < _MIN_CONTENT_WORDS:
-        return None
+    content = [w.lower() for w in measure.words(value) if w.lower() not in stop and not w.isdigit()]
+    if len(content) < _MIN_CONTENT_WORDS or not _another_languages_function_words(content, language):
+        return None  # (langdetect costs ~40 ms a call: run it only when the rest may be another language)
     found = measure.detect_language(" ".join(content))
     if found is None or found == language:
         return None
     return f"{language} only by its function words: the rest reads as {found}"
+
+
+def _another_languages_function_words(words: list[str], language: str) -> bool:
+    """Whether at least ``_ALIEN_SHARE`` of ``words`` are the function words of one other language."""
+    from stop_words import LANGUAGE_MAPPING
+
+    least = _ALIEN_SHARE * len(words)
+    return any(sum(w in stop for w in words) >= least
+               for other in LANGUAGE_MAPPING if other != language and (stop := _stop_words(other)))
 
 
 @functools.cache
