@@ -29,6 +29,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.report.command",
     "rewardhub.preference.command",
     "rewardhub.scaffold",
+    "rewardhub.testing.judge_check",
     # reward families
     "rewardhub.rewards.exact_match",
     "rewardhub.rewards.format_regex",

@@ -43,11 +43,12 @@ from .episodes import (
     _call as _tool_call,
 )
 
-# Characters that look like others (digits as letters of other scripts, Latin as Cyrillic or Greek); none
-# is folded back by Unicode normalisation (NFKC), so a reward must not read them as the answer.
+# Characters that look like others but are not what a reader takes them for, even through rewardhub's
+# canonical reading (rewards/text: NFKC, Cyrillic and Greek letters inside Latin words folded): digits
+# written as letters, a standalone Greek capital for a Latin letter. A reward must not read them as the
+# answer. (Cyrillic ``а`` inside ``bаnana`` *is* read as ``banana``: a reader sees that word.)
 _HOMOGLYPHS = str.maketrans({"0": "O", "1": "l", "2": "ᒿ", "3": "Ʒ", "4": "Ꮞ", "5": "Ƽ", "6": "б", "7": "⁊",
-                             "8": "Ȣ", "9": "ꝗ", "a": "а", "e": "е", "o": "о", "c": "с", "x": "х", "A": "Α",
-                             "B": "В"})
+                             "8": "Ȣ", "9": "ꝗ", "A": "Α", "B": "Β", "E": "Ε"})
 
 
 def _lookalike(answer: str) -> str:
@@ -101,6 +102,17 @@ CONTRACT_EPISODE_PROBES: tuple[EpisodeProbe, ...] = (
     *EPISODE_PROBES,
     EpisodeProbe("failed_call_empty_error", _failed_call("")),
     EpisodeProbe("failed_call_long_error", _failed_call("Traceback (most recent call last):\n" * 1000)),
+)
+# Hedges in other languages and answers that show nothing (issue 33): a reward reading policy text through a
+# canonical, multilingual layer gives none of them full credit. Not in the defaults yet (rewards that read
+# one language only would fail them); pass ``probes=GAMING_PROBES + TEXT_PROBES``.
+TEXT_PROBES: tuple[Probe, ...] = (
+    Probe("hedge_oder", lambda right, wrong: f"The answer is {wrong} oder {right}."),
+    Probe("hedge_ou", lambda right, wrong: f"La réponse est {wrong} ou {right}."),
+    Probe("hedge_cjk", lambda right, wrong: f"答案是{wrong}或{right}"),
+    Probe("hedge_russian", lambda right, wrong: f"Ответ: {wrong} или {right}"),
+    Probe("one_per_line", lambda right, wrong: f"{wrong}\n{right}"),
+    Probe("invisible_answer", lambda right, wrong: "\u200b\u2060\ufeff"),
 )
 
 

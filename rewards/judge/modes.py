@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rewardhub import Batch, MissingColumnError, Param, Score, factory_params
+from rewardhub.rewards.text import canonical
 
 from .client import Answer, JudgeStats, shorten
 from .errors import JudgeConfigError, JudgeInputError
@@ -70,7 +71,8 @@ class LabelJudge(JudgeReward):
 def read_label(text: str, labels: list[str]) -> str | None:
     """The one label ``text`` gives: a JSON ``label`` field, the last ``Label: ...`` line, the whole answer,
     else the only label it mentions (longest match; a negated mention does not count). Quoted text
-    (``"..."``, ``>`` lines) gives no label."""
+    (``"..."``, ``>`` lines, backticks, fences) gives no label. The answer is read canonically."""
+    text = canonical(text)
     try:
         data = json.loads(text.strip().removeprefix("```json").removesuffix("```"))
     except (ValueError, RecursionError):
@@ -178,6 +180,10 @@ class RubricJudge(JudgeReward):
             try:
                 row = batch.row(i)
                 criteria = self.rubric or parse_rubric(row[self.rubric_column], f"column {self.rubric_column!r}")
+                hollow = self._hollow(batch, i)
+                if hollow is not None:  # nothing to judge: no criterion is met (hollow.py)
+                    plans.append(hollow)
+                    continue
                 plan = []
                 for criterion in criteria:
                     messages = self._conversation(

@@ -18,6 +18,7 @@ from rewardhub import AsyncReward, Batch, MissingColumnError, Score, background_
 from .cache import default_cache_path, request_key, shared_cache
 from .client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten
 from .errors import JudgeConfigError, JudgeContextOverflow, JudgeInputError, JudgeRequestError
+from .hollow import hollow_score
 from .parse import PARSE_MODES, ScoreScale, UnparsableAnswer, expected_score, parse_answer
 from .prompt import JudgeTemplate
 from .shared_limits import check_share
@@ -31,6 +32,7 @@ class JudgeReward(AsyncReward):
 
     name = "judge"
     description = "LLM-as-judge via an OpenAI-compatible endpoint: async, rate-limited, retried, cached"
+    refuses_hollow = True  # hollow completions score 0 unasked; ``rewardhub check-judge`` asks the endpoint itself
 
     def __init__(
         self,
@@ -133,6 +135,10 @@ class JudgeReward(AsyncReward):
                 rows.append(Score(None, batch.text_errors[i]))
                 continue
             try:
+                hollow = self._hollow(batch, i)
+                if hollow is not None:  # nothing to judge: 0.0, the judge is not asked (hollow.py)
+                    rows.append(hollow)
+                    continue
                 messages = self._messages(batch, i)
             except (MissingColumnError, JudgeInputError) as exc:
                 rows.append(self._failure(exc))
@@ -144,6 +150,12 @@ class JudgeReward(AsyncReward):
             rows.append(key)
         scores = await self._judged(requests, stats, deadline)
         return [row if isinstance(row, Score) else scores[row] for row in rows]
+
+    def _hollow(self, batch: Batch, index: int) -> Score | None:
+        """0.0 for a hollow completion (a judge master key) when the template shows the completion."""
+        if not self.refuses_hollow or "completion" not in self.template.fields:
+            return None
+        return hollow_score(batch.texts[index], batch.row(index), self.reference_column)
 
     def _messages(self, batch: Batch, index: int) -> list[dict[str, str]]:
         return self._conversation(self.template.render(batch.row(index), self.reference_column))
