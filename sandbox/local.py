@@ -34,6 +34,7 @@ from . import _cgroups as cgroups
 from .api import PRECOMPILED
 from .build import BuildWriter
 from .errors import SandboxUnavailableError
+from .languages import host_paths
 from .outcome import run_result
 from .program import Program, SandboxResult
 
@@ -91,6 +92,7 @@ def filesystem_view(python: str, extra_paths: Sequence[str]) -> tuple[list[list[
     for path in (os.path.realpath(sys.base_prefix), os.path.dirname(python)):
         if not any(path == seen or path.startswith(seen + "/") for seen, _ in readonly):
             readonly.append([path, path])
+    readonly += [[path, path] for path in host_paths()]  # toolchains' own files outside /usr (the JDK's /etc/java-*)
     inside = [f"{EXTRA_ROOT}/{i}" for i in range(len(extra_paths))]
     readonly += [[os.path.realpath(path), target] for path, target in zip(extra_paths, inside, strict=True)]
     return readonly, symlinks, inside

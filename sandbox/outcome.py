@@ -34,6 +34,7 @@ def run_result(program: Program, facts: dict, stdout: bytes | bytearray, stderr:
         reason=run_reason(program, facts, stderr[-2000:]),
         stdout_truncated=len(stdout) > limit,
         stderr_truncated=len(stderr) > limit,
+        compile_duration=facts.get("compile_duration", 0.0),
     )
 
 
