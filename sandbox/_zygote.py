@@ -335,7 +335,7 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
     killed = exit_status is not None and os.WIFSIGNALED(exit_status) and os.WTERMSIG(exit_status) == signal.SIGKILL
     cpu_limit = math.ceil(timeout) + 1 if RUNNING in markers or compile_budget == 0 else math.ceil(compile_budget) + 1
     cpu_used = usage.ru_utime + usage.ru_stime
-    compiled = start - began if RUNNING in markers else duration if compile_budget else 0.0
+    compiled = 0.0 if not compile_budget else start - began if RUNNING in markers else duration
     return {
         "compile_duration": compiled,
         "cpu_killed": killed and cpu_used >= cpu_limit - 0.05,

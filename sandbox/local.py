@@ -34,7 +34,8 @@ from . import _cgroups as cgroups
 from .api import PRECOMPILED
 from .build import BuildWriter
 from .errors import SandboxUnavailableError
-from .languages import host_paths
+from .languages import host_paths, toolchain_problem
+from .languages.cache import BuildCache
 from .outcome import run_result
 from .program import Program, SandboxResult
 
@@ -306,6 +307,7 @@ class LocalBackend:
         self.cpu_share = "not started yet"  # how slots share the CPU here, once the pool is up
         self._executor: ThreadPoolExecutor | None = None
         self._uid_claim = -1
+        self.builds = BuildCache()
         atexit.register(self.close)
 
     def _ensure_started(self) -> None:
@@ -364,7 +366,14 @@ class LocalBackend:
         return [slot.process.pid for slot in self._slots if slot.process is not None]
 
     def run(self, program: Program) -> SandboxResult:
+        """Run one program on the next free slot; a source to compile is built once (``BuildCache``)."""
+        problem = toolchain_problem(program.language)
+        if problem:  # the machine's fault, not the program's: never a compile error
+            return SandboxResult.failed(problem)
         self._ensure_started()
+        return self.builds.run(program, self._run_on_slot)
+
+    def _run_on_slot(self, program: Program) -> SandboxResult:
         slot = self._idle.get()
         try:
             return slot.run(program)

@@ -8,6 +8,7 @@ a language whose toolchain is missing is refused with an error naming the packag
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -131,13 +132,15 @@ def language(name: str) -> Language:
         raise KeyError(f"unknown language {name!r}; supported: {', '.join(LANGUAGES)}") from None
 
 
-def toolchain_problem(name: str) -> str | None:
-    """Why ``name``'s programs cannot build or run on this machine, or ``None`` when they can."""
+@functools.lru_cache(maxsize=64)
+def toolchain_problem(name: str, path: str = SANDBOX_PATH) -> str | None:
+    """Why ``name``'s programs cannot build or run on this machine (its tools looked up on ``path``), or
+    ``None`` when they can."""
     spec = language(name)
-    missing = [tool for tool in spec.tools if shutil.which(tool, path=SANDBOX_PATH) is None]
+    missing = [tool for tool in spec.tools if shutil.which(tool, path=path) is None]
     if not missing:
         return None
-    return (f"{name}: {', '.join(missing)} not found on {SANDBOX_PATH}; install the Debian package "
+    return (f"{name}: {', '.join(missing)} not found on {path}; install the Debian package "
             f"{spec.package!r} (apt-get install {spec.package})")
 
 
