@@ -74,17 +74,16 @@ _JAVA_MAIN = re.compile(r"\bstatic\s+(?:final\s+)?void\s+main\s*\(")
 
 
 def java_main_class(code: str) -> str:
-    """The class ``java`` starts: the public class, else ``Main`` if declared, else the first top-level class
-    declared before a ``main`` method."""
-    public = _JAVA_PUBLIC.search(code)
-    if public:
-        return public.group(1)
-    names = [m.group(1) for m in _JAVA_CLASS.finditer(code)]
-    if "Main" in names or not names:
-        return "Main"
+    """The class ``java`` starts: the top-level class holding the first ``main`` method, else the public
+    class, else ``Main``. (Braces are counted without reading strings: a guess javac then confirms.)"""
     main = _JAVA_MAIN.search(code)
-    before = [m.group(1) for m in _JAVA_CLASS.finditer(code) if main is None or m.start() < main.start()]
-    return before[-1] if before else names[0]
+    if main:
+        top = [m.group(1) for m in _JAVA_CLASS.finditer(code, 0, main.start())
+               if code.count("{", 0, m.start()) == code.count("}", 0, m.start())]
+        if top:
+            return top[-1]
+    public = _JAVA_PUBLIC.search(code)
+    return public.group(1) if public else "Main"
 
 
 _GO_ENV = {"GO111MODULE": "off", "CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOPROXY": "off",
@@ -108,7 +107,7 @@ LANGUAGES: dict[str, Language] = {
         host_paths=("/etc/java-*",), error_pattern=r"^\S+\.java:\d+: error: ",
     ),
     "go": Language(
-        "go", "golang-go", "main.go", ("go", "build", "-o", "main", "main.go"), build="main", tools=("go",),
+        "go", "golang-go", "main.go", ("go", "build", "-o", "main", "."), build="main", tools=("go",),
         env=_GO_ENV, reserve_mb=1024, resident_mb=32, threads=16, error_pattern=r"^\S*main\.go:\d+:\d+: ",
     ),
     "rust": Language(
