@@ -112,7 +112,7 @@ LANGUAGES: dict[str, Language] = {
     ),
     "rust": Language(
         "rust", "rustc", "main.rs",
-        ("rustc", "-O", "--edition", "2021", "-C", "strip=symbols", "-C", "codegen-units=4", "-o", "main", "main.rs"),
+        ("rustc", "-O", "--edition", "2021", "-C", "strip=symbols", "-o", "main", "main.rs"),
         build="main", tools=("rustc", "cc"), threads=16, error_pattern=r"^error(\[E\d+\])?: ",
     ),
     "javascript": Language(
