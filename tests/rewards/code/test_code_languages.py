@@ -6,6 +6,7 @@ concurrently, once each)."""
 from __future__ import annotations
 
 import pytest
+from toolchains import languages
 
 import rewardhub
 from rewardhub.rewards.code.drivers.rust import rust_arity
@@ -87,7 +88,7 @@ ROWS = {  # language -> (row kind, program, expected score)
 }
 
 
-@pytest.mark.parametrize("language", list(ROWS))
+@pytest.mark.parametrize("language", languages())
 def test_cases_compile_errors_and_forgeries(language):
     rows = ROWS[language]
     reward = rewardhub.get("code", language=language, mode="all", timeout=10.0)
@@ -100,7 +101,7 @@ def test_cases_compile_errors_and_forgeries(language):
     assert compile_error.startswith("compile error: ") and ("error" in compile_error.lower()), compile_error
 
 
-@pytest.mark.parametrize("language", ["java", "go", "rust", "javascript"])
+@pytest.mark.parametrize("language", languages())
 def test_assert_tests_abstain_outside_python(language):
     reward = rewardhub.get("code", language=language)
     result = reward.evaluate(["p"], ["```\nfn x() {}\n```"], tests=[["assert f(1) == 2"]])

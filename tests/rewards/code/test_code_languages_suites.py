@@ -5,6 +5,7 @@ operator, a missed case) that must score 0.0. One batch per language: every prog
 from __future__ import annotations
 
 import pytest
+from toolchains import languages
 
 import rewardhub
 from rewardhub.sandbox.local import isolation_problem
@@ -148,7 +149,7 @@ SOLUTIONS = {  # problem -> language -> (canonical solution, (text, replaced by)
 }
 
 
-@pytest.mark.parametrize("language", ["java", "go", "rust", "javascript"])
+@pytest.mark.parametrize("language", languages())
 def test_canonical_solutions_score_one_and_broken_ones_zero(language):
     completions, tests, expected, names = [], [], [], []
     for problem, by_language in SOLUTIONS.items():
