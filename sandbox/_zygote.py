@@ -466,13 +466,13 @@ def program(cfg: dict, req_fd: int, length: int, stdin: int | None, out_w: int, 
             set_limits(req, memory_mb=req["compile_memory_mb"], cpu=req["compile_timeout"], baseline=0)
             compile_source(req, status_w, env)
             if req["compile_only"]:
-                with open(req["build"], "rb") as f, open(1, "wb", closefd=False) as out:
+                with open(req["artefact"], "rb") as f, open(1, "wb", closefd=False) as out:
                     while chunk := f.read(1 << 20):
                         out.write(chunk)
                 os._exit(0)
-            build = os.open(req["build"], os.O_RDONLY | os.O_CLOEXEC)
+            build = os.open(req["artefact"], os.O_RDONLY | os.O_CLOEXEC)
         elif req["run"]:  # a build its runtime reads (a jar, a script): a file of the run's own
-            unpack_build(build, req["build"])
+            unpack_build(build, req["artefact"])
         set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=0)
         os.write(status_w, RUNNING)
         if req["run"]:
@@ -567,7 +567,7 @@ def compile_source(req: dict, status_w: int, env: dict) -> None:
     if req["package"]:
         import zipfile
 
-        with zipfile.ZipFile(req["build"], "w", zipfile.ZIP_STORED) as archive:
+        with zipfile.ZipFile(req["artefact"], "w", zipfile.ZIP_STORED) as archive:
             for folder, _, names in os.walk(req["package"]):
                 for name in sorted(names):
                     path = os.path.join(folder, name)

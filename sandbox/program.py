@@ -92,7 +92,9 @@ class Program:
 
         ``source`` names the file the code goes in when it is compiled; ``compile`` is the command
         (``None`` when nothing compiles); ``executable`` says whether a build comes along (each
-        backend sends it its own way).
+        backend sends it its own way); ``artefact`` is the build's file, ``package`` the folder zipped
+        into it, ``run`` the command that runs it (``None``: it is executed itself); ``env``,
+        ``reserve_mb`` and ``threads`` what the language's runtime needs; ``toolchain`` its Debian package.
         """
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "executable"}
         data["source"] = self.source_name
@@ -100,8 +102,8 @@ class Program:
         data["executable"] = self.executable is not None
         data["compile_memory_mb"] = max(self.memory_mb, COMPILE_MEMORY_MB)
         spec = SPECS[self.language]
-        data.update(run=self.run_command, build=spec.build, package=spec.package_dir, env=spec.env,
-                    reserve_mb=spec.reserve_mb, threads=spec.threads)
+        data.update(run=self.run_command, artefact=spec.build, package=spec.package_dir, env=spec.env,
+                    reserve_mb=spec.reserve_mb, threads=spec.threads, toolchain=spec.package)
         return data
 
 
