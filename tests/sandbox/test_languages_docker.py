@@ -8,20 +8,12 @@ from __future__ import annotations
 import pytest
 from docker_engine import docker_engine  # noqa: F401  (the session fixture)
 from test_sandbox_docker import run_runner_many
-from toolchains import languages
+from toolchains import DOUBLE, languages
 
 import rewardhub
 from rewardhub.sandbox import Program
 from rewardhub.sandbox.docker_backend import DockerBackend
 
-HELLO = {  # reads a number, prints twice it
-    "java": "import java.util.*;\npublic class Main { public static void main(String[] a) { "
-            "System.out.println(2 * new Scanner(System.in).nextLong()); } }",
-    "go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar n int64\n\tfmt.Scan(&n)\n\tfmt.Println(2 * n)\n}\n",
-    "rust": "fn main() { let mut s = String::new(); std::io::stdin().read_line(&mut s).unwrap(); "
-            "println!(\"{}\", 2 * s.trim().parse::<i64>().unwrap()); }",
-    "javascript": "console.log(2 * Number(require('fs').readFileSync(0, 'utf8')));",
-}
 BROKEN = {"java": "class Main { void f() { int x = ; } }", "go": "package main\nfunc main() { x }",
           "rust": "fn main() { let x: i32 = \"a\"; }", "javascript": "console.log(;"}
 
@@ -29,8 +21,8 @@ BROKEN = {"java": "class Main { void f() { int x = ; } }", "go": "package main\n
 @pytest.mark.parametrize("language", languages())
 def test_runner_builds_and_runs_the_language(language, tmp_path):
     source, built, broken = run_runner_many([
-        Program(HELLO[language], language=language, stdin="21\n", timeout=10),
-        Program(HELLO[language], language=language, compile_only=True, output_limit=64 << 20),
+        Program(DOUBLE[language], language=language, stdin="21\n", timeout=10),
+        Program(DOUBLE[language], language=language, compile_only=True, output_limit=64 << 20),
         Program(BROKEN[language], language=language),
     ], tmp_path)
     assert (source.stdout, source.exit_code) == ("42\n", 0), (source.reason, source.stderr[-500:])
@@ -44,11 +36,11 @@ def test_runner_builds_and_runs_the_language(language, tmp_path):
 def test_an_image_without_the_toolchain_abstains_naming_the_package(docker_engine):  # noqa: F811
     backend = DockerBackend(image=docker_engine.image, base_url=docker_engine.url, workers=1)
     try:
-        result = backend.run(Program(HELLO["java"], language="java"))
+        result = backend.run(Program(DOUBLE["java"], language="java"))
         assert result.error is not None and "'default-jdk-headless'" in result.error
         reward = rewardhub.get("code", language="go", backend="docker",
                                backend_options={"image": docker_engine.image, "base_url": docker_engine.url})
-        score = reward.evaluate(["p"], [f"```go\n{HELLO['go']}\n```"], tests=[[{"input": "1", "output": "2"}]]).scores[0]
+        score = reward.evaluate(["p"], [f"```go\n{DOUBLE['go']}\n```"], tests=[[{"input": "1", "output": "2"}]]).scores[0]
         assert score.value is None and "'golang-go'" in score.reason
     finally:
         backend.close()
