@@ -81,7 +81,7 @@ def run_directly(language: str, pairs: list[tuple[str, str]], workers: int, grou
 
 
 def run_sandboxed(backend: LocalBackend, language: str, pairs: list[tuple[str, str]]) -> int:
-    backend.builds.clear()  # every round builds anew, as the baseline does
+    backend.build_cache.clear()  # every round builds anew, as the baseline does
     results = backend.run_many([sandbox.Program(code, stdin=stdin, language=language, timeout=10) for code, stdin in pairs])
     return sum(result.ok for result in results)
 

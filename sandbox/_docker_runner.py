@@ -150,6 +150,9 @@ class Runner:
         outcome = self.execute(req, req["compile"], workdir, stdin=b"", timeout=req["compile_timeout"],
                                memory_mb=req["compile_memory_mb"])
         facts["compile_duration"] = time.monotonic() - start
+        if outcome.timed_out:
+            facts.update(timed_out=True, compile_timed_out=True)
+            return None
         if outcome.status is None or outcome.status != 0:  # the compiler's messages are on stderr or stdout
             facts.update(exit_code=1, compile_failed=True,
                          stderr=base64.b64encode(bytes(outcome.stderr + outcome.stdout)).decode())

@@ -281,7 +281,7 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
               compile_budget: float, proc: int) -> dict:
     """Forward capped output until the program exits, is over its output cap or its deadline; then
     kill the namespace's pid 1 (and so whatever the run left) and forward what remains."""
-    deadline = start + timeout + compile_budget
+    deadline = start + (compile_budget or timeout)  # a build has its own budget; the run's clock starts after it
     began = start
     status = bytearray()
     timed_out = exited = False
@@ -338,6 +338,7 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
     compiled = 0.0 if not compile_budget else start - began if RUNNING in markers else duration
     return {
         "compile_duration": compiled,
+        "compile_timed_out": timed_out and compile_budget > 0 and RUNNING not in markers,
         "cpu_killed": killed and cpu_used >= cpu_limit - 0.05,
         "unexplained_kill": killed and cpu_used < cpu_limit - 0.05,
         "exit_code": None if exit_status is None else os.waitstatus_to_exitcode(exit_status),

@@ -186,7 +186,7 @@ class DockerBackend:
             self._idle.put(None)
         self._slots: list[Slot] = []
         self._lock = threading.Lock()
-        self.builds = BuildCache()
+        self.build_cache = BuildCache()  # not `builds`: that says whether the backend takes builds
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="rewardhub-docker")
 
     def memory_limit_mb(self, program: Program) -> int:
@@ -210,7 +210,7 @@ class DockerBackend:
 
     def run(self, program: Program) -> SandboxResult:
         """Run one program in a container; a source to compile is built once (``BuildCache``)."""
-        return self.builds.run(program, self._run_in_container)
+        return self.build_cache.run(program, self._run_in_container)
 
     def _run_in_container(self, program: Program) -> SandboxResult:
         try:

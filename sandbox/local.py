@@ -307,7 +307,7 @@ class LocalBackend:
         self.cpu_share = "not started yet"  # how slots share the CPU here, once the pool is up
         self._executor: ThreadPoolExecutor | None = None
         self._uid_claim = -1
-        self.builds = BuildCache()
+        self.build_cache = BuildCache()  # not `builds`: that says whether the backend takes builds
         atexit.register(self.close)
 
     def _ensure_started(self) -> None:
@@ -371,7 +371,7 @@ class LocalBackend:
         if problem:  # the machine's fault, not the program's: never a compile error
             return SandboxResult.failed(problem)
         self._ensure_started()
-        return self.builds.run(program, self._run_on_slot)
+        return self.build_cache.run(program, self._run_on_slot)
 
     def _run_on_slot(self, program: Program) -> SandboxResult:
         slot = self._idle.get()

@@ -43,6 +43,8 @@ def run_reason(program: Program, facts: dict, stderr_tail: bytes) -> str:
     code = facts["exit_code"]
     if facts["memory_killed"]:
         return "memory limit exceeded (all the run's processes together; killed by the OOM killer)"
+    if facts.get("compile_timed_out"):
+        return f"compile timeout after {program.compile_timeout:g} s"
     if facts["timed_out"]:
         return f"timeout after {program.timeout:g} s"
     if facts["over_limit"]:

@@ -7,7 +7,9 @@ that the verdict does not depend on anything the solution can reach:
 - stdin/stdout cases: each case is its own run; its output is compared here, line for line
   (whitespace-tolerant, optional float tolerance); truncated or extra output fails.
 - call-based cases (``fn_name``): each case is its own run that calls the function; the returned
-  value comes back as plain data and is compared here.
+  value comes back as plain data and is compared here. In Java, Go, Rust and JavaScript a generated
+  driver (``drivers/``), built once with the solution, makes the call with the case's arguments as
+  JSON on stdin and prints the value as JSON (see ``drivers/__init__.py`` for why nothing forges a pass).
 - Python tests (HumanEval / MBPP): where the planner (``checks.py``) follows them, one run makes
   the solution's calls and every check around them is computed here (the expected values never
   enter the sandbox). Other tests (random inputs, helpers, ``try``) run in the harness's test

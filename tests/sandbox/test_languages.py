@@ -189,10 +189,10 @@ def test_build_runs_with_stdin_and_is_kept_per_source(backend, builds, lang):
     result = run(backend, builds, lang, "echo 21\n")
     assert result.ok and result.stdout == "42\n", (result.reason, result.stderr[-500:])
     assert result.compile_duration == 0.0  # a given build: nothing compiled
-    hits = backend.builds.hits
+    hits = backend.build_cache.hits
     again = backend.run(Program(PROGRAMS[lang], stdin="echo 4\n", language=lang))  # source: the module's build
     assert again.ok and again.stdout == "8\n"
-    assert backend.builds.hits == hits + 1 and again.compile_duration > 0
+    assert backend.build_cache.hits == hits + 1 and again.compile_duration > 0
 
 
 @pytest.mark.parametrize("lang", languages())
@@ -240,3 +240,13 @@ def test_java_main_class_follows_the_source():
     assert java_main_class("class A {}\npublic class Solver { static void main(String[] a) {} }") == "Solver"
     assert java_main_class("class Helper {}\nclass Main { public static void main(String[] a) {} }") == "Main"
     assert java_main_class("class Helper {}\nclass App { public static void main(String[] a) {} }") == "App"
+
+
+def test_compile_time_is_bounded_apart_from_the_run(backend):
+    """A build past compile_timeout is the program's timeout (a constexpr evaluation of ~4e10 steps, which
+    g++ would run for minutes), reported as such, whatever the run's own timeout."""
+    bomb = ("constexpr long spin() { long s = 0; for (long i = 0; i < 200000; i++) for (long j = 0; j < 200000; j++) "
+            "s += i ^ j; return s; }\nstatic_assert(spin() != 1, \"\");\nint main() { return 0; }\n")
+    result = backend.run(Program(bomb, language="cpp", compile_timeout=1, timeout=30))
+    assert result.timed_out and result.error is None and result.reason == "compile timeout after 1 s", result.reason
+    assert result.compile_duration > 0
