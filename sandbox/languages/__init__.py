@@ -88,7 +88,7 @@ def java_main_class(code: str) -> str:
 
 _GO_ENV = {"GO111MODULE": "off", "CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOPROXY": "off",
            "GOMAXPROCS": "2", "GOTELEMETRY": "off"}  # GOCACHE and GOPATH: under HOME, the run's work folder
-_JVM = ("-XX:+UseSerialGC", "-XX:ActiveProcessorCount=2", "-XX:ReservedCodeCacheSize=64m",
+_JVM = ("-Xlog:disable", "-Xlog:all=warning:stderr", "-XX:+UseSerialGC", "-XX:ActiveProcessorCount=2", "-XX:ReservedCodeCacheSize=64m",
         "-XX:MaxMetaspaceSize=192m", "-XX:CompressedClassSpaceSize=64m", "-Xshare:auto")
 
 LANGUAGES: dict[str, Language] = {

@@ -10,9 +10,9 @@ import socket
 import threading
 
 import pytest
-from toolchains import COMPILED, languages
+from toolchains import COMPILED, DOUBLE, languages
 
-from rewardhub.sandbox import Program
+from rewardhub.sandbox import Program, get_backend
 from rewardhub.sandbox.languages import first_compile_error, java_main_class, toolchain_problem
 from rewardhub.sandbox.local import LocalBackend, isolation_problem
 
@@ -250,3 +250,13 @@ def test_compile_time_is_bounded_apart_from_the_run(backend):
     result = backend.run(Program(bomb, language="cpp", compile_timeout=1, timeout=30))
     assert result.timed_out and result.error is None and result.reason == "compile timeout after 1 s", result.reason
     assert result.compile_duration > 0
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_unsafe_backend_builds_and_runs_the_language_too(lang):
+    """No isolation (chosen by name only), but the same language table: build, run, build once run again."""
+    unsafe = get_backend("unsafe")
+    source = unsafe.run(Program(DOUBLE[lang], language=lang, stdin="4\n", timeout=10))
+    built = unsafe.run(Program(DOUBLE[lang], language=lang, compile_only=True))
+    again = unsafe.run(Program("", language=lang, executable=built.executable, stdin="5\n"))
+    assert (source.stdout, again.stdout) == ("8\n", "10\n"), (source.stderr[-300:], again.stderr[-300:])
