@@ -52,8 +52,8 @@ class Language:
     def source_name(self, code: str) -> str:
         """The file the code goes in (Java: named after the public class, as javac requires)."""
         if self.name == "java":
-            found = _JAVA_PUBLIC.search(code)
-            return f"{found.group(1)}.java" if found else "Main.java"
+            public = _java_public_class(code)
+            return f"{public}.java" if public else "Main.java"
         return self.source
 
     def compile_command(self, code: str, memory_mb: int) -> list[str] | None:
@@ -68,7 +68,7 @@ class Language:
         return [part.format(memory=memory_mb, main=java_main_class(code), build=self.build) for part in self.run]
 
 
-_JAVA_PUBLIC = re.compile(r"^\s*public\s+(?:(?:final|abstract|strictfp)\s+)*class\s+([A-Za-z_$][\w$]*)", re.M)
+_JAVA_PUBLIC = re.compile(r"\bpublic\s+(?:(?:final|abstract|strictfp)\s+)*class\s+([A-Za-z_$][\w$]*)")
 _JAVA_CLASS = re.compile(r"^\s*(?:(?:public|final|abstract|strictfp)\s+)*class\s+([A-Za-z_$][\w$]*)", re.M)
 _JAVA_MAIN = re.compile(r"\bstatic\s+(?:final\s+)?void\s+main\s*\(")
 
@@ -78,12 +78,19 @@ def java_main_class(code: str) -> str:
     class, else ``Main``. (Braces are counted without reading strings: a guess javac then confirms.)"""
     main = _JAVA_MAIN.search(code)
     if main:
-        top = [m.group(1) for m in _JAVA_CLASS.finditer(code, 0, main.start())
-               if code.count("{", 0, m.start()) == code.count("}", 0, m.start())]
+        top = [m.group(1) for m in _JAVA_CLASS.finditer(code, 0, main.start()) if _top_level(code, m.start())]
         if top:
             return top[-1]
-    public = _JAVA_PUBLIC.search(code)
-    return public.group(1) if public else "Main"
+    return _java_public_class(code) or "Main"
+
+
+def _top_level(code: str, at: int) -> bool:
+    return code.count("{", 0, at) == code.count("}", 0, at)
+
+
+def _java_public_class(code: str) -> str | None:
+    """The top-level public class (javac wants it in a file of its name), if there is one."""
+    return next((m.group(1) for m in _JAVA_PUBLIC.finditer(code) if _top_level(code, m.start())), None)
 
 
 _GO_ENV = {"GO111MODULE": "off", "CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOPROXY": "off",

@@ -13,6 +13,7 @@ _IMPORTS = re.compile(r"\A(?:\s|//[^\n]*\n|/\*.*?\*/|(?:import|package)\s[^;]*;)
 
 DRIVER = r"""
 final class RewardhubDriver {
+    static final char OPEN = (char) 123, CLOSE = (char) 125;
     public static void main(String[] unused) throws Throwable {
         java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
         System.in.transferTo(buffer);
@@ -113,7 +114,7 @@ final class RewardhubDriver {
             for (Object item : (Iterable<?>) v) { if (!first) out.append(','); first = false; write(item, out); }
             out.append(']');
         } else if (v instanceof java.util.Map) {
-            out.append('{');
+            out.append(OPEN);
             boolean first = true;
             for (java.util.Map.Entry<?, ?> e : ((java.util.Map<?, ?>) v).entrySet()) {
                 if (!first) out.append(',');
@@ -122,7 +123,7 @@ final class RewardhubDriver {
                 out.append(':');
                 write(e.getValue(), out);
             }
-            out.append('}');
+            out.append(CLOSE);
         } else throw new IllegalArgumentException("not plain data: " + v.getClass().getName());
     }
 
@@ -139,14 +140,14 @@ final class RewardhubDriver {
                 if (s.charAt(i) == ']') { i++; return list; }
                 while (true) { list.add(value()); skip(); if (s.charAt(i++) == ']') return list; }
             }
-            if (c == '{') {
+            if (c == OPEN) {
                 java.util.Map<Object, Object> map = new java.util.LinkedHashMap<>();
                 i++; skip();
-                if (s.charAt(i) == '}') { i++; return map; }
+                if (s.charAt(i) == CLOSE) { i++; return map; }
                 while (true) {
                     Object key = value(); skip(); i++;
                     map.put(key, value()); skip();
-                    if (s.charAt(i++) == '}') return map;
+                    if (s.charAt(i++) == CLOSE) return map;
                 }
             }
             if (c == '"') {
@@ -181,7 +182,9 @@ final class RewardhubDriver {
 
 
 def java_program(code: str, fn_name: str) -> str:
-    """The solution with the driver class after its imports."""
+    """The solution with the driver class after its imports. The driver has no ``//`` comment (it is put on one
+    line) and no brace in a literal (``OPEN``, ``CLOSE``): the file's braces stay balanced for the sandbox,
+    which finds the public class and the class to start by them."""
     head = _IMPORTS.match(code).end()
     driver = " ".join(line.strip() for line in DRIVER.replace("__NAME__", '"' + fn_name + '"').splitlines())
     return code[:head] + driver + code[head:]  # on one line: javac's line numbers stay the solution's

@@ -113,3 +113,25 @@ def test_rust_call_without_the_function_scores_zero_and_arity_is_read():
     result = reward.evaluate(["p"], ["```rust\nfn other() {}\n```"], tests=[CALL_TESTS])
     assert result.scores[0].value == 0.0 and "no function answer" in result.scores[0].reason
     assert rust_arity("impl Solution { pub fn f(&self, a: Vec<(i32, i32)>, s: &str) -> i32 { 0 } }", "f") == 2
+
+
+NESTED = {"fn_name": "f", "inputs": [[[[1, 2], [3]], ["a", "bc"], 2.5]], "outputs": [[6, "abc", 5.0, None]]}
+TYPED = {  # nested lists, string arrays, floats and null, in and out
+    "java": "import java.util.*;\npublic class Solution {\n  public List<Object> f(List<List<Integer>> xs, String[] ss, double d) {\n"
+            "    int s = 0;\n    for (List<Integer> x : xs) for (int v : x) s += v;\n"
+            "    return new ArrayList<>(Arrays.asList(s, String.join(\"\", ss), d * 2, null));\n  }\n}",
+    "go": "package main\n\nimport \"strings\"\n\nfunc f(xs [][]int, ss []string, d float64) []interface{} {\n\ts := 0\n"
+          "\tfor _, x := range xs {\n\t\tfor _, v := range x {\n\t\t\ts += v\n\t\t}\n\t}\n"
+          "\treturn []interface{}{s, strings.Join(ss, \"\"), d * 2, nil}\n}\n",
+    "rust": "impl Solution {\n    pub fn f(xs: &Vec<Vec<i64>>, ss: Vec<String>, d: f64) -> (i64, (String, (f64, Option<i32>))) {\n"
+            "        (xs.iter().flatten().sum(), (ss.concat(), (d * 2.0, None)))\n    }\n}\n",
+    "javascript": "async function f(xs, ss, d) {\n  await null;\n  return [xs.flat().reduce((a, b) => a + b, 0), ss.join(''), d * 2, null];\n}\n",
+}
+
+
+@pytest.mark.parametrize("language", languages())
+def test_call_arguments_and_values_of_many_types(language):
+    tests = NESTED if language != "rust" else {**NESTED, "outputs": [[6, ["abc", [5.0, None]]]]}  # Rust: nested pairs
+    reward = rewardhub.get("code", language=language, mode="all", timeout=10.0)
+    score = reward.evaluate(["p"], [f"```{language}\n{TYPED[language]}\n```"], tests=[tests]).scores[0]
+    assert score.value == 1.0, score.reason
