@@ -394,8 +394,8 @@ class CodeReward(Reward):
 
     def _compile_failure(self, result: Any) -> str:
         """Why a build failed: the compiler's first error (quoted), or the limit it hit."""
-        if result.reason != COMPILE_ERROR:
-            return f"{COMPILE_ERROR}: {result.reason}" if result.reason else COMPILE_ERROR
+        if result.reason != COMPILE_ERROR:  # the build hit a limit ("compile timeout after 30 s")
+            return result.reason if result.reason.startswith("compile") else f"build failed: {result.reason or 'no build'}"
         first = first_compile_error(self.language, result.stderr)
         return f"{COMPILE_ERROR}: {_quoted(first, 160)}" if first else COMPILE_ERROR
 
