@@ -260,3 +260,13 @@ def test_unsafe_backend_builds_and_runs_the_language_too(lang):
     built = unsafe.run(Program(DOUBLE[lang], language=lang, compile_only=True))
     again = unsafe.run(Program("", language=lang, executable=built.executable, stdin="5\n"))
     assert (source.stdout, again.stdout) == ("8\n", "10\n"), (source.stderr[-300:], again.stderr[-300:])
+
+
+def test_cli_says_which_languages_work_here(capsys):
+    from rewardhub.cli import main
+
+    assert main(["sandbox", "--backend", "local"]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("local: languages: "))
+    working = line.removeprefix("local: languages: ").split(";")[0].split(", ")
+    here = [name for name in ("python", "c", "cpp") if toolchain_problem(name) is None] + LANGUAGES
+    assert working == here, line  # every language whose toolchain is here
