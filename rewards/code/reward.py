@@ -385,8 +385,9 @@ class CodeReward(Reward):
         reason = f"{passed}/{total} {'cases' if row.suite.kind in ('io', 'call') else 'tests'} passed"
         if row.early:
             return Score(0.0, f"{reason}; {row.early}{note}", False, outcome="ok")
-        if COMPILE_ERROR in row.verdicts:  # scored as a failed build is (the build and its runs in one)
-            return Score(0.0, COMPILE_ERROR, False, outcome="ok")
+        built = next((why for why in row.verdicts if why and why.startswith(COMPILE_ERROR)), None)
+        if built:  # scored as a failed build is (the build and its runs in one)
+            return Score(0.0, built, False, outcome="ok")
         failure = next(((n, why) for n, why in enumerate(row.verdicts, 1) if why is not None), None)
         if failure:
             reason += f"; {failure[1]} on case {failure[0]}"
@@ -402,7 +403,7 @@ class CodeReward(Reward):
     def _driven_verdict(self, result: Any, call: Any) -> str | None:
         """A call-based case run by a driver: ``None`` when the value it printed matches, else why not."""
         if result.reason == COMPILE_ERROR:
-            return COMPILE_ERROR
+            return self._compile_failure(result)
         if result.timed_out or result.exit_code != 0 or result.stdout_truncated:
             return result.reason or "output limit exceeded"
         try:
@@ -414,7 +415,7 @@ class CodeReward(Reward):
     def _io_verdict(self, result: Any, expected: str) -> str | None:
         """``None`` when the case passed, else why it failed."""
         if result.reason == COMPILE_ERROR:  # a source run (no separate build) that did not compile
-            return COMPILE_ERROR
+            return self._compile_failure(result)
         if result.timed_out or result.exit_code != 0 or result.stdout_truncated:
             return result.reason or "output limit exceeded"
         if not outputs_match(result.stdout, expected, self.float_tolerance):
