@@ -57,8 +57,8 @@ def run_directly(language: str, pairs: list[tuple[str, str]], workers: int, grou
         subprocess.run(spec.compile_command(code, 1024), cwd=folder, env=dict(env, HOME=folder), check=True,
                        capture_output=True)
         if spec.package_dir:
-            shutil.make_archive(os.path.join(folder, "main"), "zip", os.path.join(folder, spec.package_dir))
-            os.rename(os.path.join(folder, "main.zip"), os.path.join(folder, spec.build))
+            os.replace(shutil.make_archive(os.path.join(folder, "main"), "zip", os.path.join(folder, spec.package_dir)),
+                       os.path.join(folder, spec.build))
         return folder
 
     def run(folder: str, code: str, stdin: str) -> bool:

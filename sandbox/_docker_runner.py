@@ -40,7 +40,6 @@ import struct
 import sys
 import tempfile
 import time
-import zipfile
 
 from _python_main import run_python
 
@@ -159,11 +158,8 @@ class Runner:
             return None
         artefact = os.path.join(workdir, req["artefact"])
         if req["package"]:  # javac's classes: zipped into the jar the runtime reads
-            with zipfile.ZipFile(artefact, "w", zipfile.ZIP_STORED) as archive:
-                for folder, _, names in os.walk(os.path.join(workdir, req["package"])):
-                    for name in sorted(names):
-                        archive.write(os.path.join(folder, name), os.path.relpath(os.path.join(folder, name),
-                                                                                  os.path.join(workdir, req["package"])))
+            os.replace(shutil.make_archive(os.path.join(workdir, "build"), "zip", os.path.join(workdir, req["package"])),
+                       artefact)
         if req["compile_only"]:
             with open(artefact, "rb") as f:
                 facts.update(exit_code=0, build=base64.b64encode(f.read()).decode())

@@ -566,13 +566,9 @@ def compile_source(req: dict, status_w: int, env: dict) -> None:
         os.write(status_w, COMPILE_FAILED)
         os._exit(1)
     if req["package"]:
-        import zipfile
+        import shutil
 
-        with zipfile.ZipFile(req["artefact"], "w", zipfile.ZIP_STORED) as archive:
-            for folder, _, names in os.walk(req["package"]):
-                for name in sorted(names):
-                    path = os.path.join(folder, name)
-                    archive.write(path, os.path.relpath(path, req["package"]))
+        os.replace(shutil.make_archive("build", "zip", req["package"]), req["artefact"])
 
 
 def unpack_build(build: int, name: str) -> None:

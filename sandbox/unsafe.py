@@ -79,8 +79,7 @@ class UnsafeBackend:
             return SandboxResult(stderr=(done.stderr + done.stdout).decode(errors="replace"), exit_code=1,
                                  reason=COMPILE_ERROR)
         if spec.package_dir:
-            shutil.make_archive(binary, "zip", os.path.join(workdir, spec.package_dir))
-            os.rename(binary + ".zip", binary)
+            os.replace(shutil.make_archive(binary, "zip", os.path.join(workdir, spec.package_dir)), binary)
         if program.compile_only:
             writer = BuildWriter()
             with open(binary, "rb") as f:
