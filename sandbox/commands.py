@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from rewardhub import hookimpl
+from rewardhub.http_serving import is_loopback
 
 from .backends import Backend, backend_factories, get_backend
 from .errors import SandboxError
@@ -34,9 +37,13 @@ def register_commands(subparsers):
                                "reward.sandbox_fusion.url (or the remote backend) can point here. GET /ready, /health.")
     serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, local only)")
     serve.add_argument("--port", type=int, default=8080, help="port (default: 8080, SandboxFusion's)")
+    serve.add_argument("--token-env", metavar="VAR",
+                       help="require 'Authorization: Bearer $VAR' to run programs (the remote backend's 'token')")
     serve.add_argument("--backend", dest="service_backend", default="auto",
                        help="sandbox backend that runs the programs (default: auto, never unsafe)")
     serve.add_argument("--workers", type=int, default=None, help="programs run at once (default: one per CPU)")
+    serve.add_argument("--max-body-mb", type=float, default=64.0,
+                       help="largest request body in MiB, refused before it is read (default: 64)")
     serve.add_argument("--max-timeout", type=float, default=300.0,
                        help="longest run_timeout/compile_timeout honoured, in seconds (default: 300)")
     serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
@@ -89,7 +96,19 @@ def serve_sandbox(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         print("rewardhub sandbox serve: --workers must be at least 1")
         return 2
+    if not args.max_body_mb > 0:
+        print("rewardhub sandbox serve: --max-body-mb must be greater than 0", file=sys.stderr)
+        return 2
+    token = os.environ.get(args.token_env) if args.token_env else None
+    if args.token_env and not token:
+        print(f"rewardhub sandbox serve: --token-env {args.token_env}: that environment variable is not set or "
+              f"empty", file=sys.stderr)
+        return 2
+    if not is_loopback(args.host):
+        print(f"rewardhub sandbox serve: warning: --host {args.host} lets every machine that reaches port {args.port} "
+              f"run programs here" + ("" if token else "; without --token-env anyone can: set a bearer token, or "
+                                      "bind 127.0.0.1 behind a proxy that authenticates"), file=sys.stderr)
     options = {"workers": args.workers} if args.workers and args.service_backend in ("auto", "local") else {}
     serve(host=args.host, port=args.port, log_level=args.log_level, backend=args.service_backend,
-          max_timeout=args.max_timeout, **options)
+          max_timeout=args.max_timeout, token=token, max_body_bytes=int(args.max_body_mb * 1024 * 1024), **options)
     return 0

@@ -1,16 +1,20 @@
 """Where output rows go: stdout, a device or FIFO, or a file or folder replaced only when the run succeeds.
 
-A run writes into a staging folder private to it (its pid and a random part in the name, created
+A run writes into a staging folder private to it (its host, pid and a random part in the name, created
 exclusively beside the target), then renames the result into place: a failed or interrupted run
 leaves the previous output as it was, and two runs writing the same target never touch each
-other's staging (the last rename wins, and what it puts in place is complete).
+other's staging (the last rename wins, and what it puts in place is complete). A run killed before
+it could clean up leaves its staging folder behind; the next run writing the same target removes
+those of this host whose process is gone (a live run's, or another host's, are never touched).
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
+import socket
 import stat
 import sys
 import tempfile
@@ -64,13 +68,42 @@ def replacing(target: Path) -> Iterator[Path]:
     """A path, inside a staging folder private to this run, where ``target``'s new content (a file
     or a folder) is to be written; renamed onto ``target`` when the block ends without error. The
     staging folder (which may hold other scratch files) is removed either way."""
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.{os.getpid()}-", suffix=".partial", dir=target.parent))
+    _remove_stale_stagings(target)
+    host = socket.gethostname().replace("/", "_")
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.{host}.{os.getpid()}-", suffix=".partial",
+                                    dir=target.parent))
     try:
         staged = staging / target.name
         yield staged
         _rename_into_place(staged, target, staging)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _remove_stale_stagings(target: Path) -> None:
+    """Remove the staging folders of ``target`` left by runs of this host that were killed (their pid is
+    gone). One without a host in its name (written before it had one) counts as this host's."""
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.(?:(?P<host>.+)\.)?(?P<pid>\d+)-[^/]*\.partial")
+    host = socket.gethostname().replace("/", "_")
+    try:
+        names = [entry.name for entry in os.scandir(target.parent) if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        return
+    for name in names:
+        found = pattern.fullmatch(name)
+        if found is None or found["host"] not in (None, host) or _alive(int(found["pid"])):
+            continue
+        shutil.rmtree(target.parent / name, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def _rename_into_place(staged: Path, target: Path, staging: Path) -> None:

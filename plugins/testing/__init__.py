@@ -8,16 +8,26 @@ async rollout loop without vLLM; these import torch, transformers and TRL only w
 """
 
 from .cases import load_case_file, run_case, run_cases
-from .contract import GAMING_PROBES, ContractReport, ContractViolation, Probe, check_contract
+from .contract import (
+    CONTRACT_EPISODE_PROBES,
+    GAMING_PROBES,
+    RELATION_PROBES,
+    ContractReport,
+    ContractViolation,
+    Probe,
+    check_contract,
+)
 from .episodes import EPISODE_PROBES, FORM_PROBES, EpisodeTask, check_episode_probes
 
 __all__ = [
+    "CONTRACT_EPISODE_PROBES",
     "EPISODE_PROBES",
     "FORM_PROBES",
     "GAMING_PROBES",
     "ContractReport",
     "ContractViolation",
     "Probe",
+    "RELATION_PROBES",
     "EpisodeTask",
     "check_contract",
     "check_episode_probes",

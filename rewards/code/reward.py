@@ -40,11 +40,11 @@ from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 from rewardhub.sandbox.languages import first_compile_error
 from rewardhub.sandbox.program import COMPILE_ERROR
 
-from ._plain import plain
+from ._plain import ObjectUsed, plain
 from .checks import ProbeFailed, holds
 from .drivers import NoValue, call_program, read_value
 from .harness import HARNESS, Report, harness_input, read_report
-from .suites import Suite, UnusableTestsError, parse_tests
+from .suites import Suite, UnusableTestsError, close_numbers, parse_tests
 
 FENCE_LANGUAGES = {
     "python": ("python", "py", "python3"),
@@ -78,11 +78,35 @@ def extract_program(text: str, language: str) -> str:
     return (found if found is not None else text).strip("\n")
 
 
-def outputs_match(got: str, expected: str, float_tolerance: float | None = None) -> bool:
+def _body_without_its_prompt(code: str, prompt: Any, entry_point: Any) -> bool:
+    """A HumanEval-style completion (the function's body, the prompt holding its ``def``) scored without
+    ``prepend_prompt``: every such row would fail as a syntax error, the configuration's doing."""
+    if not (isinstance(prompt, str) and isinstance(entry_point, str) and entry_point.isidentifier()
+            and code.strip() and code[:1] in " \t"):
+        return False
+    definition = re.compile(rf"^\s*def\s+{entry_point}\s*\(", re.M)
+    if not definition.search(prompt) or definition.search(code):
+        return False
+    try:
+        compile(code, "completion", "exec", ast.PyCF_ONLY_AST)
+    except SyntaxError:
+        pass
+    else:
+        return False
+    try:
+        compile(prompt + code, "completion", "exec", ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def outputs_match(got: str, expected: str, float_tolerance: float | None = None,
+                  float_abs_tolerance: float | None = None) -> bool:
     """Line-for-line equality of whitespace-separated tokens; blank lines at either end are ignored.
 
-    Truncated or extra lines fail. With ``float_tolerance``, decimal tokens may differ by that much
-    (absolute or relative); where the expected token is an integer, only its exact value matches.
+    Truncated or extra lines fail. With ``float_tolerance``, decimal tokens may differ by that much relative
+    to the expected one (see :func:`close_numbers`; ``float_abs_tolerance``: an absolute error the user
+    allows too); where the expected token is an integer, only its exact value matches.
     """
     got_lines, expected_lines = _token_lines(got), _token_lines(expected)
     if len(got_lines) != len(expected_lines):
@@ -91,7 +115,7 @@ def outputs_match(got: str, expected: str, float_tolerance: float | None = None)
         if len(got_tokens) != len(expected_tokens):
             return False
         for a, b in zip(got_tokens, expected_tokens, strict=True):
-            if a != b and not _close(a, b, float_tolerance):
+            if a != b and not _close(a, b, float_tolerance, float_abs_tolerance):
                 return False
     return True
 
@@ -100,7 +124,7 @@ def _token_lines(text: str) -> list[list[str]]:
     return [line.split() for line in text.strip().splitlines()]
 
 
-def _close(got: str, expected: str, tolerance: float | None) -> bool:
+def _close(got: str, expected: str, tolerance: float | None, absolute: float | None = None) -> bool:
     """Numbers within ``tolerance``; an integer ``expected`` must be met exactly (``3.0`` is 3, ``1000001`` is not 10^6).
 
     Whatever the tokens (``10**400`` digits, ``1e99999999999999999999``), this is a comparison that
@@ -113,7 +137,7 @@ def _close(got: str, expected: str, tolerance: float | None) -> bool:
         if _INTEGER.fullmatch(expected):
             return Decimal(got) == Decimal(expected)
         x, y = float(got), float(expected)
-        return math.isfinite(x) and math.isfinite(y) and math.isclose(x, y, rel_tol=tolerance, abs_tol=tolerance)
+        return math.isfinite(x) and math.isfinite(y) and close_numbers(x, y, tolerance, absolute)
     except (ArithmeticError, ValueError):
         return False
 
@@ -158,6 +182,7 @@ class CodeReward(Reward):
         timeout: float = 5.0,
         memory_mb: int = 512,
         float_tolerance: float | None = None,
+        float_abs_tolerance: float | None = None,
         backend: str = "auto",
         backend_options: dict[str, Any] | None = None,
         prepend_prompt: bool = False,
@@ -175,7 +200,13 @@ class CodeReward(Reward):
             raise ConfigError(f"code: backend_options must be a mapping (e.g. {{'image': ...}}); got {backend_options!r}")
         self.tests_column, self.entry_point_column = tests_column, entry_point_column
         self.language, self.mode, self.timeout, self.memory_mb = language, mode, timeout, memory_mb
+        for name, value in (("float_tolerance", float_tolerance), ("float_abs_tolerance", float_abs_tolerance)):
+            if value is not None and not (isinstance(value, int | float) and 0 <= value < 1):
+                raise ConfigError(f"code: {name} must be a number in [0, 1) or null; got {value!r}")
+        if float_abs_tolerance is not None and float_tolerance is None:
+            raise ConfigError("code: float_abs_tolerance widens float_tolerance: give float_tolerance too")
         self.float_tolerance, self.backend, self.prepend_prompt = float_tolerance, backend, prepend_prompt
+        self.float_abs_tolerance = float_abs_tolerance
         self.backend_options, self.strict = dict(backend_options or {}), strict
         from rewardhub import sandbox
 
@@ -240,6 +271,11 @@ class CodeReward(Reward):
             code = extract_program(text, self.language)
             if self.prepend_prompt and isinstance(batch.prompts[i], str) and code.strip():
                 code = batch.prompts[i] + code  # HumanEval-style: the prompt holds the signature
+            elif self.language == "python" and _body_without_its_prompt(code, batch.prompts[i], entry_points[i]):
+                scores[i] = Score(None, f"not scored: the completion is the body of the prompt's def "
+                                        f"{entry_points[i]}(), which only runs after the prompt: score HumanEval-style "
+                                        f"rows with prepend_prompt: true", outcome="error")
+                continue
             if not code.strip():
                 scores[i] = Score(0.0, "no code block", False, outcome="ok")
             elif suite.kind not in ("io", "call") and self.language != "python":
@@ -343,7 +379,12 @@ class CodeReward(Reward):
             elif entry != "value":
                 row.verdicts[part] = _error_name(value)
             else:
-                row.verdicts[part] = None if row.suite.calls[part].matches(value, self.float_tolerance) else "wrong answer"
+                try:
+                    matched = row.suite.calls[part].matches(value, self.float_tolerance, self.float_abs_tolerance)
+                except ObjectUsed as exc:  # only a standard-library value escapes: no verdict on it here
+                    row.unusable = str(exc)
+                    return
+                row.verdicts[part] = None if matched else "wrong answer"
             return
         row.early = early
         if early:
@@ -418,7 +459,7 @@ class CodeReward(Reward):
             return self._compile_failure(result)
         if result.timed_out or result.exit_code != 0 or result.stdout_truncated:
             return result.reason or "output limit exceeded"
-        if not outputs_match(result.stdout, expected, self.float_tolerance):
+        if not outputs_match(result.stdout, expected, self.float_tolerance, self.float_abs_tolerance):
             return "wrong output"
         return None
 

@@ -12,15 +12,16 @@ import asyncio
 import concurrent.futures
 import contextlib
 import os
+import re
 import time
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from . import pool
-from .errors import JudgeConfigError, JudgeRequestError
+from .errors import JudgeConfigError, JudgeContextOverflow, JudgeRequestError
 from .limits import backoff_delay, retry_after
 from .response import MalformedResponse, read_completion, read_logprobs, stored_logprobs
-from .shared_limits import budget
+from .shared_limits import areserve, budget
 
 _RETRYABLE_STATUS = {408, 409, 429}
 _PLACEHOLDER_KEY = "EMPTY"  # what local OpenAI-compatible servers (vLLM, SGLang) accept without a key
@@ -122,9 +123,9 @@ class Policy:
 class _Attempt(Exception):
     """One failed attempt: a redacted reason, whether to retry, and the server's Retry-After."""
 
-    def __init__(self, reason: str, retryable: bool, wait: float | None = None):
+    def __init__(self, reason: str, retryable: bool, wait: float | None = None, overflow: bool = False):
         super().__init__(reason)
-        self.reason, self.retryable, self.wait = reason, retryable, wait
+        self.reason, self.retryable, self.wait, self.overflow = reason, retryable, wait, overflow
 
 
 class JudgeClient:
@@ -186,6 +187,8 @@ class JudgeClient:
                     return await self._send(client, body, tokens, stats, deadline)
             except _Attempt as failed:
                 left = deadline - time.monotonic()
+                if failed.overflow:
+                    raise JudgeContextOverflow(failed.reason) from None
                 if not failed.retryable or attempt >= self.policy.max_retries:
                     stats.failures += 1
                     tries = f" after {attempt + 1} attempts" if attempt else ""
@@ -201,10 +204,10 @@ class JudgeClient:
                 await asyncio.sleep(wait)
 
     async def _wait_for_budget(self, tokens: int) -> None:
-        waits = [bucket.reserve(amount) for bucket, amount in ((self.rpm, 1), (self.tpm, tokens)) if bucket]
-        if waits and max(waits) > 0:
+        wait = await areserve([(self.rpm, 1), (self.tpm, tokens)])  # one Redis round trip, off the loop
+        if wait > 0:
             try:
-                await asyncio.sleep(max(waits))
+                await asyncio.sleep(wait)
             except asyncio.CancelledError:  # never sent: hand the budget back
                 if self.rpm:
                     self.rpm.give_back(1)
@@ -277,8 +280,23 @@ def _classify(exc: Exception, limit: float, key: str) -> _Attempt:
         status = exc.status_code
         retryable = status in _RETRYABLE_STATUS or status >= 500
         wait = retry_after(exc.response.headers) if retryable else None
-        return _Attempt(_reason(f"HTTP {status}", exc, key), retryable, wait)
+        overflow = status in (400, 413) and _past_context(exc)
+        return _Attempt(_reason(f"HTTP {status}", exc, key), retryable and not overflow, wait, overflow)
     return _Attempt(_reason("invalid response", exc, key), retryable=False)
+
+
+def _past_context(exc: Exception) -> bool:
+    """The endpoint refused the request as longer than its model's context (OpenAI, vLLM, TGI, llama.cpp wordings)."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and body.get("code") == "context_length_exceeded":
+        return True
+    detail = body.get("message") if isinstance(body, dict) else None
+    return _CONTEXT_OVERFLOW.search(detail if isinstance(detail, str) else str(exc)) is not None
+
+
+_CONTEXT_OVERFLOW = re.compile(
+    r"context[ _](?:length|size|window)|maximum context|prompt is too long|too many (?:input )?tokens"
+    r"|max_new_tokens`? must be <=|exceeds? the (?:available )?context", re.IGNORECASE)
 
 
 def _reason(what: str, exc: Exception, key: str) -> str:

@@ -17,7 +17,7 @@ from rewardhub import AsyncReward, Batch, MissingColumnError, Score, background_
 
 from .cache import default_cache_path, request_key, shared_cache
 from .client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten
-from .errors import JudgeConfigError, JudgeInputError, JudgeRequestError
+from .errors import JudgeConfigError, JudgeContextOverflow, JudgeInputError, JudgeRequestError
 from .parse import PARSE_MODES, ScoreScale, UnparsableAnswer, expected_score, parse_answer
 from .prompt import JudgeTemplate
 from .shared_limits import check_share
@@ -197,6 +197,8 @@ class JudgeReward(AsyncReward):
         """Ask the endpoint and parse its answer at once (parsing overlaps the other requests' waits)."""
         try:
             answer = await self.client.ask(body, stats, deadline)
+        except JudgeContextOverflow as exc:  # the completion's doing: a scored failure, never an abstention
+            return None, Score(0.0, f"too long for the judge: {exc}", False)
         except JudgeRequestError as exc:
             return None, Score(None, f"judge unavailable: {exc}", None, "error")  # whatever on_error says
         return answer, self._score(answer)

@@ -227,8 +227,13 @@ class MathReward(Reward):
             return Score(0.0, f"answer unparseable: {_short(answer)}", False)
         if check.status == "gold unparseable":
             return Score(None, f"gold unparseable: {_short(gold)}")
-        if check.status == "timeout":
-            return Score(self.timeout_score, f"timeout after {self.checker.timeout:g} s", None, "timeout")
+        if check.status == "runaway":  # the answer's doing (a tower of powers): a scored failure unless told otherwise
+            value = 0.0 if self.timeout_score is None else self.timeout_score
+            return Score(value, f"runaway: the answer used its whole {self.checker.timeout:g} s of cpu "
+                                f"({check.detail}): {_short(answer)}", False, "timeout")
+        if check.status == "timeout":  # the machine's doing: the pair did not get its cpu in time
+            busy = f" with only {check.detail} (a busy machine)" if check.detail else ""
+            return Score(self.timeout_score, f"timeout after {self.checker.timeout:g} s{busy}", None, "timeout")
         return Score(None, f"error: {check.detail}", None, "error")
 
     @staticmethod
