@@ -7,7 +7,9 @@ that the verdict does not depend on anything the solution can reach:
 - stdin/stdout cases: each case is its own run; its output is compared here, line for line
   (whitespace-tolerant, optional float tolerance); truncated or extra output fails.
 - call-based cases (``fn_name``): each case is its own run that calls the function; the returned
-  value comes back as plain data and is compared here.
+  value comes back as plain data and is compared here. In Java, Go, Rust and JavaScript a generated
+  driver (``drivers/``), built once with the solution, makes the call with the case's arguments as
+  JSON on stdin and prints the value as JSON (see ``drivers/__init__.py`` for why nothing forges a pass).
 - Python tests (HumanEval / MBPP): where the planner (``checks.py``) follows them, one run makes
   the solution's calls and every check around them is computed here (the expected values never
   enter the sandbox). Other tests (random inputs, helpers, ``try``) run in the harness's test
@@ -26,6 +28,7 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
+import json
 import math
 import re
 from collections.abc import Iterator
@@ -34,10 +37,12 @@ from decimal import Decimal
 from typing import Any
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
+from rewardhub.sandbox.languages import first_compile_error
 from rewardhub.sandbox.program import COMPILE_ERROR
 
 from ._plain import ObjectUsed, plain
 from .checks import ProbeFailed, holds
+from .drivers import NoValue, call_program, read_value
 from .harness import HARNESS, Report, harness_input, read_report
 from .suites import Suite, UnusableTestsError, close_numbers, parse_tests
 
@@ -45,6 +50,10 @@ FENCE_LANGUAGES = {
     "python": ("python", "py", "python3"),
     "c": ("c",),
     "cpp": ("cpp", "c++", "cc", "cxx"),
+    "java": ("java",),
+    "go": ("go", "golang"),
+    "rust": ("rust", "rs"),
+    "javascript": ("javascript", "js", "node", "nodejs"),
 }
 MODES = ("fraction", "all")
 BUILD_LIMIT = 64 * 1024 * 1024  # bytes a compile_only run may return (its build)
@@ -144,6 +153,7 @@ class Row:
 
     code: str
     suite: Suite
+    files: dict[str, str] = field(default_factory=dict)  # beside the code (a call driver's own file)
     build: Any = None
     verdicts: list[str | None] = field(default_factory=list)
     early: str = ""
@@ -268,9 +278,13 @@ class CodeReward(Reward):
                 continue
             if not code.strip():
                 scores[i] = Score(0.0, "no code block", False, outcome="ok")
-            elif suite.kind != "io" and self.language != "python":
-                scores[i] = Score(None, f"{suite.kind} tests need language='python'; give stdin/stdout cases",
-                                  outcome="abstain")
+            elif suite.kind not in ("io", "call") and self.language != "python":
+                scores[i] = Score(None, f"{suite.kind} tests need language='python'; give stdin/stdout or "
+                                        "call-based cases", outcome="abstain")
+            elif suite.kind == "call" and self.language != "python":
+                scores[i], rows_entry = self._call_row(code, suite)
+                if rows_entry is not None:
+                    rows[i] = rows_entry
             elif suite.kind == "asserts" and self.strict:
                 scores[i] = Score(None, "unusable tests: they cannot be checked in the trainer (random inputs, "
                                         "helpers, try) and strict=True", outcome="abstain")
@@ -278,19 +292,31 @@ class CodeReward(Reward):
                 rows[i] = Row(code, suite, prompt=(prompt[0], list(prompt[2])))
         return scores, rows, entry_points
 
+    def _call_row(self, code: str, suite: Suite) -> tuple[Score | None, Row | None]:
+        """A call-based row in a compiled language: the solution with its driver (``drivers``), or its score."""
+        try:
+            for call in suite.calls:
+                json.dumps(_lists(call.args), allow_nan=False)
+            program = call_program(self.language, code, suite.fn_name)
+        except (ValueError, TypeError) as exc:
+            return Score(None, f"unusable tests: {exc}", outcome="error"), None
+        if isinstance(program, str):
+            return Score(0.0, program, False, outcome="ok"), None
+        return None, Row(program.code, suite, files=program.files)
+
     def _build(self, rows: dict[int, Row], scores: list[Score | None], batch: Batch) -> None:
         """Compile each row's program once (its cases then run the build); failures are scored here."""
         from rewardhub import sandbox
 
         order = list(rows)
-        programs = (sandbox.Program(rows[i].code, language=self.language, compile_only=True,
+        programs = (sandbox.Program(rows[i].code, files=rows[i].files, language=self.language, compile_only=True,
                                     memory_mb=self.memory_mb, output_limit=BUILD_LIMIT) for i in order)
         for index, build in sandbox.run_each(programs, backend=self.backend, **self.backend_options):
             i = order[index]
             if build.error is not None:
                 scores[i] = Score(None, f"sandbox failed: {build.error}", outcome="error")
             elif build.executable is None:
-                scores[i] = Score(0.0, build.reason or COMPILE_ERROR, False, outcome="ok")
+                scores[i] = Score(0.0, self._compile_failure(build), False, outcome="ok")
             else:
                 rows[i].build = build.executable
         for i in order:
@@ -310,6 +336,11 @@ class CodeReward(Reward):
                 for case, (stdin, _) in enumerate(suite.io):
                     parts[next(numbers)] = (i, case)
                     yield Program(row.code, stdin=stdin, language=self.language, executable=row.build, **limits)
+            elif suite.kind == "call" and self.language != "python":
+                for case, call in enumerate(suite.calls):
+                    parts[next(numbers)] = (i, case)
+                    yield Program(row.code, stdin=json.dumps(_lists(call.args)), files=row.files, language=self.language,
+                                  executable=row.build, **limits)
             elif suite.kind == "call":
                 for case, call in enumerate(suite.calls):
                     parts[next(numbers)] = (i, case)
@@ -331,6 +362,9 @@ class CodeReward(Reward):
         kind = row.suite.kind
         if kind == "io":
             row.verdicts[part] = self._io_verdict(result, row.suite.io[part][1])
+            return
+        if kind == "call" and self.language != "python":
+            row.verdicts[part] = self._driven_verdict(result, row.suite.calls[part])
             return
         count = {"call": 1, "probe": len(row.suite.probes), "asserts": len(row.suite.scripts)}[kind]
         report = read_report(result, count)
@@ -392,22 +426,51 @@ class CodeReward(Reward):
         reason = f"{passed}/{total} {'cases' if row.suite.kind in ('io', 'call') else 'tests'} passed"
         if row.early:
             return Score(0.0, f"{reason}; {row.early}{note}", False, outcome="ok")
-        if COMPILE_ERROR in row.verdicts:  # scored as a failed build is (the build and its runs in one)
-            return Score(0.0, COMPILE_ERROR, False, outcome="ok")
+        built = next((why for why in row.verdicts if why and why.startswith(COMPILE_ERROR)), None)
+        if built:  # scored as a failed build is (the build and its runs in one)
+            return Score(0.0, built, False, outcome="ok")
         failure = next(((n, why) for n, why in enumerate(row.verdicts, 1) if why is not None), None)
         if failure:
             reason += f"; {failure[1]} on case {failure[0]}"
         return Score(value, reason + note, passed == total, outcome="ok")
 
+    def _compile_failure(self, result: Any) -> str:
+        """Why a build failed: the compiler's first error (quoted), or the limit it hit."""
+        if result.reason != COMPILE_ERROR:  # the build hit a limit ("compile timeout after 30 s")
+            return result.reason if result.reason.startswith("compile") else f"build failed: {result.reason or 'no build'}"
+        first = first_compile_error(self.language, result.stderr)
+        return f"{COMPILE_ERROR}: {_quoted(first, 160)}" if first else COMPILE_ERROR
+
+    def _driven_verdict(self, result: Any, call: Any) -> str | None:
+        """A call-based case run by a driver: ``None`` when the value it printed matches, else why not."""
+        if result.reason == COMPILE_ERROR:
+            return self._compile_failure(result)
+        if result.timed_out or result.exit_code != 0 or result.stdout_truncated:
+            return result.reason or "output limit exceeded"
+        try:
+            value = read_value(result.stdout)
+        except NoValue as exc:
+            return str(exc)
+        return None if call.matches(value, self.float_tolerance) else "wrong answer"
+
     def _io_verdict(self, result: Any, expected: str) -> str | None:
         """``None`` when the case passed, else why it failed."""
         if result.reason == COMPILE_ERROR:  # a source run (no separate build) that did not compile
-            return COMPILE_ERROR
+            return self._compile_failure(result)
         if result.timed_out or result.exit_code != 0 or result.stdout_truncated:
             return result.reason or "output limit exceeded"
         if not outputs_match(result.stdout, expected, self.float_tolerance, self.float_abs_tolerance):
             return "wrong output"
         return None
+
+
+def _lists(value: Any) -> Any:
+    """A case's arguments as JSON has them (tuples are lists)."""
+    if isinstance(value, list | tuple):
+        return [_lists(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _lists(item) for key, item in value.items()}
+    return value
 
 
 def _run_count(row: Row) -> int:
