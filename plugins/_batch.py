@@ -38,7 +38,9 @@ class Score:
     rewards can reuse instead of verifying again. ``outcome`` (one of ``OUTCOMES``) defaults to
     ``ok`` for a value and ``abstain`` for ``None``; failures and timeouts set it explicitly.
     ``turns``: an episode's score by assistant turn (``value`` stays the episode total, what TRL
-    gets); verl places them at each turn's last token.
+    gets); verl places them at each turn's last token. ``final``: a failure no second opinion may
+    overturn (a hedge, several disagreeing answers, no answer at all): an entry's ``rescue`` never
+    sends it to its model verifier.
     """
 
     value: float | None
@@ -46,6 +48,7 @@ class Score:
     verdict: bool | None = None
     outcome: str = ""
     turns: tuple[float, ...] | None = None
+    final: bool = False
 
     def __post_init__(self) -> None:
         if self.turns is not None:

@@ -16,6 +16,7 @@ from ._aio import submit
 from ._batch import Batch, Score
 from ._config import TOTAL, Gate, RewardEntry, SetConfig, read_config
 from ._registry import registry
+from ._rescue import with_rescue
 from ._reward import AsyncReward, BatchResult, Reward, aevaluate_any
 from ._routing import routed
 from .completions import prompt_key
@@ -480,6 +481,9 @@ def _create(entry: RewardEntry, default_timeout: float | None) -> Reward:
         raise ConfigError(f"reward entry {entry.alias!r}: {exc}") from None
     reward.__name__ = entry.alias
     reward.batch_timeout = entry.timeout if entry.timeout is not None else default_timeout
+    if entry.rescue is not None:  # the rule's plain 0s go to a model verifier (``_rescue``)
+        rescuer = _create(RewardEntry(entry.rescue.name, f"{entry.alias}/rescue", params=entry.rescue.params), None)
+        return with_rescue(reward, entry.rescue, entry.alias, rescuer)
     return reward
 
 
