@@ -13,8 +13,9 @@ xVerify, a judge in ``mode: verify``) recovers many of them, and is consulted on
 - never sent: a row the rule passed, an abstention or failure of the rule, a ``final`` 0, a longer completion;
 - the verifier can only turn a 0 into 1.0, when its verdict is a pass; when it fails, times out, abstains
   or says no, the rule's 0 stands and the reason says why. Rescued rows say ``rescued by ...`` in their
-  reason; each call logs ``<alias>/rescued`` and ``<alias>/rescue_sent`` (counts) through ``log_metric``, and
-  ``totals`` keeps the running counts.
+  reason; each call logs ``<alias>/rescued`` and ``<alias>/rescue_sent`` (counts) and ``<alias>/rescued_share``
+  (of the batch's rows) through ``log_metric``, which the report plots over training steps; ``totals`` keeps
+  the running counts.
 """
 
 from __future__ import annotations
@@ -159,6 +160,7 @@ class RescuedReward(Reward):
         if log_metric is not None and isinstance(result, RescueResult):
             log_metric(f"{self.__name__}/rescue_sent", float(result.rescue_sent))
             log_metric(f"{self.__name__}/rescued", float(result.rescued))
+            log_metric(f"{self.__name__}/rescued_share", result.rescued / max(len(result.scores), 1))
 
     def close(self) -> None:
         for reward in (self.rule, self.rescuer):

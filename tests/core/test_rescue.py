@@ -116,6 +116,17 @@ async def test_trl_call_logs_the_rescued_count(server, rescued):
                    solution=["42"] * 3, log_metric=metrics.__setitem__)
     assert values == [1.0, 1.0, 0.0]
     assert metrics["math/rescue_sent"] == 2.0 and metrics["math/rescued"] == 1.0
+    assert metrics["math/rescued_share"] == pytest.approx(1 / 3)
+
+
+def test_the_report_plots_the_rescued_share():
+    from rewardhub.report.plots import training_chart
+    from rewardhub.report.training import load_trainer_state
+
+    curves = load_trainer_state({"log_history": [{"step": 1, "math/rescued_share": 0.125},
+                                                 {"step": 2, "math/rescued_share": 0.25, "math/rescued": 2.0}]})
+    assert curves.rescued == {"math": [(1.0, 0.125), (2.0, 0.25)]} and not curves.empty
+    assert training_chart(curves).startswith("data:image/png")
 
 
 async def test_master_keys_and_gaming_probes_never_reach_the_rescuer(server, rescued):
