@@ -3,7 +3,8 @@
 The recall suite is right answers that ``math`` scores 0, in forms a rule does not read but a verifier
 model accepts (Roman numerals, degrees for a multiple of pi, repeating decimals, the number in binary,
 "a dozen" / "a quarter" / "2.5 thousand"), each after a few lines of working, with
-the gold in ``solution``; ``wrong`` is the same forms with a wrong value (the gold off by one). Generated
+the gold in ``solution`` (a third state it without a box or "the answer is": ``math`` marks those 0s final
+and they are never sent); ``wrong`` is the same forms with a wrong value (the gold off by one). Generated
 from a seed, never from a table. Batches of ``--batch`` rows mix them into answers ``math`` passes (a
 share ``--miss-share`` of misses, half of them right), scored by ``math`` alone and by ``math`` with
 ``rescue: {name: judge, params: {mode: verify}}`` against the scripted OpenAI-compatible server of
@@ -33,6 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY_ENV = "REWARDHUB_BENCH_JUDGE_KEY"
+UNMARKED_SHARE = 1 / 3  # suite rows stating the answer without a box or "the answer is"
 ROMAN = ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"), (40, "XL"),
          (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"))
 
@@ -95,7 +97,10 @@ def suite(rng: random.Random, n: int, right: bool) -> list[Row]:
         gold, answer = make()
         working = rng.choice(["Let me work through it step by step.", "We set up the equation and simplify.",
                               "Counting carefully gives the result below."])
-        rows.append(Row(form, gold, f"{working}\nSo the final answer is $\\boxed{{{answer}}}$.", right))
+        if rng.random() < UNMARKED_SHARE:  # no box, no "the answer is": math guesses, and its 0 is final
+            rows.append(Row(f"{form} (unmarked)", gold, f"{working}\nThat makes ${answer}$ in the end.", right))
+        else:
+            rows.append(Row(form, gold, f"{working}\nSo the final answer is $\\boxed{{{answer}}}$.", right))
     return rows
 
 
@@ -142,6 +147,9 @@ def run(args: argparse.Namespace) -> None:
         for verifier, answer in (("oracle", oracle), ("yes-man", lambda body: "\\boxed{A}")):
             server.answer = answer
             server.reset()
+            for reward_set in (plain, rescued):  # warm: math's workers, the verifier's connection
+                reward_set.evaluate(["q"] * 2, [row.completion for row in data[0][:2]], solution=[r.gold for r in data[0][:2]])
+            server.reset()
             times: dict[str, list[float]] = {"rule": [], "rescue": []}
             counts = {"right": 0, "right_rescued": 0, "wrong": 0, "wrong_rescued": 0, "sent": 0}
             for batch in data:
@@ -165,14 +173,16 @@ def run(args: argparse.Namespace) -> None:
                             counts[f"{key}_rescued"] += before == 0.0 and after == 1.0
             tokens = sum(len(b["messages"][-1]["content"]) for b in server.bodies) // 4
             ratio = statistics.median(r / p for r, p in zip(times["rescue"], times["rule"], strict=True))
+            added = statistics.median(r - p for r, p in zip(times["rescue"], times["rule"], strict=True))
             print(f"{verifier}: right answers rescued {counts['right_rescued']}/{counts['right']} "
                   f"({counts['right_rescued'] / max(counts['right'], 1):.0%}), wrong answers rescued "
                   f"{counts['wrong_rescued']}/{counts['wrong']}; sent {counts['sent'] / len(data):.1f} rows per batch "
                   f"({counts['sent'] / (len(data) * args.batch):.1%} of rows), ~{tokens / len(data):.0f} prompt tokens "
-                  f"per batch; batch time with rescue / without: {ratio:.2f}x "
+                  f"per batch; batch time with rescue / without: {ratio:.2f}x, +{added * 1000:.0f} ms per batch "
                   f"(median {statistics.median(times['rule']) * 1000:.0f} ms -> "
                   f"{statistics.median(times['rescue']) * 1000:.0f} ms)")
-        print(f"\nright answers of the suite that math scored 0: {rule_misses}")
+        right = sum(row.right and row.form != "passed" for batch in data for row in batch)
+        print(f"\nright answers of the suite that math scored 0: {rule_misses} of {right}")
 
 
 def main() -> None:

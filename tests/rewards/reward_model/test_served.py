@@ -10,6 +10,7 @@ end). SGLang's and OpenRLHF serve_rm's request shapes are checked against a smal
 from __future__ import annotations
 
 import json
+import pickle
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -96,6 +97,7 @@ def test_a_server_that_is_down_makes_rows_abstain_never_zero(tmp_path, family):
     folder = str(make_reward_model(tmp_path / "rm"))
     reward = rewardhub.get(family, model=SERVED_NAME, tokenizer=folder, max_retries=1, timeout=5.0,
                            base_url=f"http://127.0.0.1:{_closed_port()}/v1")
+    reward = pickle.loads(pickle.dumps(reward))  # as sent to a worker: no weights, a client of its own
     result = reward.evaluate(PROMPTS[:2], ANSWERS[:2])
     assert result.values == [None, None]
     assert result.outcomes == ["error", "error"]
