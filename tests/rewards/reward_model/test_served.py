@@ -19,9 +19,9 @@ import pytest
 from vllm_engine import (  # noqa: F401
     SERVED_NAME,
     make_reward_model,
-    vllm_process_reward_model,
-    vllm_python,
-    vllm_reward_model,
+    vllm_process_reward_model_fixture,
+    vllm_python_fixture,
+    vllm_reward_model_fixture,
 )
 
 import rewardhub
@@ -86,6 +86,12 @@ def test_served_process_reward_gives_the_in_process_step_scores(vllm_process_rew
     served.close()
 
 
+@pytest.fixture(scope="module")
+def rm_folder(tmp_path_factory) -> str:
+    """A tiny reward model folder for the tests that need no vLLM (built once for the module)."""
+    return str(make_reward_model(tmp_path_factory.mktemp("rm") / "model", seed=3))
+
+
 def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -93,8 +99,8 @@ def _closed_port() -> int:
 
 
 @pytest.mark.parametrize("family", ["reward_model", "process_reward"])
-def test_a_server_that_is_down_makes_rows_abstain_never_zero(tmp_path, family):
-    folder = str(make_reward_model(tmp_path / "rm"))
+def test_a_server_that_is_down_makes_rows_abstain_never_zero(rm_folder, family):
+    folder = rm_folder
     reward = rewardhub.get(family, model=SERVED_NAME, tokenizer=folder, max_retries=1, timeout=5.0,
                            base_url=f"http://127.0.0.1:{_closed_port()}/v1")
     reward = pickle.loads(pickle.dumps(reward))  # as sent to a worker: no weights, a client of its own
@@ -103,6 +109,32 @@ def test_a_server_that_is_down_makes_rows_abstain_never_zero(tmp_path, family):
     assert result.outcomes == ["error", "error"]
     assert all(f"{family} server unavailable: connection error" in r for r in result.reasons), result.reasons
     assert "after 2 attempts" in result.reasons[0]
+
+
+class _HangingHandler(BaseHTTPRequestHandler):
+    def do_POST(self):  # noqa: N802 (the http.server API)
+        self.server.release.wait()  # never answers while the test runs
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_server_that_never_answers_times_out_at_the_deadline(rm_folder):
+    folder = rm_folder
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _HangingHandler)
+    server.release = threading.Event()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        reward = rewardhub.get("reward_model", model=SERVED_NAME, tokenizer=folder, deadline=1.0,
+                               base_url=f"http://127.0.0.1:{server.server_address[1]}/v1")
+        result = reward.evaluate(PROMPTS[:3], ANSWERS[:3])
+        assert result.values == [None] * 3 and result.outcomes == ["timeout"] * 3
+        assert "reward_model server unavailable: request timed out" in result.reasons[0]
+        reward.close()
+    finally:
+        server.release.set()
+        server.shutdown()
+        server.server_close()
 
 
 class _InProcessServer(ThreadingHTTPServer):
@@ -147,8 +179,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @pytest.mark.parametrize("api", ["sglang", "openrlhf"])
-def test_sglang_and_serve_rm_request_shapes(tmp_path, api):
-    folder = str(make_reward_model(tmp_path / "rm", seed=3))
+def test_sglang_and_serve_rm_request_shapes(rm_folder, api):
+    folder = rm_folder
     server = _InProcessServer(folder)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
