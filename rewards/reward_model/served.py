@@ -25,6 +25,8 @@ from typing import Any
 
 from rewardhub import ConfigError, background_loop
 
+from ..deps import require
+
 __all__ = ["APIS", "ServedModel", "Unscored"]
 
 APIS = ("vllm", "sglang", "openrlhf")
@@ -50,6 +52,7 @@ class ServedModel:
 
         if api not in APIS:
             raise ConfigError(f"{family} api must be one of {', '.join(APIS)}; got {api!r}")
+        require(family, "rm", "openai", "transformers")  # the HTTP client; the tokenizer that renders rows
         for param, value in (("concurrency", concurrency), ("timeout", timeout)):
             if not value > 0:
                 raise ConfigError(f"{family} {param} must be positive; got {value}")
