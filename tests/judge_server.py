@@ -44,7 +44,8 @@ class Reply:
     echo_key: bool = False  # echo the Authorization header (in the error message, the answer, or for
     # "{authorization}" in a raw body), as some proxies and models do
     logprobs: list[tuple[str, dict[str, float]]] | None = None  # (token, {alternative: probability})
-    reasoning: str | None = None  # a reasoning parser's ``reasoning_content`` beside the content
+    reasoning: str | None = None  # a reasoning parser's thinking beside the content, in field ``reasoning_field``
+    reasoning_field: str = "reasoning_content"  # vLLM 0.32 names it "reasoning"
     finish_reason: str = "stop"
 
 
@@ -198,7 +199,7 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     choice: dict[str, Any] = {
         "index": 0,
         "message": {"role": "assistant", "content": reply.content,
-                    **({"reasoning_content": reply.reasoning} if reply.reasoning is not None else {})},
+                    **({reply.reasoning_field: reply.reasoning} if reply.reasoning is not None else {})},
         "finish_reason": reply.finish_reason,
         "logprobs": None,
     }

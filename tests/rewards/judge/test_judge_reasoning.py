@@ -29,13 +29,13 @@ def test_a_score_in_the_thinking_is_never_read(judge, server, content, reasoning
     assert result.reasons[0].startswith("judge (number): ") and result.reasons[0].lower().endswith("score: 3")
 
 
-@pytest.mark.parametrize("content, reasoning, finish, says", [
-    (f"<think>{TENTATIVE} Score: 10", None, "length", "reasoning and no final answer"),  # never closed
-    ("", TENTATIVE + " Score: 10", "length", "it was still reasoning; raise max_tokens or set thinking_budget"),
-    (None, TENTATIVE, "length", "it was still reasoning"),
+@pytest.mark.parametrize("content, reasoning, field, says", [
+    (f"<think>{TENTATIVE} Score: 10", None, "reasoning_content", "reasoning and no final answer"),  # never closed
+    ("", TENTATIVE + " Score: 10", "reasoning_content", "it was still reasoning; raise max_tokens or set thinking_budget"),
+    (None, TENTATIVE, "reasoning", "it was still reasoning"),  # vLLM 0.32's field name
 ])
-def test_a_judge_that_ran_out_while_thinking_abstains(judge, server, content, reasoning, finish, says):
-    server.answer = lambda body: Reply(content, reasoning=reasoning, finish_reason=finish)
+def test_a_judge_that_ran_out_while_thinking_abstains(judge, server, content, reasoning, field, says):
+    server.answer = lambda body: Reply(content, reasoning=reasoning, reasoning_field=field, finish_reason="length")
     result = judge().evaluate(["q"], ["an answer"])
     assert result.values == [None] and result.outcomes == ["error"]
     assert says in result.reasons[0]
