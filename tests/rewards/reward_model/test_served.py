@@ -19,6 +19,7 @@ import pytest
 from vllm_engine import (  # noqa: F401
     SERVED_NAME,
     make_reward_model,
+    vllm_pooling_servers_fixture,
     vllm_process_reward_model_fixture,
     vllm_python_fixture,
     vllm_reward_model_fixture,
