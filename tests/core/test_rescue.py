@@ -15,7 +15,7 @@ import pytest
 from judge_server import KEY_ENV, SECRET, Reply, running_server_fixture, server_fixture  # noqa: F401
 
 import rewardhub
-from rewardhub import ConfigError
+from rewardhub import ConfigError, Reward, Score
 from rewardhub.testing import check_contract
 
 PAPER_MASTER_KEYS = (":", ".", "Thought process:", "Let's solve this problem step by step.", "Solution")
@@ -141,6 +141,29 @@ async def test_master_keys_and_gaming_probes_never_reach_the_rescuer(server, res
     assert server.requests == 0
     report = await asyncio.to_thread(check_contract, entry, columns={"solution": "42"}, raise_on_failure=False)
     assert report.failures == []
+
+
+class StrictRule(Reward):
+    """A plugin's rule that marks its own certain failures final (returning an int 0, as plugins do)."""
+
+    name = "strict_rule"
+
+    def score_sample(self, text, row):
+        if " or " in text:
+            return Score(0, "a hedge", False, final=True)
+        return Score(int(text.strip() == row["solution"]), "compared")
+
+
+def test_a_plugin_rule_keeps_its_final_zeros_from_the_verifier(server, monkeypatch, clean_registry):
+    clean_registry.add(StrictRule)
+    server.answer = yes_to_everything
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    params = {"mode": "verify", "base_url": server.base_url, "model": "verifier", "api_key_env": KEY_ENV}
+    reward_set = rewardhub.load([{"name": "strict_rule", "rescue": {"name": "judge", "params": params, "max_share": 1}}])
+    result = reward_set.evaluate(["q"] * 3, ["42", "41 or 42", "41"], solution=["42"] * 3)["strict_rule"]
+    assert result.values == [1.0, 0.0, 1.0]
+    assert sent_candidates(server) == ["41"]
+    reward_set["strict_rule"].close()
 
 
 def test_rescue_config_errors_name_the_entry_and_key():
