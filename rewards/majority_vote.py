@@ -18,10 +18,10 @@ from collections.abc import Iterable
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
-from .extract import Extraction, alternatives
 from .math.checker import MathChecker, verify_pair, warm_up
 from .math.literals import normalize, parse_literal, unit_of
 from .math.reward import find_answer
+from .text.extract import Extraction, alternatives
 
 TIES = ("none", "all", "first")
 ANSWERLESS = ("zero", "abstain")

@@ -19,7 +19,7 @@ from typing import Any
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from .deps import require
-from .extract import check_extractors, extract_answer
+from .text.extract import check_extractors, extract_answer
 
 METRICS = ("bleu", "chrf", "rouge1", "rouge2", "rougeL", "token_f1", "exact_match", "fuzzy")
 FUZZY_SCORERS = ("ratio", "token_sort_ratio")

@@ -19,8 +19,8 @@ from typing import Any
 from rewardhub import ConfigError
 from rewardhub.workers import WorkerPool, shared_pool
 
-from ..extract import bracket_depths
-from .literals import has_modulus, literal_verdict, parse_literal
+from ..text.extract import bracket_depths
+from .literals import has_modulus, literal_verdict, magnitude_verdict, parse_literal
 
 _CACHE_SIZE = 1 << 16  # verdicts remembered across batches (a few MB)
 _SETTLED = frozenset({"equal", "not equal", "answer unparseable", "gold unparseable"})
@@ -315,7 +315,8 @@ def _fast_verdict(gold: str, answer: str) -> bool | None:
     answer_literal = _literal(answer) if gold_literal is not None else None
     if gold_literal is None or answer_literal is None:
         return None
-    return literal_verdict(gold_literal, answer_literal)
+    verdict = literal_verdict(gold_literal, answer_literal)
+    return verdict if verdict is not None else magnitude_verdict(gold, gold_literal, answer_literal)
 
 
 # The full path, run inside worker processes.

@@ -1,6 +1,6 @@
 """The ``math`` reward: is the completion's final answer equal to the gold answer?
 
-Extraction (``rewardhub.rewards.extract``, in the math family's order), normalisation and plain
+Extraction (``rewardhub.rewards.text.extract``, in the math family's order), normalisation and plain
 literals (``literals``) are done in the caller; everything that needs a parser (LaTeX, expressions,
 sets, intervals, matrices, equations) is parsed and verified with Math-Verify in worker processes with
 a hard deadline per answer (``checker``), so no completion can hang training.
@@ -11,11 +11,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 from rewardhub import Batch, Reward, Score, hookimpl
 
-from ..extract import (
+from ..text import canonical
+from ..text.extract import (
     _BOX_COMMANDS,
     Extraction,
     Unreadable,
@@ -23,15 +25,16 @@ from ..extract import (
     after_statement,
     alternatives,
     bare,
+    bracket_depths,
     extract_answer,
     final_statement,
     gsm8k,
     looks_truncated,
     read_answer,
-    visible,
 )
 from .checker import SEVERAL_FOR_ONE, Check, MathChecker, list_items
-from .literals import Scalar, normalize, parse_literal, unit_of
+from .literals import Scalar, normalize, parse_literal
+from .units import Quantity, convert, quantity, unit_of
 
 # The answer tag first (even truncated: R1-style prompts ask for it), then the later of the last box and
 # the last "the answer is", then GSM8K's ####.
@@ -40,6 +43,7 @@ MATH_EXTRACTORS = ("open_answer_tag", "final_statement", "gsm8k")
 UNMARKED_EXTRACTORS = ("last_math", "bare", "last_number")
 _CLOSE_TAG = "</answer>"
 _ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+_MAX_BARE = 200  # a completion this short may be the gold itself
 
 
 def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadable | None:
@@ -48,7 +52,7 @@ def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadab
     False, the last math span, a bare answer and the last number that stands alone, read only after the
     last "the answer is" (never past a stated answer) and never in a completion cut off mid-sentence.
     :class:`Unreadable` when a stated answer cannot be read faithfully (``the answer is 5 or more``)."""
-    text = visible(text)
+    text = canonical(text)
     found = extract_answer(text, MATH_EXTRACTORS, max_chars=None)
     if isinstance(found, Unreadable) and found.how == "open_answer_tag" and _CLOSE_TAG in text:
         corrected = extract_answer(text[text.rfind(_CLOSE_TAG) :], ("final_statement",), max_chars=None)
@@ -91,6 +95,20 @@ def gold_answer(gold: Any) -> str | None:
 
 
 _SENTENCE = re.compile(r"[.!?]\s+[A-Z]")
+_PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|±")
+
+
+def _plus_minus(answer: str) -> str:
+    """A gold written with one ``\\pm`` as the two values it stands for: ``\\pm 4`` is ``4, -4``, ``2 \\pm \\sqrt{7}``
+    is ``2+\\sqrt{7}, 2-\\sqrt{7}`` (an answer listing both is right); anything else as written."""
+    signs = list(_PLUS_MINUS.finditer(answer))
+    if len(signs) != 1 or any(char in answer for char in "=<>,;") or "\\{" in answer:
+        return answer
+    left, right = answer[: signs[0].start()].strip(), answer[signs[0].end() :].strip()
+    if not right or bracket_depths(answer)[signs[0].start()] != 0:
+        return answer
+    right = right if right.replace(".", "").isalnum() or right.startswith("\\") and "+" not in right and "-" not in right else f"({right})"
+    return f"{right}, -{right}" if not left else f"{left}+{right}, {left}-{right}"
 
 
 class _Gold(NamedTuple):
@@ -109,11 +127,12 @@ def _gold(value: str, max_chars: int) -> _Gold | str | None:
     answer = gold_answer(value)
     if answer is None or len(answer) > max_chars:
         return answer
-    values = [normalize(part) for part in alternatives(answer)]
+    values = [normalize(part) for part in alternatives(_plus_minus(answer))]
     text = values[0] if len(values) == 1 else ", ".join(values)
     if not text or len(text) > max_chars:
         return text or None
-    return _Gold(text, unit_of(answer), isinstance(parse_literal(text), Scalar), normalize(answer, decimal_comma=True))
+    unit = unit_of(answer) or (unit_of(value) if "\n" not in value else None)  # "112\\,\\mathrm{s}": read as 112
+    return _Gold(text, unit, isinstance(parse_literal(text), Scalar), normalize(answer, decimal_comma=True))
 
 
 class MathReward(Reward):
@@ -174,6 +193,8 @@ class MathReward(Reward):
         gold = _gold(gold_text, self.max_answer_chars) if len(gold_text) <= 20 * self.max_answer_chars else None
         if not isinstance(gold, _Gold):
             return Score(None, f"gold unparseable: no answer of at most {self.max_answer_chars} chars found in it")
+        if len(text) <= _MAX_BARE and normalize(canonical(text).strip()) in (gold.text, gold.comma):
+            return [(gold.text, gold.text)], True  # the completion is the gold ("Ada Lovelace", "no"), whatever markup it lacks
         found = find_answer(text, last_number=self.last_number)
         # Failures marked final are never sent to a rescue's model verifier: without one readable answer,
         # a verifier would grade its own reading of the text (what judge master keys exploit).
@@ -184,19 +205,27 @@ class MathReward(Reward):
         if len(found.answer) > self.max_answer_chars:
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False,
                          final=True)
-        stated = found.how in MATH_EXTRACTORS and not several_stated(visible(text))
+        stated = found.how in MATH_EXTRACTORS and not several_stated(canonical(text))
         offered = alternatives(found.answer)
         if not all(offered):
             return Score(0.0, f"no answer: a hedge, {_short(found.answer)!r} leaves an alternative empty", False,
                          final=True)
-        units = {unit_of(item) for value in offered for item in list_items(value)} - {None}  # each value's own
-        other = next((unit for unit in sorted(units) if gold.unit is not None and unit != gold.unit), None)
-        if other is not None:
+        whole = quantity(offered[0]) if len(offered) == 1 else None  # "112\,\text{min}" is one quantity, no list
+        quantities = [whole] if whole else [quantity(item) for value in offered for item in list_items(value)]
+        other = next((q.unit for q in quantities if q is not None and gold.unit is not None and q.unit != gold.unit), None)
+        if whole is not None and gold.unit is not None:  # "2300 cm" for "23\,\text{m}": the value in the gold's unit
+            converted = _in_unit(whole, gold.unit)
+            if isinstance(converted, Score):
+                return converted
+            offered = [converted]
+        elif whole is not None:
+            offered = [whole.number]  # a unit the gold does not state: its number answers
+        elif other is not None:
             return Score(0.0, f"not equal: {_short(found.answer)} is in {other}, the gold in {gold.unit}", False)
         answers = [normalize(value, decimal_comma=gold.is_number) for value in offered]
         if not all(answers):
             return Score(0.0, "no answer found", False, final=True)
-        if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and all(len(list_items(a)) == 1 for a in answers):
+        if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and _solutions(answers):
             answers = [", ".join(answers)]  # "x = 1 or x = 2" for the gold's two solutions "1, 2"
         if len(answers) == 1 and not gold.is_number and isinstance(parse_literal(answers[0]), Scalar):
             return [(gold.comma, answers[0])], stated  # "1,22" gold, "1.22" answer
@@ -237,6 +266,45 @@ def several_stated(text: str) -> bool:
     stated |= {" ".join(block.group(1).split()) for block in _ANSWER_BLOCK.finditer(text)
                if not any(command in block.group(1) for command in _BOX_COMMANDS)}  # a box in it is counted
     return len(stated) > 1
+
+
+_SOLUTION = re.compile(r"([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*[^=,;]+")
+
+
+def _solutions(answers: list[str]) -> bool:
+    """Whether values offered with "or" are the solutions of one equation (``x = 1 or x = 2``: each an equation
+    for the same unknown), which a list gold holds as ``1, 2``; a hedge (``4 or maybe 4, 5``, ``8 or 23``) is not."""
+    names = {match.group(1) if (match := _SOLUTION.fullmatch(answer)) else None for answer in answers}
+    return len(names) == 1 and None not in names
+
+
+def _in_unit(found: Quantity, unit: str) -> str | Score:
+    """The number of ``found`` expressed in ``unit`` (exactly), or the score when it cannot be: 0 for a quantity
+    of another kind (a time for a length), an abstention when its number is no exact literal."""
+    if found.unit == unit:
+        return found.number
+    number = parse_literal(normalize(found.number))
+    if not isinstance(number, Scalar) or not number.rational or number.percent:
+        return Score(None, f"cannot compare: {found.number} {found.unit} is no exact number to convert to {unit}")
+    value = convert(number.value, found.unit, unit)
+    if value is None:
+        return Score(0.0, f"not equal: {found.number} {found.unit} is not a quantity in {unit}", False)
+    return _decimal(value) if _terminates(value.denominator) else f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
+def _terminates(denominator: int) -> bool:
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+    return denominator == 1
+
+
+def _decimal(value: Fraction) -> str:
+    from decimal import Decimal, localcontext
+
+    with localcontext() as context:
+        context.prec = 60
+        return format((Decimal(value.numerator) / Decimal(value.denominator)).normalize(), "f")
 
 
 def _short(text: str, limit: int = 60) -> str:

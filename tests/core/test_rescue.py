@@ -81,7 +81,7 @@ def test_a_verifier_saying_yes_to_everything_sees_only_plain_zeros(server, rescu
     assert sent_candidates(server) == [ROWS["plain wrong"]]  # one request: never a pass, hedge, abstention, long row
     assert scored[1]["reasons"]["math"].startswith("rescued by math/rescue (verifier: A (correct)); the rule said: ")
     assert scored[0]["reasons"]["math"].startswith("correct")
-    assert reward_set["math"].totals["rescued"] == 1 and reward_set["math"].totals["rescue_sent"] == 1
+    assert reward_set["math"].counts == {"rescue_sent": 1, "rescued": 1}
 
 
 def test_max_share_caps_the_requests_of_a_batch(server, rescued):

@@ -1,4 +1,4 @@
-"""Numbers in English words (rewards/number_words.py): well-formed numbers read, anything else refused."""
+"""Numbers in English words (rewards/text/number_words.py): well-formed numbers read, anything else refused."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from bench_modules import load_bench
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardhub.rewards.number_words import words_to_number
+from rewardhub.rewards.text.number_words import words_to_number
 
 IN_WORDS = load_bench("math_cases").in_words
 

@@ -1,4 +1,4 @@
-"""Answer extraction and normalisation (rewards/extract.py): values, edge cases, and linear time on huge input.
+"""Answer extraction and normalisation (rewards/text/extract/): values, edge cases, and linear time on huge input.
 
 Both policies are tested here: exact_match's (``extract_answer`` with its defaults) and the math
 family's (``math.find_answer``: answer tag first, the later of box and "the answer is", then the last
@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rewardhub import ConfigError
-from rewardhub.rewards.extract import (
+from rewardhub.rewards.math import find_answer
+from rewardhub.rewards.text.extract import (
     DEFAULT_EXTRACTORS,
     EXTRACTORS,
     Extraction,
@@ -39,7 +40,6 @@ from rewardhub.rewards.extract import (
     strip_latex,
     unicode_to_latex,
 )
-from rewardhub.rewards.math import find_answer
 
 MB = 1_000_000
 
@@ -556,16 +556,31 @@ def test_final_statement_is_the_last_statement(text, expected):
 
 
 @pytest.mark.parametrize(
-    "text", [r"\boxed{18} Wait, I made an error. It should be 20.", r"\boxed{18}" + "\n\nWait, recheck: 20 is correct."],
-)
-def test_a_statement_taken_back_is_no_answer(text):
+    "text",
+    [r"\boxed{18} Wait, I made an error. It should be 20.", r"\boxed{18}" + "\n\nWait, recheck: 20 is correct.",
+     "So the answer is 18. Scratch that, I miscounted: it's 20.", "答案是 \\boxed{18}。不对，重新算一下，应该是 20。",
+     "Die Antwort ist 18. Moment, das ist falsch. Richtig ist 20.", "Ответ: 18. Подожди, это неверно. На самом деле 20.",
+     "答えは18です。いや、間違えました。正しくは 20 です。"],
+)  # fmt: skip
+def test_a_statement_taken_back_and_corrected_to_one_value_is_read_again(text):
+    assert final_statement(text) == "20"
+    assert find_answer(text) == Extraction("20", "final_statement")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [r"\boxed{18} Wait, I made an error: 4 + 16 = 20, then 20 - 1 = 19.", "The answer is 18. Actually, it is 20 or 21.",
+     "答案是 18。不对，应该是 20 或 21。", "The answer is 18. Wait, maybe 20.", "The answer is 18. Wait, let me check 20 more cases."],
+)  # fmt: skip
+def test_a_statement_taken_back_without_one_clear_value_is_no_answer(text):
     assert isinstance(final_statement(text), Unreadable)
     assert isinstance(find_answer(text), Unreadable)
 
 
-def test_an_answer_tag_taken_back_is_no_answer():
+def test_an_answer_tag_taken_back_is_read_again():
     text = "<answer>18</answer> Actually, the total is 20."
-    assert isinstance(answer_tag(text), Unreadable) and isinstance(find_answer(text), Unreadable)
+    assert answer_tag(text) == "20" and find_answer(text) == Extraction("20", "open_answer_tag")
+    assert isinstance(answer_tag("<answer>18</answer> Actually, 4 + 16 = 20, so 20 it is."), Unreadable)
     assert final_statement("<answer>18</answer> Actually the answer is 20") == "20"  # a later statement
 
 

@@ -1,4 +1,4 @@
-"""Numbers written in English words, read as numbers: "fifty-two" is 52, "seventy six" 76, "one hundred and
+"""Numbers written in words, read as numbers: English "fifty-two" is 52, "seventy six" 76, "one hundred and
 five" 105, "minus three" -3, "two thirds" 2/3.
 
 A final answer in words has no digits, so a reader that looks only for digits falls back on an earlier
@@ -101,3 +101,65 @@ def _group(words: list[str], i: int) -> tuple[int | None, int]:
         value = (value or 0) + _UNITS[words[i]]
         i += 1
     return value, i
+
+
+# ----- CJK numerals ---------------------------------------------------------------------------------------
+_CJK_DIGITS = "零〇一二两三四五六七八九十百千万亿兆"
+_CJK_SCALES = "十百千万亿兆"
+# A number in CJK numerals, or digits with CJK scales (3万, 1.5亿), with its sign: read by cn2an.
+_CJK_VALUE = rf"[负正]?(?:[{_CJK_DIGITS}]+(?:点[{_CJK_DIGITS}]+)?|\d+(?:\.\d+)?[{_CJK_SCALES}]+)"
+_CJK_FORM = re.compile(rf"(百分之)?({_CJK_VALUE})(?:分之({_CJK_VALUE}))?")
+# What may follow the number in a short answer: a measure word or unit, then a copula, then punctuation (个, 元, です).
+_MEASURE_WORDS = ("个 元 块 人 本 只 条 张 件 次 天 年 月 日 岁 米 克 千克 公斤 厘米 毫米 公里 千米 分钟 小时 秒 度 倍 名 位 辆 台 头 "
+                  "匹 棵 朵 颗 支 杯 瓶 箱 页 道 题 分 升 毫升 平方米 立方米 円 個 枚 冊 匹 歳 개 명 원 살").split()  # fmt: skip
+_CJK_TAIL = re.compile(
+    r"\s*(?:" + "|".join(sorted(_MEASURE_WORDS, key=len, reverse=True)) + r")?\s*(?:です|だ|입니다|이다)?\s*[.。!！]?\s*"
+)
+
+
+_MEASURED = re.compile(r"(.*?[\d}])" + _CJK_TAIL.pattern)
+
+
+def without_measure_word(text: str) -> str:
+    """``text`` without the measure word, unit or copula a CJK sentence puts after a number: ``34 元`` -> ``34``,
+    ``866 个`` -> ``866``, ``13です`` -> ``13``, ``42입니다`` -> ``42``; anything else unchanged."""
+    measured = _MEASURED.fullmatch(text)
+    return measured.group(1) if measured is not None and measured.end(1) < len(text.rstrip()) else text
+
+
+def cjk_number(text: str) -> str | None:
+    """The number a short text writes in CJK numerals (with at most a measure word or a copula after it), as
+    digits: ``十二`` -> ``12``, ``负十九`` -> ``-19``, ``九分之一`` -> ``1/9``, ``百分之五十六`` -> ``56%``,
+    ``3万`` -> ``30000``, ``1.5亿`` -> ``150000000``, ``十二个`` -> ``12``; None for anything else (``12``,
+    ``十分简单``, ``一些``). cn2an (the ``math`` extra) reads the numerals; it is imported on first use."""
+    text = text.strip()
+    if not text or len(text) > 40 or not any(char in _CJK_DIGITS for char in text):
+        return None
+    form = _CJK_FORM.match(text)
+    if form is None or not _CJK_TAIL.fullmatch(text, form.end()):
+        return None
+    percent, first, second = form.groups()
+    if percent and second:
+        return None
+    numbers = [_cn2an(value) for value in (first, second) if value]
+    if any(number is None for number in numbers):
+        return None
+    if second:  # "A分之B" is B/A
+        return f"{numbers[1]}/{numbers[0]}" if "." not in numbers[0] + numbers[1] else None
+    return numbers[0] + ("%" if percent else "")
+
+
+def _cn2an(value: str) -> str | None:
+    import warnings
+    from decimal import Decimal
+
+    import cn2an
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            number = cn2an.cn2an(value, "smart")
+        except (ValueError, KeyError, IndexError):  # cn2an raises ValueError on what it cannot read
+            return None
+    exact = Decimal(str(number)).normalize()
+    return format(exact, "f") if exact != exact.to_integral_value() else str(int(exact))
