@@ -18,10 +18,8 @@ from rewardhub import Batch, Reward, Score, hookimpl
 
 from ..text import canonical
 from ..text.extract import (
-    _BOX_COMMANDS,
     Extraction,
     Unreadable,
-    _boxes,
     after_statement,
     alternatives,
     bare,
@@ -32,6 +30,7 @@ from ..text.extract import (
     looks_truncated,
     read_answer,
 )
+from ..text.extract.boxes import _BOX_COMMANDS, _boxes
 from .checker import SEVERAL_FOR_ONE, Check, MathChecker, list_items
 from .literals import Scalar, normalize, parse_literal
 from .units import Quantity, convert, quantity, unit_of
