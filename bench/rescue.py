@@ -146,7 +146,8 @@ def run(args: argparse.Namespace) -> None:
                     reward_set.evaluate(["q"] * len(batch), [r.completion for r in batch], solution=[r.gold for r in batch])
             server.reset()
             times: dict[str, list[float]] = {"rule": [], "rescue": []}
-            counts = {"right": 0, "right_rescued": 0, "wrong": 0, "wrong_rescued": 0, "sent": 0}
+            counts = dict.fromkeys(("right", "right_plain", "right_rescued", "wrong", "wrong_plain", "wrong_rescued",
+                                    "sent"), 0)
             for index, batch in enumerate(data):
                 prompts = ["Answer the question."] * len(batch)
                 completions = [row.completion for row in batch]
@@ -158,17 +159,19 @@ def run(args: argparse.Namespace) -> None:
                     results[name] = reward_set.evaluate(prompts, completions, solution=golds)["math"]
                     times[name].append(time.perf_counter() - start)
                 counts["sent"] += results["rescue"].rescue_sent
-                for row, before, after in zip(batch, results["rule"].values, results["rescue"].values, strict=True):
-                    if row.form == "passed" or before != 0.0:  # the suite: what math scores 0
+                for row, before, after in zip(batch, results["rule"].scores, results["rescue"].values, strict=True):
+                    if row.form == "passed" or before.value != 0.0:  # the suite: what math scores 0
                         continue
                     key = "right" if row.right else "wrong"
                     counts[key] += 1
+                    counts[f"{key}_plain"] += not before.final
                     rule_misses += verifier == "oracle" and row.right
                     counts[f"{key}_rescued"] += after == 1.0
             tokens = sum(len(b["messages"][-1]["content"]) for b in server.bodies) // 4
             ratio = statistics.median(r / p for r, p in zip(times["rescue"], times["rule"], strict=True))
             added = statistics.median(r - p for r, p in zip(times["rescue"], times["rule"], strict=True))
             print(f"{verifier}: right answers rescued {counts['right_rescued']}/{counts['right']} "
+                  f"(of them plain 0s: {counts['right_plain']}) "
                   f"({counts['right_rescued'] / max(counts['right'], 1):.0%}), wrong answers rescued "
                   f"{counts['wrong_rescued']}/{counts['wrong']}; sent {counts['sent'] / len(data):.1f} rows per batch "
                   f"({counts['sent'] / (len(data) * args.batch):.1%} of rows), ~{tokens / len(data):.0f} prompt tokens "
