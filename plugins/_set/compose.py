@@ -205,10 +205,9 @@ async def _aevaluate_all(scorers: list[Any], batch: Batch, executor: Executor | 
     """``_evaluate_all`` from an event loop: sync scorers in ``executor``, async ones on rewardhub's loop
     (where their clients live), so a slow reward never blocks the caller's loop."""
     loop = asyncio.get_running_loop()
-    context = contextvars.copy_context()
-    waits = [
+    waits = [  # each sync scorer in a copy of this context of its own (a context is entered by one thread at a time)
         asyncio.wrap_future(submit(r.aevaluate_batch(batch, call))) if r.is_async
-        else loop.run_in_executor(executor, context.run, r.evaluate_batch, batch, call)
+        else loop.run_in_executor(executor, contextvars.copy_context().run, r.evaluate_batch, batch, call)
         for r in scorers
     ]
     return list(await asyncio.gather(*waits))
