@@ -23,6 +23,7 @@ from ..errors import ConfigError, RewardInputError, UnknownRewardError, shown
 from . import aggregate as _aggregate
 from .config import RewardEntry, SetConfig, read_config
 from .groups import GROUP_FIELD, group_key
+from .rescue import rescued
 from .scorers import gated, routed
 
 # Rows of one prompt kept in one batch when the batch size is smaller (GRPO groups are 2-64 completions).
@@ -268,6 +269,9 @@ class RewardSet:
             if role is not None and target in self._bases:
                 reward.bind(role, self._scorer(target, uses))
         scorer: Any = reward
+        if entry.rescue is not None:  # the rule's plain 0s go to a model verifier (``rescue``)
+            verifier = RewardEntry(entry.rescue.name, f"{alias}/rescue", params=entry.rescue.params)
+            scorer = rescued(scorer, _create(verifier, None), entry.rescue)
         if entry.gate is not None:
             target = entry.gate.reward
             gate = self._scorer(target, uses) if target in self._bases else \

@@ -65,6 +65,8 @@ _WARM_UP = [("3", "x = 3"), ("\\frac{1}{2}", "0.5"), ("2\\sqrt{3}", "\\sqrt{12}"
             ("(1, 2]", "[1, 2]"), ("(1, -2)", "(-2, 1)"), ("\\{1, 2\\}", "\\{2, 1\\}"), ("2x+2", "2(x+1)"),
             ("x > 2", "(2, \\infty)"), ("50\\%", "0.5"), ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "(1, 2)")]  # fmt: skip
 
+SEVERAL_FOR_ONE = "several values for one"  # a list answered for one value: a hedge, final (no rescue)
+
 
 @dataclass(frozen=True)
 class Check:
@@ -204,7 +206,7 @@ def _shape_check(gold: str, answer: str) -> Check | None:
     if {gold_shape, answer_shape} == {"list", "bracketed"}:
         return Check("not equal", "a list of values is not an interval or a tuple")
     if (gold_shape, answer_shape) == ("value", "list") and "," not in gold:  # the parser reads "72, 72" as {72}
-        return Check("not equal", "several values for one")
+        return Check("not equal", SEVERAL_FOR_ONE)
     return None
 
 
