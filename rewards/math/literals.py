@@ -73,14 +73,14 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     s = _THOUSANDS_MARK.sub("", s).replace("{,}", ",")
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     s = _SIZING.sub("", s)
-    s = _ANGLE_OPEN.sub("(", _ANGLE_CLOSE.sub(")", s))  # \\langle a, b \\rangle is the vector (a, b)
-    column = _COLUMN.fullmatch(s.strip())
-    if column and "&" not in column.group(1):  # a column vector is the tuple of its entries
-        s = "(" + ", ".join(entry.strip() for entry in column.group(1).split("\\\\")) + ")"
     s = _TIMES_TEN.sub(r" \\times ", s)
     s = _INVISIBLE.sub("", s)
     s = _DROP.sub("", s)
     s = _SPACE.sub(" ", s)
+    s = _ANGLE_OPEN.sub("(", _ANGLE_CLOSE.sub(")", s))  # \\langle a, b \\rangle is the vector (a, b)
+    column = _COLUMN.fullmatch(s.strip())
+    if column and "&" not in column.group(1):  # a column vector is the tuple of its entries
+        s = "(" + ", ".join(entry.strip() for entry in column.group(1).split("\\\\")) + ")"
     s = _SWISS_MARK.sub("", s)  # 7'610'539: a digit group, never a prime
     s = to_parseable_latex(s)
     s = _PERCENT_WORD.sub("%", s)

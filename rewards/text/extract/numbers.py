@@ -11,6 +11,7 @@ import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 
+from .. import lexicon
 from ..number_words import MAX_WORDS, NUMBER_WORDS, cjk_number, words_to_number
 from .answers import HEDGE, MAX_ANSWER_CHARS, _bounded, _last_match
 from .boxes import _SEPARATORS, _joined, _separator_gap
@@ -30,7 +31,7 @@ _SHORT_PROSE = frozenset("so is of to in on at it be as by an we if no do my".sp
 # A number as written in text: 1,250.5 / 12,\!000 / 8{,}000 / 2,74 (decimal comma) / 3/4 / .5 / 2 1/2
 # "2 1/2" and "8 and 1/4" are one number (mixed). Digit groups: 1,250 / 12,\!000 / 8{,}000 / Swiss 7'610'539 / Indian 76,10,539.
 _NUMBER_TOKEN = re.compile(
-    r"[-+−]?(?:(?<!\d)\d{1,9} (?:and )?\d{1,9}/\d+(?![\d/])|(?:(?:\d{1,2}(?:,\d{2})+,\d{3}(?!\d)|\d+(?:(?:,|\{,\}|,\\!|['’])\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?)"
+    r"[-+−]?(?:(?<!\d)\d{1,9} (?:and )?\d{1,9}/\d+(?![\d/])|(?:(?:\d{1,2}(?:,\d{2})+,\d{3}(?!\d)|(?<!\d)(?<!\d )\d{1,3}(?: \d{3})+(?![\d,])|\d+(?:(?:,|\{,\}|,\\!|['’])\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?)"
 )  # "2 1/2" is one number (two and a half)
 # A number in scientific notation: "5e-8", "1.48E+29", "5.29 \\times 10^{-11}", "5.29 x 10^{-11}" (superscript
 # exponents read as ^{-11} by the text layer): one number, never its exponent alone.
@@ -45,7 +46,7 @@ _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s{1,3}$")
 # "10 minus 3", "more than 5", "5 or 6", "not 12": the number after these words is not the answer
 _SCALING_BEFORE = frozenset({"or", "minus", "plus", "times", "than", "over", "not", "never", "isn't", "aren't", "wasn't",
                              "least", "most"})  # fmt: skip
-_HEDGE_BEFORE = re.compile(rf"{HEDGE}\s*$", re.IGNORECASE)
+_HEDGE_BEFORE = re.compile(rf"{HEDGE}(?:\s+{lexicon.pattern('hedge_adverbs')})?\s*$", re.IGNORECASE)  # "or maybe 13"
 _HEDGE_AFTER = re.compile(rf"\s*{HEDGE}", re.IGNORECASE)
 _CJK_SCALE = re.compile("[十百千万亿兆]+")
 _ARITHMETIC = "+-*/×÷·−"
@@ -198,6 +199,8 @@ def number_before_unit(text: str) -> str | None:
 def is_unit_word(word: str) -> bool:
     """Whether a word after a number names its unit ("apples", "cm"), not math or a change of value."""
     word = word.rstrip(".").lower()
+    if any(char in "十百千万亿兆" for char in word):
+        return False  # "3万" is 30000: a scale, never a unit
     return len(word) > 1 and word not in _MATH_WORDS and word not in _VALUE_WORDS
 _MATH_WORDS = frozenset({"pi", "sqrt", "infty", "frac", "cdot", "times", "mod"})
 _MAX_WORDED_CHARS = 200  # "nine hundred ninety-nine thousand ..." and a few unit words fit
