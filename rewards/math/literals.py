@@ -44,7 +44,6 @@ _MIXED_SLASH = re.compile(r"(-?\d+)\s+(\d+)/(\d+)")  # "3128 1/2" is 3128 and a 
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ANGLE_OPEN = re.compile(r"\\langle(?![A-Za-z])|⟨|〈")
 _ANGLE_CLOSE = re.compile(r"\\rangle(?![A-Za-z])|⟩|〉")
-_COLUMN = re.compile(r"\\begin\{[pb]matrix\}([^{}]*)\\end\{[pb]matrix\}")
 _SWISS_MARK = re.compile(r"(?<=\d)['’](?=\d{3}(?!\d))")
 _SWISS = re.compile(r"-?\d{1,3}(?:['’]\d{3})+(?:\.\d+)?")  # 7'610'539
 _INDIAN = re.compile(r"-?\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?")  # 76,10,539 (lakh and crore groups)
@@ -78,9 +77,6 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     s = _DROP.sub("", s)
     s = _SPACE.sub(" ", s)
     s = _ANGLE_OPEN.sub("(", _ANGLE_CLOSE.sub(")", s))  # \\langle a, b \\rangle is the vector (a, b)
-    column = _COLUMN.fullmatch(s.strip())
-    if column and "&" not in column.group(1):  # a column vector is the tuple of its entries
-        s = "(" + ", ".join(entry.strip() for entry in column.group(1).split("\\\\")) + ")"
     s = _SWISS_MARK.sub("", s)  # 7'610'539: a digit group, never a prime
     s = to_parseable_latex(s)
     s = _PERCENT_WORD.sub("%", s)

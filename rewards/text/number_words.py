@@ -107,7 +107,8 @@ def _group(words: list[str], i: int) -> tuple[int | None, int]:
 _CJK_DIGITS = "零〇一二两三四五六七八九十百千万亿兆"
 _CJK_SCALES = "十百千万亿兆"
 # A number in CJK numerals, or digits with CJK scales (3万, 1.5亿), with its sign: read by cn2an.
-_CJK_VALUE = rf"[负正]?(?:[{_CJK_DIGITS}]+(?:点[{_CJK_DIGITS}]+)?|\d+(?:\.\d+)?[{_CJK_SCALES}]+)"
+SCALE_CHAR = rf"[{_CJK_SCALES}](?![克米瓦])"  # 千克 (kg) and 千米 (km) are units, not thousands
+_CJK_VALUE = rf"[负正]?(?:[{_CJK_DIGITS}]+(?:点[{_CJK_DIGITS}]+)?|\d+(?:\.\d+)?(?:{SCALE_CHAR})+)"
 _CJK_FORM = re.compile(rf"(百分之)?({_CJK_VALUE})(?:分之({_CJK_VALUE}))?")
 # What may follow the number in a short answer: a measure word or unit, then a copula, then punctuation (个, 元, です).
 _MEASURE_WORDS = ("个 元 块 人 本 只 条 张 件 次 天 年 月 日 岁 米 克 千克 公斤 厘米 毫米 公里 千米 分钟 小时 秒 度 倍 名 位 辆 台 头 "
@@ -158,7 +159,7 @@ def cjk_number(text: str) -> str | None:
 
 
 _SCALE_VALUES = {"十": 10, "百": 100, "千": 1000, "万": 10**4, "亿": 10**8, "兆": 10**12}
-_DIGITS_AND_SCALES = re.compile(r"([负正]?)(\d+(?:\.\d+)?)([十百千万亿兆]+)")
+_DIGITS_AND_SCALES = re.compile(rf"([负正]?)(\d+(?:\.\d+)?)((?:{SCALE_CHAR})+)")
 
 
 def _cn2an(value: str) -> str | None:

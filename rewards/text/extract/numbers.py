@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 
 from .. import lexicon
-from ..number_words import MAX_WORDS, NUMBER_WORDS, cjk_number, words_to_number
+from ..number_words import MAX_WORDS, NUMBER_WORDS, SCALE_CHAR, cjk_number, words_to_number
 from .answers import HEDGE, MAX_ANSWER_CHARS, _bounded, _last_match
 from .boxes import _SEPARATORS, _joined, _separator_gap
 from .spans import _FUNCTION_WORDS, _TEXT_GROUP, _clean_span, _scan_spans, ends_inside_math, math_spans
@@ -48,7 +48,7 @@ _SCALING_BEFORE = frozenset({"or", "minus", "plus", "times", "than", "over", "no
                              "least", "most"})  # fmt: skip
 _HEDGE_BEFORE = re.compile(rf"{HEDGE}(?:\s+{lexicon.pattern('hedge_adverbs')})?\s*$", re.IGNORECASE)  # "or maybe 13"
 _HEDGE_AFTER = re.compile(rf"\s*{HEDGE}", re.IGNORECASE)
-_CJK_SCALE = re.compile("[十百千万亿兆]+")
+_CJK_SCALE = re.compile(f"(?:{SCALE_CHAR})+")
 _ARITHMETIC = "+-*/×÷·−"
 _NEXT_WORD = re.compile(r"\s{0,3}(?:\\text\{\s*)?([A-Za-z]+)")
 _ALLOWED_AFTER = re.compile(r"\\(?:[%$,;!: )\]]|text|mbox|mathrm|quad|qquad)")
@@ -311,7 +311,7 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
     if _hedged(text, start, end):
         return False
     after = text[end] if end < len(text) else " "
-    if after in "^_{}'/&" or after.isdigit() or _CJK_SCALE.match(after):  # "3万" is 30000, not 3
+    if after in "^_{}'/&" or after.isdigit() or _CJK_SCALE.match(text, end):  # "3万" is 30000, not 3
         return False
     if after == "\\":
         return _ALLOWED_AFTER.match(text, end) is not None
