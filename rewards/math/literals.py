@@ -55,7 +55,7 @@ _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
 _SCIENTIFIC = re.compile(r"-?\d+(?:\.\d+)?[eE][+-]?\d{1,2}")  # "1e3", "2.5e-05": not Euler's e times 3
 _WRAPPER_START = re.compile(r"\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{")
 _NAMED_VALUE = re.compile(r"([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*([^=<>]+)")  # "x = ...", "a_1 = ..."
-_TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)((?:\s+[A-Za-z]+\.?)+)")  # unambiguous: no backtracking
+_TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)((?:\s+[^\W\d_]+\.?)+)")  # unambiguous: no backtracking
 
 
 _TIMES_TEN = re.compile(r"(?<=\d)\s*(?:x|\*|·|×|\\cdot|\\times)\s*(?=10\s*\^)")  # 5.29 x 10^{-11}, 5.29·10^{-11}

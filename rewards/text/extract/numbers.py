@@ -201,7 +201,8 @@ def is_unit_word(word: str) -> bool:
     word = word.rstrip(".").lower()
     if any(char in "十百千万亿兆" for char in word):
         return False  # "3万" is 30000: a scale, never a unit
-    return len(word) > 1 and word not in _MATH_WORDS and word not in _VALUE_WORDS
+    return len(word) > 1 and word not in _MATH_WORDS and word not in _VALUE_WORDS and word not in _HEDGE_ENTRIES
+_HEDGE_ENTRIES = frozenset(lexicon.entries("hedges") + lexicon.entries("hedge_adverbs"))  # "5 oder", "5 vielleicht"
 _MATH_WORDS = frozenset({"pi", "sqrt", "infty", "frac", "cdot", "times", "mod"})
 _MAX_WORDED_CHARS = 200  # "nine hundred ninety-nine thousand ..." and a few unit words fit
 _WORDS_ONLY = re.compile(r"[A-Za-z][A-Za-z\-\s]*")
