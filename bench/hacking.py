@@ -17,7 +17,7 @@ import statistics
 import time
 import warnings
 
-from rewardhub._routing import Route
+from rewardhub._set.routing import Route
 from rewardhub.hacking import HackingMonitor
 from rewardhub.testing.scripted_runs import CLEAN, HACKS, scripted_run
 

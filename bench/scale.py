@@ -194,8 +194,8 @@ def bench_ray(rows: int, words: int) -> None:
 
     import rewardhub
     import rewardhub.ray as rray
-    from rewardhub._score_file import score_file
-    from rewardhub._tables import write_table
+    from rewardhub._files.score_file import score_file
+    from rewardhub._files.tables import write_table
 
     data = cpu_rows(rows, words)
     with tempfile.TemporaryDirectory() as folder:

@@ -8,8 +8,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._groups import by_prompt
-from ._live import NoState, env_state
+from ._live import portable_states
+from ._set.groups import by_prompt
 from .completions import NotText, completion_text, is_conversational
 from .episode import LIVE_COLUMNS, TRAJECTORY_COLUMNS, TrajectoryView, split_messages
 from .errors import MissingColumnError, RewardInputError
@@ -107,8 +107,6 @@ class Batch:
     _view: TrajectoryView | None = field(default=None, init=False, repr=False, compare=False)
     text_errors: list[str] = field(init=False)
     reward_name: str = "(batch)"  # used in error messages; rewards re-label errors with their own name
-    # Scores a batch scorer settled before it returned (``settle``): kept when a deadline cuts it short.
-    settled: dict[int, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.completions)
@@ -176,9 +174,16 @@ class Batch:
         return len(self.completions)
 
     def settle(self, index: int, score: Any) -> None:
-        """Record row ``index``'s final score as soon as a batch scorer knows it: if the reward's
-        deadline passes before the batch is done, settled rows keep their score instead of timing out."""
-        self.settled[index] = score
+        """Deprecated: a batch is input only; call ``Reward.settle`` (the row is settled into the call's context)."""
+        import warnings
+
+        from ._call import current_call
+
+        warnings.warn("Batch.settle is deprecated: call self.settle(index, score) in your Reward's score_batch "
+                      "(a batch is input only; settled rows belong to the call)", DeprecationWarning, stacklevel=2)
+        call = current_call()
+        if call is not None:
+            call.settle(index, score)
 
     def portable(self) -> Batch:
         """This batch without its live objects, which never leave the process: each row's environment
@@ -255,23 +260,6 @@ class Batch:
 
 
 _MAY_BE_NONE = ("completion_ids", *LIVE_COLUMNS)
-
-
-def live_objects(batch: Batch) -> list[Any]:
-    """Each row's live object (``env``, else TRL's ``environments``), ``None`` where a row has none."""
-    values = batch.live_column("env")
-    return list(values) if values is not None else [None] * len(batch)
-
-
-def portable_states(batch: Batch) -> list[Any]:
-    """Each row's environment state (JSON data), ``None`` where it has none: what may leave the process."""
-    states = []
-    for env in live_objects(batch):
-        try:
-            states.append(env_state(env))
-        except NoState:
-            states.append(None)
-    return states
 
 
 def _is_list_like(value: Any) -> bool:

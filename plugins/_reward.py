@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ._aio import run_coroutine
-from ._batch import TRAINER_HOOKS, Batch, Row, Score, to_score
+from ._batch import Batch, Row, Score, to_score
+from ._call import Call, current_call, entered, trainer_step
 from ._deadline import Overdue, run_async, run_sync
 from ._not_scoring import ScoringWatch
-from ._sharing import VerdictMemo, batch_key
+from ._set.sharing import VerdictMemo, batch_key
 from .errors import (
     ConfigError,
     InfrastructureError,
@@ -70,8 +71,15 @@ class Reward:
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    # A group reward compares the completions of one prompt (majority_vote, length_penalty's group mode):
+    # callers then hand it whole groups; ``group_size`` is the group size it expects, when it knows one.
+    needs_groups: bool = False
+    group_size: int | None = None
+    # What the reward measures, for the hacking monitor: "correctness", "format", "style", ... (None: not said).
+    role: ClassVar[str | None] = None
     # Said when it is not scoring (see ``_not_scoring``); False for wrappers whose members say it themselves.
     watched: ClassVar[bool] = True
+    is_async: ClassVar[bool] = False  # AsyncReward: scored by awaiting ``aevaluate_batch``
 
     def __init__(self, *, on_error: str = "none"):
         if on_error not in ON_ERROR_POLICIES:
@@ -109,24 +117,50 @@ class Reward:
 
     # ----- calling -----------------------------------------------------------------------------
     def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
-        result = self.evaluate_batch(Batch.from_call(prompts, completions, kwargs, self.__name__))
-        self._report(result, **{hook: kwargs.get(hook) for hook in TRAINER_HOOKS})
+        batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
+        call = self.new_call(batch, kwargs)
+        result = self.evaluate_batch(batch, call)
+        report(self.__name__, result, call)
         return result.values
 
     def evaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
         """Score a batch and return scores with reasons and verdicts (no trainer logging)."""
         return self.evaluate_batch(Batch.from_call(prompts, completions, columns, self.__name__))
 
-    def evaluate_batch(self, batch: Batch) -> BatchResult:
-        """``evaluate`` for a ready :class:`Batch`; memoised when other rewards share this one's verdicts."""
+    def new_call(self, batch: Batch, hooks: dict[str, Any] | None = None) -> Call:
+        """The context of a trainer's call on ``batch``: this reward's deadline, the trainer's step and hooks."""
+        hooks = hooks or {}
+        return Call(self.__name__, self, self.batch_timeout, trainer_step(batch), hooks.get("log_extra"),
+                    hooks.get("log_metric"))
+
+    def _own_call(self, call: Call | None) -> Call:
+        """This reward's context for one call: its own settled rows and deadline; step and hooks from ``call``."""
+        if call is None:
+            return Call(self.__name__, self, self.batch_timeout)
+        return call if call.owner is self else call.for_reward(self, self.__name__, self.batch_timeout)
+
+    def evaluate_batch(self, batch: Batch, call: Call | None = None) -> BatchResult:
+        """``evaluate`` for a ready :class:`Batch`, within ``call`` (its step and hooks; this reward's own
+        deadline and settled rows); memoised when other rewards share this one's verdicts."""
         key, cached = self._recall(batch)
         if cached is not None:
             return cached
         start = time.perf_counter()
-        scores = self._missing_column(batch)
-        if scores is None:
-            scores = self._run(batch) if self.batch_timeout is None else run_sync(self, batch, self.batch_timeout)
+        call = self._own_call(call)
+        with entered(call):
+            scores = self._missing_column(batch)
+            if scores is None and call.seconds is None:
+                scores = self._run(batch, call)
+            elif scores is None:
+                scores = run_sync(call, len(batch), lambda: self._run(batch, call), self._overdue, self._to_score)
         return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
+
+    def settle(self, index: int, score: Any) -> None:
+        """Row ``index``'s final score, known before ``score_batch`` returns: if the call's deadline passes
+        first, the row keeps this score instead of timing out. Call it from inside ``score_batch``."""
+        call = current_call()
+        if call is not None:
+            call.settle(index, score)
 
     def _missing_column(self, batch: Batch) -> list[Score] | None:
         """Every sample's failure when the batch lacks a column of ``required_columns``, else ``None``
@@ -146,9 +180,9 @@ class Reward:
         """True when the reward scores sample by sample (a deadline can then keep the finished ones)."""
         return type(self).score_batch is Reward.score_batch
 
-    def _run(self, batch: Batch) -> list[Score]:
+    def _run(self, batch: Batch, call: Call) -> list[Score]:
         if self._per_sample():
-            return [self._sample_outcome(batch, i) for i in range(len(batch))]
+            return self._sample_by_sample(batch, call)
         try:
             return self._checked(batch, self.score_batch(batch))
         except PROPAGATED:
@@ -158,6 +192,18 @@ class Reward:
                 return [self._failure(exc)] * len(batch)
         # The batch scorer raised: score each row alone so that one bad row loses only itself.
         return [self._row_alone(row, lambda r: self._checked(r, self.score_batch(r))) for row in batch.singles()]
+
+    def _sample_by_sample(self, batch: Batch, call: Call) -> list[Score]:
+        """Each sample's score in turn; under a deadline each is settled as it comes, and the loop stops
+        once the call is abandoned."""
+        if call.seconds is None:
+            return [self._sample_outcome(batch, i) for i in range(len(batch))]
+        settled, stopped = call.settled, call.stop.is_set
+        for i in range(len(batch)):
+            if stopped():
+                break
+            settled[i] = self._sample_outcome(batch, i)
+        return list(settled.values())  # in row order: row i was settled i-th (stopped early, the call keeps them)
 
     def _row_alone(self, row: Batch, score: Any) -> Score:
         """Score a one-row batch, containing its failure by the error policy."""
@@ -231,16 +277,6 @@ class Reward:
             self._memo.remember(key, result)
         return result
 
-    def _report(self, result: BatchResult, log_extra: Any = None, log_metric: Any = None) -> None:
-        if log_extra is not None:
-            log_extra(f"{self.__name__}/reason", result.reasons)
-            log_extra(f"{self.__name__}/outcome", result.outcomes)
-        if log_metric is not None:
-            n = max(len(result.scores), 1)
-            log_metric(f"{self.__name__}/errors", float(result.errors))
-            log_metric(f"{self.__name__}/timeouts", float(result.outcomes.count("timeout")))
-            log_metric(f"{self.__name__}/abstained", sum(1 for s in result.scores if s.value is None) / n)
-
     # ----- shared verdicts ------------------------------------------------------------------------
     def share(self) -> Reward:
         """Remember the last few batches so other rewards reuse this reward's verdicts for free."""
@@ -264,13 +300,14 @@ class Reward:
     def dependency_scores(self, role: str, batch: Batch) -> list[Score]:
         """The bound reward's scores for this batch (computed once, shared via its memo)."""
         reward = self.dependency(role)
-        if isinstance(reward, AsyncReward):
-            return run_coroutine(reward.aevaluate_batch(batch)).scores
-        return reward.evaluate_batch(batch).scores
+        call = current_call()
+        if getattr(reward, "is_async", False):
+            return run_coroutine(reward.aevaluate_batch(batch, call)).scores
+        return reward.evaluate_batch(batch, call).scores
 
     async def adependency_scores(self, role: str, batch: Batch) -> list[Score]:
         """``dependency_scores`` for async scorers: awaits an async dependency instead of blocking the loop."""
-        return (await aevaluate_any(self.dependency(role), batch)).scores
+        return (await aevaluate_any(self.dependency(role), batch, current_call())).scores
 
     def _recall(self, batch: Batch) -> tuple[tuple | None, BatchResult | None]:
         """The batch's memo key (``None`` when not shared) and the remembered result, if any."""
@@ -302,7 +339,15 @@ class AsyncReward(Reward):
         raise NotImplementedError(f"{type(self).__name__} must override score_sample_async or score_batch_async")
 
     async def score_batch_async(self, batch: Batch) -> list[Any]:
-        return list(await asyncio.gather(*(self._sample_outcome_async(batch, i) for i in range(len(batch)))))
+        call = current_call()
+
+        async def settled(i: int) -> Score:
+            score = await self._sample_outcome_async(batch, i)
+            if call is not None:
+                call.settle(i, score)
+            return score
+
+        return list(await asyncio.gather(*(settled(i) for i in range(len(batch)))))
 
     async def _sample_outcome_async(self, batch: Batch, index: int) -> Score:
         text = batch.texts[index]
@@ -314,24 +359,30 @@ class AsyncReward(Reward):
             return self._failure(exc)
         return self._to_score(raw)
 
+    is_async = True
+
     async def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
-        result = await self.aevaluate_batch(Batch.from_call(prompts, completions, kwargs, self.__name__))
-        self._report(result, **{hook: kwargs.get(hook) for hook in TRAINER_HOOKS})
+        batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
+        call = self.new_call(batch, kwargs)
+        result = await self.aevaluate_batch(batch, call)
+        report(self.__name__, result, call)
         return result.values
 
     async def aevaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
         return await self.aevaluate_batch(Batch.from_call(prompts, completions, columns, self.__name__))
 
-    async def aevaluate_batch(self, batch: Batch) -> BatchResult:
+    async def aevaluate_batch(self, batch: Batch, call: Call | None = None) -> BatchResult:
         key, cached = self._recall(batch)
         if cached is not None:
             return cached
         start = time.perf_counter()
-        scores = self._missing_column(batch)
-        if scores is None and self.batch_timeout is None:
-            scores = await self._run_async(batch)
-        elif scores is None:
-            scores = await run_async(self, batch, self.batch_timeout, lambda: self._run_async(batch))
+        call = self._own_call(call)
+        with entered(call):
+            scores = self._missing_column(batch)
+            if scores is None and call.seconds is None:
+                scores = await self._run_async(batch)
+            elif scores is None:
+                scores = await run_async(call, len(batch), lambda: self._run_async(batch), self._to_score)
         return self._finish(batch, _abstain_where_no_text(batch, scores), time.perf_counter() - start, key)
 
     def _per_sample(self) -> bool:
@@ -349,8 +400,8 @@ class AsyncReward(Reward):
         results = await asyncio.gather(*(self.score_batch_async(row) for row in rows), return_exceptions=True)
         return [self._row_alone(row, lambda r, res=res: self._checked(r, _unwrap(res))) for row, res in zip(rows, results, strict=True)]
 
-    def evaluate_batch(self, batch: Batch) -> BatchResult:
-        return run_coroutine(self.aevaluate_batch(batch))
+    def evaluate_batch(self, batch: Batch, call: Call | None = None) -> BatchResult:
+        return run_coroutine(self.aevaluate_batch(batch, call))
 
 
 _SET_BY_INIT = ("on_error", "totals", "batch_timeout", "_overdue", "_memo", "_bound", "_watch", "__name__")
@@ -370,11 +421,25 @@ def _overrides_a_scorer(cls: type) -> bool:
     return cls.score_sample is not Reward.score_sample or cls.score_batch is not Reward.score_batch
 
 
-async def aevaluate_any(reward: Reward, batch: Batch) -> BatchResult:
-    """Await an async reward's result; run a sync one in a thread so that the event loop stays free."""
-    if isinstance(reward, AsyncReward):
-        return await reward.aevaluate_batch(batch)
-    return await asyncio.to_thread(reward.evaluate_batch, batch)
+def report(name: str, result: BatchResult, call: Call) -> None:
+    """Hand a call's reasons and outcomes to the trainer's ``log_extra`` and its counts to ``log_metric``
+    (as ``<name>/reason``, ``<name>/outcome``, ``<name>/errors``, ``<name>/timeouts``, ``<name>/abstained``)."""
+    log_extra, log_metric = call.log_extra, call.log_metric
+    if log_extra is not None:
+        log_extra(f"{name}/reason", result.reasons)
+        log_extra(f"{name}/outcome", result.outcomes)
+    if log_metric is not None:
+        n = max(len(result.scores), 1)
+        log_metric(f"{name}/errors", float(result.errors))
+        log_metric(f"{name}/timeouts", float(result.outcomes.count("timeout")))
+        log_metric(f"{name}/abstained", sum(1 for s in result.scores if s.value is None) / n)
+
+
+async def aevaluate_any(reward: Any, batch: Batch, call: Call | None = None) -> BatchResult:
+    """Await an async reward's (or scorer's) result; run a sync one in a thread so that the event loop stays free."""
+    if getattr(reward, "is_async", False):
+        return await reward.aevaluate_batch(batch, call)
+    return await asyncio.to_thread(reward.evaluate_batch, batch, call)
 
 
 def _unwrap(result: Any) -> Any:

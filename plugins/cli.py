@@ -133,7 +133,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from ._score_file import score_file
+    from ._files.score_file import score_file
 
     if args.batch_size < 1:
         print("rewardhub: error: --batch-size must be at least 1", file=sys.stderr)

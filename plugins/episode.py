@@ -30,7 +30,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._live import NoState, env_state
+from ._live import NoState, env_state, live_objects
 from .completions import NotText, is_episode, message_text
 
 if TYPE_CHECKING:
@@ -285,7 +285,6 @@ class TrajectoryView:
         if name == "messages":
             return self._messages()
         if name == "env":
-            from ._batch import live_objects
 
             return live_objects(batch)
         if name == "env_state":

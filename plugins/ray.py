@@ -33,14 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from ._batch import Batch
-from ._by_group import evaluate_by_group
-from ._compose import RewardSet, SetResult
-from ._config import TOTAL, RewardEntry, read_config
-from ._io import iter_input, parquet_parts
-from ._output import replacing, write_rows
+from ._files.io import iter_input, parquet_parts
+from ._files.output import replacing, write_rows
+from ._files.score_file import RewardStats
+from ._files.tables import DecodedColumns, rows_table, table_rows
 from ._reward import BatchResult
-from ._score_file import RewardStats
-from ._tables import DecodedColumns, rows_table, table_rows
+from ._set.by_group import evaluate_by_group
+from ._set.compose import RewardSet, SetResult
+from ._set.config import TOTAL, RewardEntry, read_config
 from .completions import is_conversational, prompt_key
 from .episode import split_messages
 from .errors import ConfigError, InputFileError, OutputFileError, RewardhubError
@@ -383,7 +383,7 @@ def read_dataset(input_path: str | Path, summary: Any = None, *, blocks: int = 2
         if table is not None:
             return grouped_table(table, blocks, bad.bad_rows), True
         return ray.data.read_parquet(str(path.resolve())), False
-    from ._score_file import _valid_rows
+    from ._files.score_file import _valid_rows
 
     rows = list(_valid_rows(input_path, bad, progress=False))
     if not rows:
@@ -419,7 +419,7 @@ def score_file(
     read such a folder); JSONL and ``datasets`` folders are streamed back and written here. The
     output is replaced only when the run succeeds. Returns a ``ScoreSummary`` of the written rows.
     """
-    from ._score_file import ScoreSummary, _counted
+    from ._files.score_file import ScoreSummary, _counted
 
     if str(output) != "-" and str(input_path) != "-" and Path(output).resolve() == Path(input_path).resolve():
         raise InputFileError(f"the output {output} is the input file: scoring would overwrite it before reading it")
@@ -472,7 +472,7 @@ class RewardActors:
 
     :meth:`ascore` splits a batch into ``size`` shards without ever splitting a group (rows with one
     key stay together), scores the shards at once (group rewards one group at a time, see
-    :func:`~rewardhub._by_group.evaluate_by_group`) and returns one result in the batch's order.
+    :func:`~rewardhub._set.by_group.evaluate_by_group`) and returns one result in the batch's order.
     """
 
     def __init__(self, config: Any, size: int, *, num_cpus: float = 1, default_timeout: float | None = None):

@@ -39,10 +39,9 @@ from rewardhub import (
     RewardSet,
     Score,
     SetResult,
-    innermost_reward,
+    group_key,
     needs_groups,
 )
-from rewardhub.completions import prompt_key
 
 from .abstentions import warn_if_all_abstained
 
@@ -63,7 +62,7 @@ def group_size_for(rewards: RewardSet, requested: int | None = None) -> int | No
     """
     if requested is not None and requested < 1:
         raise ConfigError(f"group_size must be a positive number of completions per prompt; got {requested}")
-    declared = {m.alias: getattr(innermost_reward(m.reward), "group_size", None)
+    declared = {m.alias: m.reward.group_size
                 for m in rewards.members if needs_groups(m.reward)}
     sizes = {size for size in declared.values() if size is not None}
     if requested is not None:
@@ -95,7 +94,7 @@ def _listing(sizes: dict[str, int | None]) -> str:
 def keyed_rows(batch: Batch, keys: Sequence[Hashable] | None = None) -> list[Keyed]:
     """Each row of ``batch`` with its group key (``keys[i]``, by default the row's prompt); its live
     objects (environments) come along, for scoring in this process."""
-    keys = keys if keys is not None else [prompt_key(p) for p in batch.prompts]
+    keys = keys if keys is not None else [group_key(None, p, f"\x00row:{i}") for i, p in enumerate(batch.prompts)]
     rows = []
     for i, key in enumerate(keys):
         row = {name: values[i] for name, values in (*batch.columns.items(), *batch.live.items())}
@@ -133,7 +132,8 @@ def collect(results: Sequence[SampleResult]) -> SetResult:
     means = None
     if all(g.group_means is not None for g in groups):
         means = {alias: [scored.group_means[alias][i] for scored, i in results] for alias in aliases}
-    return SetResult([scored.totals[i] for scored, i in results], components, group_means=means)
+    return SetResult([scored.totals[i] for scored, i in results], components, group_means=means,
+                     row_weights=[scored.weights_of(i) for scored, i in results])
 
 
 @dataclass

@@ -30,13 +30,13 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from rewardhub.completions import prompt_key
+from rewardhub import GROUP_FIELD, group_key
 
 from .disconnect import ClientDisconnected, gone_response, unless_disconnected
 from .drain import Drain, DrainMiddleware, readiness
 from .errors import BadRequest
 from .metrics import Metrics, MetricsMiddleware, metrics_response
-from .server import DEFAULT_MAX_BODY_BYTES, GROUP_FIELD, _error, _json, _json_object
+from .server import DEFAULT_MAX_BODY_BYTES, _error, _json, _json_object
 
 logger = logging.getLogger("rewardhub.router")
 
@@ -254,7 +254,7 @@ def create_router_app(
             rows = body.get("rows")
             if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
                 raise BadRequest("'rows' must be a non-empty list of objects with 'prompt', 'completion' and columns")
-            keys = [str(r[GROUP_FIELD]) if GROUP_FIELD in r else prompt_key(r.get("prompt")) for r in rows]
+            keys = [group_key(r.get(GROUP_FIELD), r.get("prompt"), f"\x00row:{i}") for i, r in enumerate(rows)]
             parts = await unless_disconnected(request.receive, dispatch(
                 "/score", keys, lambda idx: {"rows": [rows[i] for i in idx]}, request.headers.get("authorization")))
             return _json(merge(parts, len(rows)))

@@ -40,8 +40,8 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any
 
-from rewardhub import Batch, RewardhubError, RewardSet
-from rewardhub.completions import is_conversational, prompt_key
+from rewardhub import GROUP_FIELD, Batch, RewardhubError, RewardSet, group_key
+from rewardhub.completions import is_conversational
 from rewardhub.episode import LIVE_COLUMNS
 from rewardhub.hacking import HackingMonitor
 
@@ -55,7 +55,6 @@ from .metrics import MeteredScorer, Metrics, MetricsMiddleware, metrics_response
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 DEFAULT_THREADS = 32
 PROBE_ROW = {"prompt": "What is 1 + 1?", "completion": "2", "solution": "2"}
-GROUP_FIELD = "group"  # a native row's group key (default: its prompt)
 
 access_logger = logging.getLogger("rewardhub.access")
 
@@ -106,7 +105,7 @@ def create_app(
         batch = openrlhf.to_batch(body["query"], body.get("prompts"), body.get("labels"), label_column, strip_tokens)
         scored = await unless_disconnected(request.receive, scorer.ascore(batch, executor=executor,
                                                                           step=_step_field(body)))
-        return _json(openrlhf.to_response(scored, rewards.reward_weights, abstain_value))
+        return _json(openrlhf.to_response(scored, abstain_value))
 
     async def score_endpoint(request: Request) -> Any:
         body = await _json_object(request, token, max_body_bytes)
@@ -277,7 +276,7 @@ def _rows_batch(rows: Any) -> tuple[Batch, list[str]]:
             raise BadRequest(f"rows[{i}] has {live!r}: an environment is a live object of the trainer's process and "
                              f"is never sent; send its state as 'env_state'")
     batch = Batch.from_rows([{k: v for k, v in row.items() if k != GROUP_FIELD} for row in rows])
-    keys = [str(row[GROUP_FIELD]) if GROUP_FIELD in row else prompt_key(batch.prompts[i]) for i, row in enumerate(rows)]
+    keys = [group_key(row.get(GROUP_FIELD), batch.prompts[i], f"\x00row:{i}") for i, row in enumerate(rows)]
     return batch, keys
 
 

@@ -35,8 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rewardhub import Batch, RewardSet, SetResult
-from rewardhub.completions import prompt_key
+from rewardhub import Batch, RewardSet, SetResult, group_key
 
 from .errors import ShimConfigError
 from .groups import DEFAULT_GROUP_TIMEOUT
@@ -143,9 +142,9 @@ def group_keys(batch: Batch, group_by: Sequence[str] = GROUP_BY) -> list[str]:
     if any(key in batch.columns for key in group_by):
         columns = ["data_source", *group_by]
         values = [batch.columns.get(c, [None] * len(batch)) for c in columns]
-        return ["\x1f".join(repr(column[i]) for column in values) for i in range(len(batch))]
+        return [str(group_key("\x1f".join(repr(column[i]) for column in values), None, i)) for i in range(len(batch))]
     if all(prompt is not None for prompt in batch.prompts):
-        return [prompt_key(prompt) for prompt in batch.prompts]
+        return [str(group_key(None, prompt, i)) for i, prompt in enumerate(batch.prompts)]
     raise ShimConfigError(
         f"group rewards need to know which responses share a prompt, but extra_info has neither 'prompt' nor "
         f"any of {list(group_by)} (it has {sorted(k for k in batch.columns if k != 'data_source')}): write an "

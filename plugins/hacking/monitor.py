@@ -21,8 +21,8 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._routing import Route, innermost
-from ..completions import prompt_key
+from .._set.groups import group_key
+from .._set.routing import Route
 from ..errors import RewardhubWarning
 from .settings import SIGNALS, MonitorSettings
 from .signals import PERSIST, PERSIST_OF, SIGNAL_FUNCTIONS, Context, Finding
@@ -32,8 +32,8 @@ from .text import shape
 
 if TYPE_CHECKING:
     from .._batch import Batch
-    from .._compose import RewardSet
     from .._reward import BatchResult
+    from .._set.compose import RewardSet
 
 PREFIX = "rewardhub/hacking"
 # The role of built-in families by registry name (a third-party reward says its own with a ``role``
@@ -234,7 +234,7 @@ class HackingMonitor:
                    and batch.lookup(route.column) is not None}
         rows = []
         for i, text in enumerate(batch.texts):
-            key = keys[i] if keys is not None else prompt_key(batch.prompts[i])
+            key = keys[i] if keys is not None else group_key(None, batch.prompts[i], f"\x00row:{i}")
             rows.append(Row(
                 key,
                 shape(text) if text is not None else None,
@@ -293,7 +293,7 @@ def role_of(entry: Any, reward: Any) -> str | None:
         return entry.role
     if entry.schedule is None and entry.weight == 0:
         return "audit"
-    declared = getattr(innermost(reward), "role", None)
+    declared = reward.role
     if isinstance(declared, str):
         return declared
     return BUILTIN_ROLES.get(entry.name)

@@ -12,7 +12,7 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .._aggregate import normalized_in_groups
+from .._set.aggregate import normalized_in_groups
 from .signatures import SIGNATURES
 from .text import TextShape, duplicate_rates, template_share
 from .trends import grouped_rate, within_group_rank_correlation

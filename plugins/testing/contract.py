@@ -25,6 +25,7 @@ from typing import Any
 
 from .._aio import run_coroutine
 from .._reward import is_async_reward
+from .._set.scorers import innermost
 from ..episode import TRAJECTORY_COLUMNS
 from .episodes import EPISODE_PROBES, EpisodeProbe, EpisodeTask, default_task, episode_failures, probe_values
 
@@ -172,9 +173,7 @@ def check_contract(
 
 def reads_episodes(reward: Any) -> bool:
     """Whether ``reward`` (or the reward inside its gates and routes) declares a trajectory column."""
-    while getattr(reward, "inner", None) is not None:
-        reward = reward.inner
-    declared = getattr(reward, "required_columns", None)
+    declared = getattr(innermost(reward), "required_columns", None)
     return any(name in TRAJECTORY_COLUMNS for name in (declared() if callable(declared) else ()))
 
 

@@ -180,7 +180,7 @@ class CodeReward(Reward):
         scores, rows, entry_points = self._plan(batch)
         for i, settled in enumerate(scores):
             if settled is not None:
-                batch.settle(i, settled)
+                self.settle(i, settled)
         try:
             # C/C++ compile once per row, then each case runs the build; a backend without builds
             # (remote: SandboxFusion compiles and runs in one request) compiles the source in each run.
@@ -203,7 +203,7 @@ class CodeReward(Reward):
                     if not left[i]:
                         scores[i] = self._score(chunk[i])
                         chunk[i].build = None
-                        batch.settle(i, scores[i])
+                        self.settle(i, scores[i])
         except sandbox.SandboxUnavailableError as exc:
             return [s if s is not None else Score(None, f"sandbox unavailable: {exc}", outcome="error") for s in scores]
         for i, row in rows.items():
@@ -259,7 +259,7 @@ class CodeReward(Reward):
                 rows[i].build = build.executable
         for i in order:
             if scores[i] is not None:
-                batch.settle(i, scores[i])
+                self.settle(i, scores[i])
                 del rows[i]
 
     def _runs(self, rows: dict[int, Row], entry_points: list[Any], parts: dict[int, tuple[int, int]]) -> Iterator[Any]:

@@ -10,9 +10,9 @@ import pytest
 
 import rewardhub
 from rewardhub import Batch, ConfigError
-from rewardhub._aggregate import EPS, normalized_in_groups
-from rewardhub._routing import RoutingError
-from rewardhub._schedule import Schedule
+from rewardhub._set.aggregate import EPS, normalized_in_groups
+from rewardhub._set.routing import RoutingError
+from rewardhub._set.schedule import Schedule
 
 LENGTHS = {"name": "t_batch_len", "alias": "chars", "weight": 1.0}
 FLAKY = {"name": "t_flaky", "alias": "flaky", "weight": 0.5}

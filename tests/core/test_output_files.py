@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rewardhub._output import replacing, write_rows
+from rewardhub._files.output import replacing, write_rows
 
 # A reward that holds every row until the file $GATE exists: runs are provably mid-write when the
 # test looks, however slow the machine, and nothing here depends on timing.
@@ -82,7 +82,7 @@ def wait_for(predicate, procs, what):
 
 
 def read_back(path):
-    from rewardhub._io import iter_input
+    from rewardhub._files.io import iter_input
 
     return [record.row for record in iter_input(path)]
 

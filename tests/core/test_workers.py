@@ -326,7 +326,7 @@ def test_a_forked_child_starts_its_own_workers_and_leaves_the_parents_alone(pool
 def run_script(tmp_path, body: str, timeout: float = 90) -> subprocess.CompletedProcess:
     script = tmp_path / "script.py"
     script.write_text(textwrap.dedent(body))
-    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__), str(TESTS)])}
     return subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=timeout, env=env
     )
@@ -367,7 +367,7 @@ def test_busy_workers_die_with_a_killed_program(tmp_path):
             """
         )
     )
-    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(__file__), str(TESTS)])}
     victim = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
     try:
         pids = [int(p) for p in victim.stdout.readline().split()]

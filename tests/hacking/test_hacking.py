@@ -11,7 +11,7 @@ import pytest
 
 import rewardhub
 from rewardhub import Batch, BatchResult, Score
-from rewardhub._routing import Route
+from rewardhub._set.routing import Route
 from rewardhub.hacking import PREFIX, HackingMonitor, RewardHackingWarning
 from rewardhub.hacking.signatures import signatures_of
 from rewardhub.hacking.text import duplicate_rates, shape, template_share

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 MAX_CONFIG_BYTES = 16 * 1024 * 1024  # a config file; inline data belongs in the dataset's columns
 MAX_CONFIG_NODES = 1_000_000  # values in the config written out in full (aliases expanded)

@@ -1,7 +1,7 @@
 """Worker processes with a hard deadline per item, so runaway work (sympy, user code) never hangs the caller.
 
 A :class:`WorkerPool` runs a module-level function over items in lazily started worker processes.
-Each worker is a fresh interpreter (``python -P _worker_main.py``, see :mod:`rewardhub._worker_main`)
+Each worker is a fresh interpreter (``python -P main.py``, see :mod:`rewardhub.workers.main`)
 that imports the work function by name over the caller's ``sys.path``: the caller's ``__main__`` is
 never re-imported, so pools work from unguarded scripts, ``python -c``, stdin, notebooks, threaded
 trainers and every process of a distributed launch. Items go out in chunks over a socket; each item
@@ -35,10 +35,10 @@ from multiprocessing.connection import Connection, wait
 from queue import SimpleQueue
 from typing import Any, Literal, NamedTuple
 
-from ._deadline import batch_abandoned
-from .errors import RewardhubError, WorkerShortfallWarning, WorkerStartupError
+from .._deadline import batch_abandoned
+from ..errors import RewardhubError, WorkerShortfallWarning, WorkerStartupError
 
-WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_worker_main.py")
+WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "main.py")
 
 
 class Outcome(NamedTuple):

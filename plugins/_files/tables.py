@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ._io import dumps_row, dumps_value, jsonable
-from ._output import replacing
-from .errors import OutputFileError
+from ..errors import OutputFileError
+from .io import dumps_row, dumps_value, jsonable
+from .output import replacing
 
 ROWS_PER_GROUP = 4096
 MAX_STRUCT_FIELDS = 256

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from .errors import InputFileError
+from ..errors import InputFileError
 
 T = TypeVar("T")
 
@@ -192,7 +192,7 @@ def _iter_parquet(path: Path) -> Iterator[InputRow]:
         parquet = pq.ParquetFile(path)
     except Exception as exc:
         raise InputFileError(f"cannot read Parquet file {path}: {exc}") from None
-    from ._tables import row_decoder
+    from .tables import row_decoder
 
     decode = row_decoder(parquet.schema_arrow)  # JSON columns (mixed shapes) come back as their values
     number = 0

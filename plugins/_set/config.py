@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._config_size import check_expanded_size, check_file_size
-from ._routing import Route, parse_route
-from ._schedule import Schedule, parse_schedule
-from .errors import ConfigError, key_hint, key_names, number_text_hint, shown
-from .hacking.settings import MonitorSettings, parse_monitor, parse_role
+from ..errors import ConfigError, key_hint, key_names, number_text_hint, shown
+from ..hacking.settings import MonitorSettings, parse_monitor, parse_role
+from .config_size import check_expanded_size, check_file_size
+from .routing import Route, parse_route
+from .schedule import Schedule, parse_schedule
 
 ENTRY_KEYS = ("name", "alias", "weight", "params", "gate", "timeout", "when", "role")
 TOTAL = "reward"  # a scored row's weighted total (its components sit in ``rewards`` by alias): no alias may take it

@@ -4,22 +4,26 @@ aggregate (``sum`` / ``normalize_then_sum``) and one weighted callable."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import difflib
+import time
 import warnings
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
-from . import _aggregate
-from ._aio import submit
-from ._batch import Batch, Score
-from ._config import TOTAL, Gate, RewardEntry, SetConfig, read_config
-from ._registry import registry
-from ._reward import AsyncReward, BatchResult, Reward, aevaluate_any
-from ._routing import routed
-from .completions import prompt_key
-from .errors import ConfigError, RewardInputError, UnknownRewardError, shown
+from .._aio import submit
+from .._batch import Batch, Score
+from .._call import Call, trainer_step
+from .._files.rows import scored_rows
+from .._registry import registry
+from .._reward import BatchResult, Reward, report
+from ..errors import ConfigError, RewardInputError, UnknownRewardError, shown
+from . import aggregate as _aggregate
+from .config import RewardEntry, SetConfig, read_config
+from .groups import GROUP_FIELD, group_key
+from .scorers import gated, routed
 
 # Rows of one prompt kept in one batch when the batch size is smaller (GRPO groups are 2-64 completions).
 MAX_GROUP_ROWS = 1024
@@ -41,94 +45,28 @@ class Member:
         return self.entry.weight
 
 
-_GATE_SAYS = {"abstain": "abstained", "error": "failed", "timeout": "timed out"}
-
-
-class GatedReward(Reward):
-    """``inner`` counts only where ``gate`` passes (value >= threshold); elsewhere ``otherwise``.
-
-    The gate is scored first and ``inner`` only on the rows that pass it (a gated judge sends no
-    request for the others), except when ``inner`` needs whole groups or shares its verdicts with
-    other rewards: then it scores every row, as those need.
-    """
-
-    watched = False  # the inner reward and the gate say for themselves when they are not scoring
-
-    def __init__(self, inner: Reward, gate_reward: Reward, gate: Gate):
-        super().__init__(on_error="raise")  # members contain their own errors; what escapes them must propagate
-        self.inner = inner
-        self.gate_reward = gate_reward.share()
-        self.gate = gate
-        self.__name__ = inner.__name__
-
-    def score_batch(self, batch: Batch) -> list[Score]:
-        missing = self.inner._missing_column(batch)  # then no row can be scored, gated out or not: an error
-        if missing is not None:
-            return missing
-        gate = self.gate_reward.evaluate_batch(batch)
-        rows = self._rows_to_score(gate)
-        inner = self.inner.evaluate_batch(batch if len(rows) == len(batch) else batch.subset(rows)) if rows else None
-        return self._apply_gate(gate, rows, inner)
-
-    def _rows_to_score(self, gate: BatchResult) -> list[int]:
-        """Rows ``inner`` must score: those passing the gate, or all when it needs whole groups or shares verdicts."""
-        if getattr(self.inner, "needs_groups", False) or self.inner._memo is not None:
-            return list(range(len(gate.scores)))
-        return [i for i, s in enumerate(gate.scores) if s.value is not None and s.value >= self.gate.threshold]
-
-    def _apply_gate(self, gate: BatchResult, rows: list[int], inner: BatchResult | None) -> list[Score]:
-        scored = dict(zip(rows, inner.scores, strict=True)) if inner is not None else {}
-        scores = []
-        for i, gate_score in enumerate(gate.scores):
-            if gate_score.value is None:  # the gate's own failure stays a failure; its abstention an abstention
-                outcome = gate_score.outcome if gate_score.outcome in ("error", "timeout") else "abstain"
-                reason = f"gate {self.gate.reward!r} {_GATE_SAYS[outcome]}"
-                scores.append(Score(None, f"{reason}: {gate_score.reason}".rstrip(": "), None, outcome))
-            elif gate_score.value >= self.gate.threshold:
-                scores.append(scored[i])
-            else:
-                reason = f"gated: {self.gate.reward} scored {gate_score.value:g} < {self.gate.threshold:g}"
-                scores.append(Score(self.gate.otherwise, reason, False))
-        return scores
-
-
-class AsyncGatedReward(AsyncReward, GatedReward):
-    """A gate over an async reward (or an async gate): TRL awaits it alongside its other async rewards."""
-
-    async def score_batch_async(self, batch: Batch) -> list[Score]:
-        missing = self.inner._missing_column(batch)
-        if missing is not None:
-            return missing
-        gate = await aevaluate_any(self.gate_reward, batch)
-        rows = self._rows_to_score(gate)
-        subset = batch if len(rows) == len(batch) else batch.subset(rows)
-        inner = await aevaluate_any(self.inner, subset) if rows else None
-        return self._apply_gate(gate, rows, inner)
-
-
-class WeightedReward(Reward):
+class WeightedReward:
     """All rewards of a set as one callable returning the set's total; components are logged.
 
     For trainers that take a single reward function (verl, OpenRLHF, PPO loops) or ignore
     ``reward_weights`` (TRL's async GRPO). The total follows the set's ``aggregate`` and weights at
     the trainer's step; abstaining components are skipped like TRL's ``nansum``; a sample where
-    every component abstains gets ``None``.
+    every component abstains gets ``None``. Picklable (a copy rebuilds nothing: it holds the set).
     """
 
-    watched = False  # its members say for themselves when they are not scoring
+    is_async = False
+    needs_groups = False
+    watched = False
 
     def __init__(self, rewards: RewardSet, name: str = "rewardhub"):
-        super().__init__(on_error="raise")  # members contain their own errors; what escapes them must propagate
         self.rewards = rewards
         self.__name__ = name
 
-    def score_batch(self, batch: Batch) -> list[Score]:
-        return [Score(t) for t in self.rewards.evaluate_batch(batch).totals]
-
     def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
         batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
-        result = self.rewards.evaluate_batch(batch)
-        log_metric, log_extra = kwargs.get("log_metric"), kwargs.get("log_extra")
+        call = Call(self.__name__, self, None, trainer_step(batch), kwargs.get("log_extra"), kwargs.get("log_metric"))
+        result = self.rewards.evaluate_batch(batch, call=call)
+        log_metric, log_extra = call.log_metric, call.log_extra
         for alias, component in result.components.items():
             present = [v for v in component.values if v is not None]
             if log_metric is not None:
@@ -142,6 +80,18 @@ class WeightedReward(Reward):
             self.rewards.log_weights(result.weights, log_metric)
         self.rewards.notify(result.step, batch, result.components, log_metric)
         return result.totals
+
+    def evaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
+        """The totals as scores (no trainer logging)."""
+        return self.evaluate_batch(Batch.from_call(prompts, completions, columns, self.__name__))
+
+    def evaluate_batch(self, batch: Batch, call: Call | None = None) -> BatchResult:
+        start = time.perf_counter()
+        totals = self.rewards.evaluate_batch(batch, call=call).totals
+        return BatchResult([Score(t) for t in totals], time.perf_counter() - start, 0)
+
+    def __repr__(self) -> str:
+        return f"<WeightedReward {self.__name__!r} of {', '.join(self.rewards.aliases)}>"
 
 
 class EntryReward:
@@ -163,13 +113,17 @@ class EntryReward:
         return self.member.reward
 
     def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
-        batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
-        return self._finish(batch, self.reward.evaluate_batch(batch), kwargs)
+        batch, call = self._call(prompts, completions, kwargs)
+        return self._finish(batch, self.reward.evaluate_batch(batch, call), call)
 
-    def _finish(self, batch: Batch, result: BatchResult, kwargs: dict[str, Any]) -> list[float | None]:
-        log_metric = kwargs.get("log_metric")
-        self.reward._report(result, log_extra=kwargs.get("log_extra"), log_metric=log_metric)
-        step = trainer_step(batch)
+    def _call(self, prompts: Any, completions: Any, kwargs: dict[str, Any]) -> tuple[Batch, Call]:
+        batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
+        return batch, Call(self.__name__, self, None, trainer_step(batch), kwargs.get("log_extra"),
+                           kwargs.get("log_metric"))
+
+    def _finish(self, batch: Batch, result: BatchResult, call: Call) -> list[float | None]:
+        log_metric, step = call.log_metric, call.step
+        report(self.__name__, result, call)
         values = result.values
         entry = self.member.entry
         if entry.schedule is not None:
@@ -196,15 +150,8 @@ class AsyncEntryReward(EntryReward):
     """:class:`EntryReward` for an async reward: TRL awaits it alongside its other async rewards."""
 
     async def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
-        batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
-        return self._finish(batch, await self.reward.aevaluate_batch(batch), kwargs)
-
-
-def trainer_step(batch: Batch) -> int | None:
-    """The trainer's step a batch was scored at: TRL's ``trainer_state.global_step`` when it was passed."""
-    state = batch.extras.get("trainer_state")
-    step = getattr(state, "global_step", None)
-    return step if isinstance(step, int) and not isinstance(step, bool) else None
+        batch, call = self._call(prompts, completions, kwargs)
+        return self._finish(batch, await self.reward.aevaluate_batch(batch, call), call)
 
 
 @dataclass(frozen=True)
@@ -220,6 +167,15 @@ class SetResult:
     weights: dict[str, float] | None = None
     step: float | None = None
     group_means: dict[str, list[float | None]] | None = None
+    row_weights: list[dict[str, float]] | None = None  # each row's weights (alias -> weight) at its step
+
+    def weights_of(self, index: int) -> dict[str, float]:
+        """The weights row ``index`` was totalled with (the set's weights at that row's step)."""
+        if self.row_weights is not None:
+            return self.row_weights[index]
+        if self.weights is None:
+            raise ValueError("this result holds no weights")
+        return self.weights
 
     def __getitem__(self, alias: str) -> BatchResult:
         return self.components[alias]
@@ -231,26 +187,28 @@ class SetResult:
         return {alias: r.reasons for alias, r in self.components.items()}
 
 
-def _evaluate_all(rewards: list[Reward], batch: Batch) -> list[BatchResult]:
-    """Evaluate several rewards on one batch: async ones concurrently on the loop, sync ones meanwhile."""
-    pending = {i: submit(r.aevaluate_batch(batch)) for i, r in enumerate(rewards) if isinstance(r, AsyncReward)}
-    results: list[BatchResult | None] = [None] * len(rewards)
-    for i, reward in enumerate(rewards):
+def _evaluate_all(scorers: list[Any], batch: Batch, call: Call | None) -> list[BatchResult]:
+    """Evaluate several scorers on one batch: async ones concurrently on the loop, sync ones meanwhile."""
+    pending = {i: submit(r.aevaluate_batch(batch, call)) for i, r in enumerate(scorers) if r.is_async}
+    results: list[BatchResult | None] = [None] * len(scorers)
+    for i, scorer in enumerate(scorers):
         if i not in pending:
-            results[i] = reward.evaluate_batch(batch)
+            results[i] = scorer.evaluate_batch(batch, call)
     for i, future in pending.items():
         results[i] = future.result()
     return results  # type: ignore[return-value]
 
 
-async def _aevaluate_all(rewards: list[Reward], batch: Batch, executor: Executor | None) -> list[BatchResult]:
-    """``_evaluate_all`` from an event loop: sync rewards in ``executor``, async ones on rewardhub's loop
+async def _aevaluate_all(scorers: list[Any], batch: Batch, executor: Executor | None,
+                         call: Call | None) -> list[BatchResult]:
+    """``_evaluate_all`` from an event loop: sync scorers in ``executor``, async ones on rewardhub's loop
     (where their clients live), so a slow reward never blocks the caller's loop."""
     loop = asyncio.get_running_loop()
+    context = contextvars.copy_context()
     waits = [
-        asyncio.wrap_future(submit(r.aevaluate_batch(batch))) if isinstance(r, AsyncReward)
-        else loop.run_in_executor(executor, r.evaluate_batch, batch)
-        for r in rewards
+        asyncio.wrap_future(submit(r.aevaluate_batch(batch, call))) if r.is_async
+        else loop.run_in_executor(executor, context.run, r.evaluate_batch, batch, call)
+        for r in scorers
     ]
     return list(await asyncio.gather(*waits))
 
@@ -265,28 +223,46 @@ class RewardSet:
     def __init__(self, config: SetConfig | list[RewardEntry], *, default_timeout: float | None = None):
         self.config = config if isinstance(config, SetConfig) else SetConfig(list(config))
         entries = self.config.entries
+        self._default_timeout = default_timeout
         bases = {e.alias: _create(e, default_timeout) for e in entries}
-        alias_of = {id(reward): alias for alias, reward in bases.items()}
-        uses: dict[str, list[str]] = {}
+        self._bases = bases
+        # Which aliases each entry reads the verdicts of (its dependencies, its gate): built first, so that
+        # a reward reusing another's verdicts gets that entry's whole scorer (its gate and route included).
+        uses: dict[str, list[tuple[str, str | None]]] = {}
         for alias, reward in bases.items():
             for role, target in reward.dependencies().items():
-                bound = _in_set(target, entries, bases, f"reward entry {alias!r}, dependency {role!r}")
-                if bound is not None:
-                    reward.bind(role, bound)
-                    uses.setdefault(alias, []).append(alias_of[id(bound)])
-        _reject_cycles(uses)
-        self.members: list[Member] = []
+                bound = _in_set(target, entries, f"reward entry {alias!r}, dependency {role!r}")
+                uses.setdefault(alias, []).append((bound or target, role))
         for entry in entries:
-            reward = bases[entry.alias]
             if entry.gate is not None:
-                gate_reward = _in_set(entry.gate.reward, entries, bases, f"reward entry {entry.alias!r}, gate")
-                if gate_reward is None:
-                    gate_reward = _create(RewardEntry(entry.gate.reward, entry.gate.reward), default_timeout)
-                gated = AsyncGatedReward if isinstance(reward, AsyncReward) or isinstance(gate_reward, AsyncReward) \
-                    else GatedReward
-                reward = gated(reward, gate_reward, entry.gate)
-            self.members.append(Member(entry, routed(reward, entry.when, entry.where)))
+                bound = _in_set(entry.gate.reward, entries, f"reward entry {entry.alias!r}, gate")
+                uses.setdefault(entry.alias, []).append((bound or entry.gate.reward, None))
+        _reject_cycles({alias: [t for t, _ in targets if t in bases] for alias, targets in uses.items()})
+        self._scorers: dict[str, Any] = {}
+        for entry in entries:
+            self._scorer(entry.alias, uses)
+        self.members = [Member(entry, self._scorers[entry.alias]) for entry in entries]
         self._watchers: list[Any] = []
+
+    def _scorer(self, alias: str, uses: dict[str, list[tuple[str, str | None]]]) -> Any:
+        """The entry's scorer: its reward, bound to its dependencies' scorers, behind its gate and route."""
+        if alias in self._scorers:
+            return self._scorers[alias]
+        entry = next(e for e in self.config.entries if e.alias == alias)
+        reward = self._bases[alias]
+        for target, role in uses.get(alias, ()):
+            if role is not None and target in self._bases:
+                reward.bind(role, self._scorer(target, uses))
+        scorer: Any = reward
+        if entry.gate is not None:
+            target = entry.gate.reward
+            gate = self._scorer(target, uses) if target in self._bases else \
+                _create(RewardEntry(target, target), self._default_timeout)
+            scorer = gated(scorer, gate, entry.gate)
+        if entry.when is not None:
+            scorer = routed(scorer, entry.when, entry.where)
+        self._scorers[alias] = scorer
+        return scorer
 
     @property
     def entries(self) -> list[RewardEntry]:
@@ -304,8 +280,7 @@ class RewardSet:
     @property
     def reward_funcs(self) -> list[EntryReward]:
         """The reward callables, in config order, for ``GRPOTrainer(reward_funcs=...)``."""
-        return [(AsyncEntryReward if isinstance(m.reward, AsyncReward) else EntryReward)(self, m)
-                for m in self.members]
+        return [(AsyncEntryReward if m.reward.is_async else EntryReward)(self, m) for m in self.members]
 
     @property
     def reward_weights(self) -> list[float]:
@@ -318,7 +293,7 @@ class RewardSet:
         """One callable returning the set's total (for PPO loops, verl, OpenRLHF, async GRPO)."""
         return WeightedReward(self)
 
-    def __getitem__(self, alias: str) -> Reward:
+    def __getitem__(self, alias: str) -> Any:
         for member in self.members:
             if member.alias == alias:
                 return member.reward
@@ -345,24 +320,28 @@ class RewardSet:
         return self.evaluate_batch(Batch.from_call(prompts, completions, columns, "rewardhub"))
 
     def evaluate_batch(self, batch: Batch, *, step: float | None = None,
-                       groups: list[list[int]] | None = None) -> SetResult:
+                       groups: list[list[int]] | None = None, call: Call | None = None) -> SetResult:
         """Every member's result on ``batch`` and the totals (async members run concurrently).
 
-        ``step``: the trainer's step for scheduled weights (default: TRL's ``trainer_state``, else a
-        ``step`` column); ``groups``: row indices of each prompt group for ``normalize_then_sum``
-        (default: rows grouped by prompt).
+        ``step``: the trainer's step for scheduled weights (default: the call's step, else TRL's
+        ``trainer_state``, else a ``step`` column); ``groups``: row indices of each prompt group for
+        ``normalize_then_sum`` (default: rows grouped by prompt); ``call``: the caller's context (its
+        step and logging hooks; every member keeps its own deadline and settled rows).
         """
-        return self.combine(self._by_alias(_evaluate_all(self.member_rewards, batch)), batch, step=step, groups=groups)
+        step = step if step is not None or call is None else call.step
+        results = _evaluate_all(self.member_rewards, batch, call)
+        return self.combine(self._by_alias(results), batch, step=step, groups=groups)
 
     async def aevaluate_batch(self, batch: Batch, executor: Executor | None = None, *, step: float | None = None,
-                              groups: list[list[int]] | None = None) -> SetResult:
+                              groups: list[list[int]] | None = None, call: Call | None = None) -> SetResult:
         """:meth:`evaluate_batch` for an event loop (the reward server): sync members run in ``executor``."""
-        results = await _aevaluate_all(self.member_rewards, batch, executor)
+        step = step if step is not None or call is None else call.step
+        results = await _aevaluate_all(self.member_rewards, batch, executor, call)
         return self.combine(self._by_alias(results), batch, step=step, groups=groups)
 
     @property
-    def member_rewards(self) -> list[Reward]:
-        """Each entry's reward (gated and routed as configured), unscaled: what the set scores with."""
+    def member_rewards(self) -> list[Any]:
+        """Each entry's scorer (its reward, gated and routed as configured), unscaled: what the set scores with."""
         return [m.reward for m in self.members]
 
     def _by_alias(self, results: list[BatchResult]) -> dict[str, BatchResult]:
@@ -385,7 +364,7 @@ class RewardSet:
         totals = _aggregate.combine(values, weights, self.aggregate, groups)
         single = len(per_step) == 1
         return SetResult(totals, components, next(iter(per_step.values())) if single else None,
-                         next(iter(per_step)) if single else None, means)
+                         next(iter(per_step)) if single else None, means, weights)
 
     def watch(self, watcher: Any) -> None:
         """Report what trainers score to ``watcher.observe(step, batch, results, log_metric, keys)`` (the
@@ -418,7 +397,7 @@ class RewardSet:
         last_key: object = None
         for row in rows:
             # Rows without a prompt form no group: a unique key lets the chunk end at batch_size.
-            key = prompt_key(row["prompt"]) if row.get("prompt") is not None else object()
+            key = group_key(row.get(GROUP_FIELD), row.get("prompt"), object())
             run = run + 1 if key == last_key else 1
             if chunk and (len(chunk) >= batch_size and key != last_key or run > group_cap):
                 if run > group_cap:
@@ -432,19 +411,7 @@ class RewardSet:
             yield from self._score_chunk(chunk)
 
     def _score_chunk(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        result = self.evaluate_batch(Batch.from_rows(rows))
-        per_item = {alias: r.seconds / max(len(rows), 1) for alias, r in result.components.items()}
-        return [
-            {
-                **row,
-                "rewards": {alias: r.scores[i].value for alias, r in result.components.items()},
-                TOTAL: result.totals[i],
-                "reasons": {alias: r.scores[i].reason for alias, r in result.components.items()},
-                "outcomes": {alias: r.scores[i].outcome for alias, r in result.components.items()},
-                "seconds": per_item,
-            }
-            for i, row in enumerate(rows)
-        ]
+        return scored_rows(rows, self.evaluate_batch(Batch.from_rows(rows)))
 
 
 def _row_steps(batch: Batch, step: float | None) -> list[Any]:
@@ -483,21 +450,22 @@ def _create(entry: RewardEntry, default_timeout: float | None) -> Reward:
     return reward
 
 
-def _in_set(target: str, entries: list[RewardEntry], bases: dict[str, Reward], where: str) -> Reward | None:
-    """The set's reward that ``target`` (an alias, or a registry name used once) refers to; None if not in the set.
+def _in_set(target: str, entries: list[RewardEntry], where: str) -> str | None:
+    """The alias of the set's entry that ``target`` (an alias, or a registry name used once) refers to;
+    None when it is not in the set but installed.
 
     A name used by several entries is ambiguous (each may have other params): that is a config error,
     and so is a target that is neither in the set nor installed.
     """
-    if target in bases:
-        return bases[target]
-    aliases = [e.alias for e in entries if e.name == target]
-    if len(aliases) > 1:
-        raise ConfigError(f"{where}: {target!r} names several entries ({', '.join(aliases)}); refer to one by its alias")
-    if aliases:
-        return bases[aliases[0]]
+    aliases = [e.alias for e in entries]
+    if target in aliases:
+        return target
+    named = [e.alias for e in entries if e.name == target]
+    if len(named) > 1:
+        raise ConfigError(f"{where}: {target!r} names several entries ({', '.join(named)}); refer to one by its alias")
+    if named:
+        return named[0]
     if target not in registry:
-        aliases = [e.alias for e in entries]
         close = difflib.get_close_matches(target, [*aliases, *registry.names()], n=3, cutoff=0.5)
         hint = f" Did you mean: {', '.join(map(repr, dict.fromkeys(close)))}?" if close else ""
         raise ConfigError(f"{where}: {target!r} is neither an alias of this config ({', '.join(aliases)}) "

@@ -12,12 +12,12 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ._live import NoState, env_state
-from .completions import prompt_key
+from .._live import NoState, env_state
+from ..completions import prompt_key
 
 if TYPE_CHECKING:
-    from ._batch import Batch
-    from ._reward import BatchResult
+    from .._batch import Batch
+    from .._reward import BatchResult
 
 MEMO_SIZE = 4
 _SCALARS = frozenset({str, bytes, int, float, bool, type(None)})

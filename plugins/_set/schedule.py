@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .errors import ConfigError, key_hint, key_names, number_text_hint, shown, unknown_keys_message
+from ..errors import ConfigError, key_hint, key_names, number_text_hint, shown, unknown_keys_message
 
 SCHEDULES = ("linear", "cosine", "step", "constant")
 SCHEDULE_KEYS = ("schedule", "start", "end", "steps", "warmup")

@@ -11,16 +11,15 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from ._batch import Batch
-from ._compose import RewardSet, SetResult
-from ._reward import BatchResult
+from .._batch import Batch
+from .._reward import BatchResult
+from .compose import RewardSet, SetResult
+from .scorers import innermost
 
 
 def innermost_reward(reward: Any) -> Any:
-    """The reward inside gates and routes (each keeps it as ``inner``): where group needs are declared."""
-    while getattr(reward, "inner", None) is not None:
-        reward = reward.inner
-    return reward
+    """The plugin's reward inside the set's gates and routes."""
+    return innermost(reward)
 
 
 def needs_groups(reward: Any) -> bool:
@@ -29,7 +28,7 @@ def needs_groups(reward: Any) -> bool:
     A reward says so with a true ``needs_groups`` attribute (``majority_vote``, ``length_penalty`` in
     ``group`` mode); third-party group rewards set it too.
     """
-    return bool(getattr(innermost_reward(reward), "needs_groups", False))
+    return bool(getattr(reward, "needs_groups", False))
 
 
 def evaluate_by_group(rewards: RewardSet, batch: Batch, keys: Sequence[Hashable]) -> SetResult:

@@ -11,13 +11,11 @@ make the reward vanish from training.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._batch import Batch, Score
-from ._reward import AsyncReward, BatchResult, Reward
-from .errors import ConfigError, unknown_keys_message
+from .._batch import Batch
+from ..errors import ConfigError, unknown_keys_message
 
 ROUTE_KEYS = ("column", "in", "not_in")
 
@@ -79,72 +77,3 @@ def parse_route(where: str, raw: Any) -> Route | None:
     if not isinstance(values, list | tuple) or not values:
         raise ConfigError(f"{where}: when.{given[0]} must be a non-empty list of {column!r} values")
     return Route(column, tuple(values), negate=given[0] == "not_in")
-
-
-def innermost(reward: Any) -> Any:
-    """The reward inside gates and routes (where ``needs_groups`` / ``group_size`` are declared)."""
-    while True:
-        inner = getattr(reward, "inner", None)
-        if inner is None:
-            return reward
-        reward = inner
-
-
-class RoutedReward(Reward):
-    """``inner`` scored on the rows its route lets through; the other rows abstain without being scored."""
-
-    def __init__(self, inner: Reward, route: Route, where: str):
-        super().__init__(on_error="raise")  # the inner reward contains its own errors; a routing error must surface
-        self.inner = inner
-        self.route = route
-        self.where = where
-        self.__name__ = inner.__name__
-
-    def score_batch(self, batch: Batch) -> list[Score]:
-        """The scores alone (``evaluate_batch``, which keeps the inner reward's timing, is what callers use)."""
-        return self.evaluate_batch(batch).scores
-
-    def evaluate_batch(self, batch: Batch) -> BatchResult:
-        chosen = self._chosen(batch)
-        if len(chosen) == len(batch):
-            return self.inner.evaluate_batch(batch)
-        inner = self.inner.evaluate_batch(batch.subset(chosen)) if chosen else None
-        return self._merge(batch, chosen, inner)
-
-    def _chosen(self, batch: Batch) -> list[int]:
-        return [i for i, ok in enumerate(self.route.applies(batch, self.where)) if ok]
-
-    def _merge(self, batch: Batch, chosen: Sequence[int], inner: BatchResult | None) -> BatchResult:
-        values = batch.lookup(self.route.column) or [None] * len(batch)
-        scores = [Score(None, self.route.reason(values[i]), outcome="abstain") for i in range(len(batch))]
-        if inner is None:
-            return BatchResult(scores, 0.0, 0)
-        for i, score in zip(chosen, inner.scores, strict=True):
-            scores[i] = score
-        return BatchResult(scores, inner.seconds, inner.errors)
-
-
-class AsyncRoutedReward(AsyncReward, RoutedReward):
-    """A route over an async reward: the chosen rows are awaited on the caller's loop."""
-
-    async def score_batch_async(self, batch: Batch) -> list[Score]:
-        return (await self.aevaluate_batch(batch)).scores
-
-    async def aevaluate_batch(self, batch: Batch) -> BatchResult:
-        chosen = self._chosen(batch)
-        if len(chosen) == len(batch):
-            return await self.inner.aevaluate_batch(batch)
-        inner = await self.inner.aevaluate_batch(batch.subset(chosen)) if chosen else None
-        return self._merge(batch, chosen, inner)
-
-    def evaluate_batch(self, batch: Batch) -> BatchResult:
-        return AsyncReward.evaluate_batch(self, batch)
-
-
-def routed(reward: Reward, route: Route | None, where: str) -> Reward:
-    """``reward`` behind ``route`` (itself when there is no route)."""
-    if route is None:
-        return reward
-    kind = AsyncRoutedReward if isinstance(reward, AsyncReward) else RoutedReward
-    return kind(reward, route, where)
-

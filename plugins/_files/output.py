@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ._io import write_jsonl
-from .errors import OutputFileError
+from ..errors import OutputFileError
+from .io import write_jsonl
 
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 # What rename says when the target is in the way: a folder, a non-empty folder, a file where a folder goes.
@@ -45,7 +45,7 @@ def write_rows(rows: Iterable[dict[str, Any]], output: str | Path) -> int:
         with replacing(target) as staged, open(staged, "w", encoding="utf-8", errors="backslashreplace") as handle:
             # A lone surrogate (from a Python caller's row) is written as its JSON escape, which reads back as is.
             return write_jsonl(rows, handle)
-    from ._tables import write_table
+    from .tables import write_table
 
     return write_table(rows, target, "parquet" if suffix == ".parquet" else "dataset")
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._compose import load
-from ._io import InputRow, read_rows
-from ._output import write_rows
-from .completions import is_conversational
-from .errors import InputFileError
+from .._set.compose import load
+from ..completions import is_conversational
+from ..errors import InputFileError
+from .io import InputRow, read_rows
+from .output import write_rows
 
 _REASON_EXAMPLES = 3
 
