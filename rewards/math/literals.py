@@ -44,6 +44,7 @@ _MIXED_SLASH = re.compile(r"(-?\d+)\s+(\d+)/(\d+)")  # "3128 1/2" is 3128 and a 
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ANGLE_OPEN = re.compile(r"\\langle(?![A-Za-z])|⟨|〈")
 _ANGLE_CLOSE = re.compile(r"\\rangle(?![A-Za-z])|⟩|〉")
+_COLUMN = re.compile(r"\\begin\{[pb]matrix\}([^{}]*(?:\{[^{}]*\}[^{}]*)*)\\end\{[pb]matrix\}")
 _SWISS_MARK = re.compile(r"(?<=\d)['’](?=\d{3}(?!\d))")
 _SWISS = re.compile(r"-?\d{1,3}(?:['’]\d{3})+(?:\.\d+)?")  # 7'610'539
 _INDIAN = re.compile(r"-?\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?")  # 76,10,539 (lakh and crore groups)
@@ -94,6 +95,9 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
                     for word in words)  # \text{ m}, but never a scale: 25\text{k} is 25000
         s = unit.group(1) if units else " ".join([unit.group(1), *words])
     s = s.removeprefix("\\(").removesuffix("\\)").removeprefix("\\[").removesuffix("\\]").strip()
+    column = _COLUMN.fullmatch(s)
+    if column and "&" not in column.group(1):  # a column vector is the tuple of its entries, whichever side has it
+        s = "(" + ", ".join(entry.strip() for entry in column.group(1).split("\\\\")) + ")"
     s = s.rstrip(".").strip()  # a sentence's full stop
     s = s[:-1].rstrip() if s.endswith("\\") and not s.endswith("\\\\") else s  # a stray backslash
     if "\\equiv" in s:  # "x \\equiv 3 \\pmod{5}" is x = 3
