@@ -40,7 +40,8 @@ _SCIENTIFIC = re.compile(
     r"|\s*(?:\\times|\\cdot|×|·|x|\*)\s*10\s*\^\s*(?:\{\s*[-+−]?\d{1,3}\s*\}|[-+−]?\d))"
 )
 # One short unit word ending the sentence after the last number ("3180 min.", "5 km/h", "12 apples").
-_UNIT_ENDING = re.compile(r"[ \t]?([A-Za-zµμΩ]{1,8}(?:/[A-Za-z]{1,3})?)(?=[ \t]*(?:[.!?,;)]|$))")
+_UNIT_ENDING = re.compile(r"[ \t]?([A-Za-zµμΩ]{1,8}(?:\^\{?-?\d\}?)?(?:/[A-Za-z]{1,3})?)(?=[ \t]*(?:[.!?,;)]|$))")
+_UNIT_POWER = re.compile(r"(?<![A-Za-z])[A-Za-zµμΩ]{1,4}\^\{?-?$")  # "m^" right before the last number: m^2
 _UNIT_AFTER_NUMBER = re.compile(r"(?:cm|mm|km|kg|mg|ml|mph|min|m|g|s|h|l)(?![A-Za-z])")
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s{1,3}$")
 # "10 minus 3", "more than 5", "5 or 6", "not 12": the number after these words is not the answer
@@ -237,6 +238,12 @@ def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | No
             return _worded_number(text, phrase, max_chars)
     if last is None:
         return None
+    unit_power = _UNIT_POWER.search(text, max(0, last.start() - 16), last.start())
+    if unit_power is not None:  # "1,000.99m²" (read "m^2"): the 2 is the unit's power, the number is before it
+        before = _last_match(_NUMBER_TOKEN, text[: unit_power.start()])
+        if before is None or text[before.end() : unit_power.start()].strip():
+            return None
+        last = before
     scientific = _last_match(_SCIENTIFIC, text)
     if scientific is not None and scientific.end() >= last.end():  # "1.48e29", "9.34 × 10²³": the whole number
         last = scientific

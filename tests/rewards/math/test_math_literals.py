@@ -85,7 +85,8 @@ from rewardhub.rewards.math.units import convert
         (r"x \equiv 3 \pmod{5}", "x = 3"),
         (r"2 \times 9 =", r"2 \times 9"),
         ("185\\", "185"),
-        (r"\begin{pmatrix}1 \\ 2\end{pmatrix}", r"\begin{pmatrix}1 \\ 2\end{pmatrix}"),  # a row break stays
+        (r"\begin{pmatrix}1 \\ 2\end{pmatrix}", "(1, 2)"),  # a column vector is the tuple of its entries
+        (r"\begin{pmatrix}1 & 2 \\ 3 & 4\end{pmatrix}", r"\begin{pmatrix}1 & 2 \\ 3 & 4\end{pmatrix}"),  # a row break stays
         (r"\color{blue}{355}", "{355}"),
         (r"\frac{1}{3} \text{meters}", r"\frac{1}{3}"),
     ],
