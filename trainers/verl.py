@@ -22,7 +22,7 @@ groups are scored (group assembly), ``flat_group`` and ``<alias>/signal`` too, w
 (``label_column``), ``data_source`` a column of its own, and the keys of ``extra_info`` further
 columns (``extra_info["prompt"]`` the prompt).
 
-With ``gdpo: true`` in ``reward_kwargs`` an abstaining alias is its prompt group's mean instead, for
+With ``gdpo: true`` in ``reward_kwargs`` an abstaining alias is its prompt group's floor instead, for
 verl's GDPO estimator (``algorithm.adv_estimator=gdpo``; :func:`gdpo_overrides` gives the overrides and
 docs/composition.md explains the fill). ``samples_per_step`` counts the trainer's step for scheduled
 weights; the hacking monitor watches in this process unless ``monitor: false``.
@@ -108,7 +108,7 @@ def check_gdpo(rewards: RewardSet, *, assembled: bool) -> None:
             f"leave gdpo off (rewardhub then applies the schedule to 'score')")
     if not assembled:
         raise ShimConfigError(
-            "gdpo: an abstaining component is filled with its prompt group's mean, so the group must be assembled: "
+            "gdpo: an abstaining component is filled with its prompt group's floor, so the group must be assembled: "
             "set reward_kwargs.group_size to actor_rollout_ref.rollout.n (or score through rewardhub_url with a "
             "server started with --group-size)")
 
@@ -165,33 +165,39 @@ def to_results(scored: SetResult, abstain_value: float = 0.0, *, gdpo: bool = Fa
     """One verl result dict per response, every value a finite number (verl casts each with ``float()``).
 
     Per reward alias: ``<alias>`` its own value, unweighted (where it abstained: ``abstain_value``, or with
-    ``gdpo`` its prompt group's mean, so that its normalised advantage is 0), ``<alias>/abstained`` (1.0/0.0)
-    and ``<alias>/verdict`` (1.0 where the reward's own verdict passed: a correct answer, however the total is
+    ``gdpo`` its prompt group's floor, the lowest value scored in the group and at most 0.0, so that abstaining
+    never earns a better advantage than the group's worst scored row), ``<alias>/abstained`` (1.0/0.0) and
+    ``<alias>/verdict`` (1.0 where the reward's own verdict passed: a correct answer, however the total is
     shaped). Then ``abstained`` (every reward abstained) and ``score``. With ``flat_tolerance`` and whole prompt
-    groups scored (``group_spans``), the dynamic-sampling signals: ``flat_group`` (1.0 when no reward varies
+    groups scored (``group_ranges``), the dynamic-sampling signals: ``flat_group`` (1.0 when no reward varies
     by more than the tolerance within the group) and ``<alias>/signal``, the value with a flat group's members
-    all set to the group's mean, so that verl's exact ``std == 0`` test drops exactly the groups without signal.
+    all set to the group's lowest, so that verl's exact ``std == 0`` test drops exactly the groups without signal.
     """
-    if gdpo and scored.group_means is None:
+    if gdpo and scored.group_floors is None:
         raise ShimConfigError("gdpo needs the scored prompt groups (group assembly) to fill abstentions")
-    signals = flat_tolerance is not None and scored.group_spans is not None and scored.group_means is not None
+    signals = flat_tolerance is not None and scored.group_ranges is not None
     results = []
     for i, total in enumerate(scored.totals):
         result: dict[str, float] = {}
         flat = True
         for alias, component in scored.components.items():
             score = component.scores[i]
-            mean = scored.group_means[alias][i] if scored.group_means is not None else None
-            value = score.value if score.value is not None else (mean or 0.0) if gdpo else abstain_value
+            if score.value is not None:
+                value = score.value
+            elif gdpo:
+                floor = scored.group_floors[alias][i]
+                value = 0.0 if floor is None else floor
+            else:
+                value = abstain_value
             result[alias] = value
             result[f"{alias}/abstained"] = 1.0 if score.value is None else 0.0
             result[f"{alias}/verdict"] = 1.0 if score.verdict else 0.0
             if signals:
-                span = scored.group_spans[alias][i]
-                still = span is None or span <= flat_tolerance
+                span = scored.group_ranges[alias][i]
+                still = span is None or span[1] - span[0] <= flat_tolerance
                 flat = flat and still
-                result[f"{alias}/signal"] = (mean if mean is not None else abstain_value) \
-                    if still or score.value is None else score.value
+                low = abstain_value if span is None else span[0]
+                result[f"{alias}/signal"] = low if still or score.value is None else score.value
         if signals:
             result["flat_group"] = 1.0 if flat else 0.0
         result["abstained"] = 1.0 if total is None else 0.0
@@ -201,9 +207,9 @@ def to_results(scored: SetResult, abstain_value: float = 0.0, *, gdpo: bool = Fa
 
 
 def with_group_stats(rewards: RewardSet, scored: SetResult, batch: Batch, keys: Sequence[Hashable]) -> SetResult:
-    """``scored`` (``batch`` scored by ``rewards`` elsewhere: Ray actors) with each reward's group means and
-    spans over the rows sharing a key, where it has none (whole groups scored together: the keys are the groups)."""
-    if scored.group_means is not None and scored.group_spans is not None:
+    """``scored`` (``batch`` scored by ``rewards`` elsewhere: Ray actors) with each reward's group floors and
+    ranges over the rows sharing a key, where it has none (whole groups scored together: the keys are the groups)."""
+    if scored.group_floors is not None and scored.group_ranges is not None:
         return scored
     groups: dict[Hashable, list[int]] = {}
     for i, key in enumerate(keys):

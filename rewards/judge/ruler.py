@@ -24,7 +24,7 @@ from rewardhub import Batch, Score
 from .client import JudgeStats, shorten
 from .delimit import defused
 from .errors import JudgeConfigError
-from .ranking import _GroupJudge, _json, shuffled, unread
+from .ranking import _GroupJudge, _json, shuffled
 
 __all__ = ["DEFAULT_STANDARDS", "RulerJudge", "common_prefix", "read_scores"]
 
@@ -50,15 +50,26 @@ class RulerJudge(_GroupJudge):
     async def _score_rows(self, batch: Batch, stats: JudgeStats, deadline: float) -> list[Score]:
         scores: list[Score | None] = [None] * len(batch)
         conversations = batch.trajectory("messages")
-
-        def plan(group: list[int]) -> tuple[list[int], list[dict[str, str]]]:
+        requests: dict[tuple[str, ...], list[dict[str, str]]] = {}
+        plans = []
+        groups, _ = self._groups(batch, scores)  # hollow completions already scored 0.0: graded scores need no share
+        for group in groups:
             order = shuffled(group, [json.dumps(conversations[i], sort_keys=True, default=str) for i in group])
-            return order, self._ruler_request(batch, order, [conversations[i] for i in order])
-
-        for order, answer in await self._one_call_per_group(batch, scores, stats, deadline, plan):
+            messages = self._ruler_request(batch, order, [conversations[i] for i in order])
+            key = tuple(m["content"] for m in messages)
+            stats.deduplicated += key in requests
+            requests[key] = messages
+            plans.append((order, key))
+        answers = await self._judged(requests, stats, deadline)
+        for order, key in plans:
+            answer = answers[key]
             graded = read_scores(answer.reason, len(order)) if answer.value is not None else None
             if graded is None:
-                unread("ruler", order, answer, f"no score in 0..1 for each of the {len(order)} trajectories", scores)
+                why = answer.reason if answer.value is None else (
+                    f"unparsable judge answer (no score in 0..1 for each of the {len(order)} trajectories): "
+                    f"{shorten(answer.reason)!r}")
+                for i in order:
+                    scores[i] = Score(None, f"ruler: {why}", None, "error" if answer.outcome != "timeout" else "timeout")
                 continue
             for position, i in enumerate(order, 1):
                 value, explanation = graded[position]
