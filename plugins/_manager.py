@@ -29,6 +29,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.report.command",
     "rewardhub.preference.command",
     "rewardhub.scaffold",
+    "rewardhub.testing.judge_check",
     # reward families
     "rewardhub.rewards.exact_match",
     "rewardhub.rewards.format_regex",
@@ -39,6 +40,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.majority_vote",
     "rewardhub.rewards.agent",
     "rewardhub.rewards.code.reward",
+    "rewardhub.rewards.sql.reward",
     "rewardhub.rewards.judge.reward",
     "rewardhub.rewards.reward_model.reward",
     "rewardhub.rewards.reward_model.process",

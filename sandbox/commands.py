@@ -10,11 +10,20 @@ import sys
 from rewardhub import hookimpl
 from rewardhub.http_serving import is_loopback
 
-from .backends import backend_factories, get_backend
+from .backends import Backend, backend_factories, get_backend
 from .errors import SandboxError
 from .program import Program
 
 PROBE = "import os\nprint(os.getuid() != 0 and not os.path.exists('/etc/shadow'))"
+HELLO = {  # per language, a program that prints "hello": what `rewardhub sandbox` builds and runs
+    "python": 'print("hello")',
+    "c": '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }',
+    "cpp": '#include <iostream>\nint main() { std::cout << "hello" << std::endl; }',
+    "java": 'public class Main { public static void main(String[] a) { System.out.println("hello"); } }',
+    "go": 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }',
+    "rust": 'fn main() { println!("hello"); }',
+    "javascript": 'console.log("hello")',
+}
 
 
 @hookimpl
@@ -63,8 +72,22 @@ def check_backends(args: argparse.Namespace) -> int:
             for what, attribute in (("memory limit", "memory_limit"), ("cpu share", "cpu_share")):
                 if getattr(backend, attribute, None):
                     print(f"{name}: {what}: {getattr(backend, attribute)}")
+            print(f"{name}: languages: {check_languages(backend)}")
             working += isolated
     return 0 if working else 1
+
+
+def check_languages(backend: Backend) -> str:
+    """Build and run a hello program in each language: which work on ``backend``, and why the others do not."""
+    programs = [Program(code, language=language, timeout=10, compile_timeout=60) for language, code in HELLO.items()]
+    works, broken = [], []
+    for language, result in zip(HELLO, backend.run_many(programs), strict=True):
+        if result.ok and result.stdout.strip() == "hello":
+            works.append(language)
+        else:
+            why = result.error or f"{result.reason or 'wrong output'} {result.stderr.strip()[-200:]}".strip()
+            broken.append(f"{language} ({why})")
+    return ", ".join(works) + (f"; not working: {'; '.join(broken)}" if broken else "")
 
 
 def serve_sandbox(args: argparse.Namespace) -> int:

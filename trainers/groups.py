@@ -129,10 +129,10 @@ def collect(results: Sequence[SampleResult]) -> SetResult:
         )
         for alias in aliases
     }
-    means = None
-    if all(g.group_means is not None for g in groups):
-        means = {alias: [scored.group_means[alias][i] for scored, i in results] for alias in aliases}
-    return SetResult([scored.totals[i] for scored, i in results], components, group_means=means,
+    floors = None
+    if all(g.group_floors is not None for g in groups):
+        floors = {alias: [scored.group_floors[alias][i] for scored, i in results] for alias in aliases}
+    return SetResult([scored.totals[i] for scored, i in results], components, group_floors=floors,
                      row_weights=[scored.weights_of(i) for scored, i in results])
 
 

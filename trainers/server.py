@@ -135,8 +135,8 @@ def create_app(
             "reasons": scored.component_reasons(),
             "outcomes": {alias: [s.outcome for s in r.scores] for alias, r in scored.components.items()},
         }
-        if scored.group_means is not None:
-            reply["group_means"] = scored.group_means
+        if scored.group_floors is not None:
+            reply["group_floors"] = scored.group_floors
         return _json(reply)
 
     async def hacking_endpoint(request: Request) -> Any:

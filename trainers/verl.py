@@ -100,7 +100,7 @@ def check_gdpo(rewards: RewardSet, *, assembled: bool) -> None:
             f"leave gdpo off (rewardhub then applies the schedule to 'score')")
     if not assembled:
         raise ShimConfigError(
-            "gdpo: an abstaining component is filled with its prompt group's mean, so the group must be assembled: "
+            "gdpo: an abstaining component is filled with its prompt group's floor, so the group must be assembled: "
             "set reward_kwargs.group_size to actor_rollout_ref.rollout.n (or score through rewardhub_url with a "
             "server started with --group-size)")
 
@@ -157,10 +157,11 @@ def to_results(scored: SetResult, abstain_value: float = 0.0, *, gdpo: bool = Fa
 
     With ``gdpo`` every alias is a finite number, as verl's GDPO estimator needs (it reads each key of
     ``algorithm.gdpo_reward_keys`` with ``np.asarray(..., dtype=float32)``, where ``None`` would be NaN):
-    an abstention becomes its prompt group's mean of that reward (0.0 if the whole group abstained),
-    so that its normalised advantage is 0, and ``<alias>/abstained`` (1.0/0.0) says which values were filled.
+    an abstention becomes its prompt group's floor of that reward (the lowest value scored in the group, at
+    most 0.0; 0.0 if the whole group abstained), so that abstaining never earns a better advantage than the group's
+    worst scored row, and ``<alias>/abstained`` (1.0/0.0) says which values were filled.
     """
-    if gdpo and scored.group_means is None:
+    if gdpo and scored.group_floors is None:
         raise ShimConfigError("gdpo needs the scored prompt groups (group assembly) to fill abstentions")
     results = []
     for i, total in enumerate(scored.totals):
@@ -169,7 +170,8 @@ def to_results(scored: SetResult, abstain_value: float = 0.0, *, gdpo: bool = Fa
             for alias in scored.components:
                 missing = result[alias] is None
                 if missing:
-                    result[alias] = scored.group_means[alias][i] or 0.0
+                    floor = scored.group_floors[alias][i]
+                    result[alias] = 0.0 if floor is None else floor
                 result[f"{alias}/abstained"] = 1.0 if missing else 0.0
         result["abstained"] = 1.0 if total is None else 0.0
         result["score"] = abstain_value if total is None else total  # last: an alias never hides it

@@ -8,6 +8,7 @@
 - ``trajectory``: pointwise on an agent's whole episode (``{episode}``: every message, the tool calls
   made and their results) and the environment's final state (``{env_state}``); built-in template
   ``trajectory``. Any per-row mode's template (pointwise, label, rubric) may show those fields too.
+- ``verify`` (:mod:`.verify`): is the final answer equivalent to the reference? A / B / C, CompassVerifier style.
 
 Every mode keeps the judge's machinery: one shared client, rate budgets, retries, the cache, a
 deadline, and abstention (never a 0) when the endpoint fails or its answer cannot be read.
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rewardhub import Batch, MissingColumnError, Param, Score, factory_params
+from rewardhub.rewards.text import canonical
 
 from .client import Answer, JudgeStats, shorten
 from .errors import JudgeConfigError, JudgeInputError
@@ -70,7 +72,8 @@ class LabelJudge(JudgeReward):
 def read_label(text: str, labels: list[str]) -> str | None:
     """The one label ``text`` gives: a JSON ``label`` field, the last ``Label: ...`` line, the whole answer,
     else the only label it mentions (longest match; a negated mention does not count). Quoted text
-    (``"..."``, ``>`` lines) gives no label."""
+    (``"..."``, ``>`` lines, backticks, fences) gives no label. The answer is read canonically."""
+    text = canonical(text)
     try:
         data = json.loads(text.strip().removeprefix("```json").removesuffix("```"))
     except (ValueError, RecursionError):
@@ -178,6 +181,10 @@ class RubricJudge(JudgeReward):
             try:
                 row = batch.row(i)
                 criteria = self.rubric or parse_rubric(row[self.rubric_column], f"column {self.rubric_column!r}")
+                hollow = self._hollow(batch, i)
+                if hollow is not None:  # nothing to judge: no criterion is met (hollow.py)
+                    plans.append(hollow)
+                    continue
                 plan = []
                 for criterion in criteria:
                     messages = self._conversation(
@@ -231,9 +238,11 @@ class TrajectoryJudge(JudgeReward):
 # ----- one registry name -----------------------------------------------------------------------------------
 def _mode_classes() -> dict[str, type[JudgeReward]]:
     from .ranking import GroupwiseJudge, PairwiseJudge
+    from .verify import VerifyJudge
 
     return {"pointwise": JudgeReward, "label": LabelJudge, "rubric": RubricJudge,
-            "pairwise": PairwiseJudge, "groupwise": GroupwiseJudge, "trajectory": TrajectoryJudge}
+            "pairwise": PairwiseJudge, "groupwise": GroupwiseJudge, "trajectory": TrajectoryJudge,
+            "verify": VerifyJudge}
 
 
 class JudgeFactory:
@@ -241,7 +250,7 @@ class JudgeFactory:
 
     name = "judge"
     description = ("LLM-as-judge via an OpenAI-compatible endpoint (modes: pointwise, label, rubric, pairwise, "
-                   "groupwise, trajectory): async, rate-limited, retried, cached")
+                   "groupwise, trajectory, verify): async, rate-limited, retried, cached")
 
     def params(self) -> dict[str, Param]:
         merged = {"mode": Param("mode", "pointwise", "str")}

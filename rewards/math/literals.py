@@ -44,7 +44,7 @@ _MIXED_SLASH = re.compile(r"(-?\d+)\s+(\d+)/(\d+)")  # "3128 1/2" is 3128 and a 
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ANGLE_OPEN = re.compile(r"\\langle(?![A-Za-z])|⟨|〈")
 _ANGLE_CLOSE = re.compile(r"\\rangle(?![A-Za-z])|⟩|〉")
-_COLUMN = re.compile(r"\\begin\{[pb]matrix\}([^{}]*)\\end\{[pb]matrix\}")
+_COLUMN = re.compile(r"\\begin\{[pb]matrix\}([^{}]*(?:\{[^{}]*\}[^{}]*)*)\\end\{[pb]matrix\}")
 _SWISS_MARK = re.compile(r"(?<=\d)['’](?=\d{3}(?!\d))")
 _SWISS = re.compile(r"-?\d{1,3}(?:['’]\d{3})+(?:\.\d+)?")  # 7'610'539
 _INDIAN = re.compile(r"-?\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?")  # 76,10,539 (lakh and crore groups)
@@ -56,7 +56,7 @@ _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
 _SCIENTIFIC = re.compile(r"-?\d+(?:\.\d+)?[eE][+-]?\d{1,2}")  # "1e3", "2.5e-05": not Euler's e times 3
 _WRAPPER_START = re.compile(r"\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{")
 _NAMED_VALUE = re.compile(r"([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*([^=<>]+)")  # "x = ...", "a_1 = ..."
-_TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)((?:\s+[A-Za-z]+\.?)+)")  # unambiguous: no backtracking
+_TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)((?:\s+[^\W\d_]+\.?)+)")  # unambiguous: no backtracking
 
 
 _TIMES_TEN = re.compile(r"(?<=\d)\s*(?:x|\*|·|×|\\cdot|\\times)\s*(?=10\s*\^)")  # 5.29 x 10^{-11}, 5.29·10^{-11}
@@ -73,14 +73,11 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     s = _THOUSANDS_MARK.sub("", s).replace("{,}", ",")
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     s = _SIZING.sub("", s)
-    s = _ANGLE_OPEN.sub("(", _ANGLE_CLOSE.sub(")", s))  # \\langle a, b \\rangle is the vector (a, b)
-    column = _COLUMN.fullmatch(s.strip())
-    if column and "&" not in column.group(1):  # a column vector is the tuple of its entries
-        s = "(" + ", ".join(entry.strip() for entry in column.group(1).split("\\\\")) + ")"
     s = _TIMES_TEN.sub(r" \\times ", s)
     s = _INVISIBLE.sub("", s)
     s = _DROP.sub("", s)
     s = _SPACE.sub(" ", s)
+    s = _ANGLE_OPEN.sub("(", _ANGLE_CLOSE.sub(")", s))  # \\langle a, b \\rangle is the vector (a, b)
     s = _SWISS_MARK.sub("", s)  # 7'610'539: a digit group, never a prime
     s = to_parseable_latex(s)
     s = _PERCENT_WORD.sub("%", s)
@@ -98,6 +95,9 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
                     for word in words)  # \text{ m}, but never a scale: 25\text{k} is 25000
         s = unit.group(1) if units else " ".join([unit.group(1), *words])
     s = s.removeprefix("\\(").removesuffix("\\)").removeprefix("\\[").removesuffix("\\]").strip()
+    column = _COLUMN.fullmatch(s)
+    if column and "&" not in column.group(1):  # a column vector is the tuple of its entries, whichever side has it
+        s = "(" + ", ".join(entry.strip() for entry in column.group(1).split("\\\\")) + ")"
     s = s.rstrip(".").strip()  # a sentence's full stop
     s = s[:-1].rstrip() if s.endswith("\\") and not s.endswith("\\\\") else s  # a stray backslash
     if "\\equiv" in s:  # "x \\equiv 3 \\pmod{5}" is x = 3

@@ -107,17 +107,18 @@ def _group(words: list[str], i: int) -> tuple[int | None, int]:
 _CJK_DIGITS = "零〇一二两三四五六七八九十百千万亿兆"
 _CJK_SCALES = "十百千万亿兆"
 # A number in CJK numerals, or digits with CJK scales (3万, 1.5亿), with its sign: read by cn2an.
-_CJK_VALUE = rf"[负正]?(?:[{_CJK_DIGITS}]+(?:点[{_CJK_DIGITS}]+)?|\d+(?:\.\d+)?[{_CJK_SCALES}]+)"
+SCALE_CHAR = rf"[{_CJK_SCALES}](?![克米瓦])"  # 千克 (kg) and 千米 (km) are units, not thousands
+_CJK_VALUE = rf"[负正]?(?:[{_CJK_DIGITS}]+(?:点[{_CJK_DIGITS}]+)?|\d+(?:\.\d+)?(?:{SCALE_CHAR})+)"
 _CJK_FORM = re.compile(rf"(百分之)?({_CJK_VALUE})(?:分之({_CJK_VALUE}))?")
 # What may follow the number in a short answer: a measure word or unit, then a copula, then punctuation (个, 元, です).
 _MEASURE_WORDS = ("个 元 块 人 本 只 条 张 件 次 天 年 月 日 岁 米 克 千克 公斤 厘米 毫米 公里 千米 分钟 小时 秒 度 倍 名 位 辆 台 头 "
                   "匹 棵 朵 颗 支 杯 瓶 箱 页 道 题 分 升 毫升 平方米 立方米 円 個 枚 冊 匹 歳 개 명 원 살").split()  # fmt: skip
 _CJK_TAIL = re.compile(
-    r"\s*(?:" + "|".join(sorted(_MEASURE_WORDS, key=len, reverse=True)) + r")?\s*(?:です|だ|입니다|이다)?\s*[.。!！]?\s*"
+    r"\s*(?:" + "|".join(sorted(_MEASURE_WORDS, key=len, reverse=True)) + r")?\s*(?:です|だ|입니다|이다)?\s*[.。]?\s*"
 )
 
 
-_MEASURED = re.compile(r"(.*?[\d}])" + _CJK_TAIL.pattern)
+_MEASURED = re.compile(r"(.*?[\d})\]])" + _CJK_TAIL.pattern)
 
 
 def without_measure_word(text: str) -> str:
@@ -127,12 +128,20 @@ def without_measure_word(text: str) -> str:
     return measured.group(1) if measured is not None and measured.end(1) < len(text.rstrip()) else text
 
 
+# Sino-Korean numerals, read as the Chinese ones they come from (육십일 is 六十一).
+_HANGUL_NUMERALS = dict(zip("영공일이삼사오육칠팔구십백천만억", "零零一二三四五六七八九十百千万亿", strict=True))
+_HANGUL_RUN = re.compile(f"[{''.join(_HANGUL_NUMERALS)}]+")
+
+
 def cjk_number(text: str) -> str | None:
     """The number a short text writes in CJK numerals (with at most a measure word or a copula after it), as
     digits: ``十二`` -> ``12``, ``负十九`` -> ``-19``, ``九分之一`` -> ``1/9``, ``百分之五十六`` -> ``56%``,
-    ``3万`` -> ``30000``, ``1.5亿`` -> ``150000000``, ``十二个`` -> ``12``; None for anything else (``12``,
+    ``3万`` -> ``30000``, ``1.5亿`` -> ``150000000``, ``十二个`` -> ``12``, Sino-Korean ``육십일`` -> ``61``; None for anything else (``12``,
     ``十分简单``, ``一些``). cn2an (the ``math`` extra) reads the numerals; it is imported on first use."""
     text = text.strip()
+    hangul = _HANGUL_RUN.match(text)
+    if hangul is not None:  # "육십일입니다", "십팔"
+        text = "".join(_HANGUL_NUMERALS[char] for char in hangul.group()) + text[hangul.end() :]
     if not text or len(text) > 40 or not any(char in _CJK_DIGITS for char in text):
         return None
     form = _CJK_FORM.match(text)
@@ -149,9 +158,21 @@ def cjk_number(text: str) -> str | None:
     return numbers[0] + ("%" if percent else "")
 
 
+_SCALE_VALUES = {"十": 10, "百": 100, "千": 1000, "万": 10**4, "亿": 10**8, "兆": 10**12}
+_DIGITS_AND_SCALES = re.compile(rf"([负正]?)(\d+(?:\.\d+)?)((?:{SCALE_CHAR})+)")
+
+
 def _cn2an(value: str) -> str | None:
     import warnings
     from decimal import Decimal
+
+    scaled = _DIGITS_AND_SCALES.fullmatch(value)
+    if scaled is not None:  # "8.6万亿", "6.4百万": the digits times each scale (cn2an reads one scale only)
+        number = Decimal(scaled.group(2))
+        for char in scaled.group(3):
+            number *= _SCALE_VALUES[char]
+        number = -number if scaled.group(1) == "负" else number
+        return _plain(number)
 
     import cn2an
 
@@ -161,5 +182,9 @@ def _cn2an(value: str) -> str | None:
             number = cn2an.cn2an(value, "smart")
         except (ValueError, KeyError, IndexError):  # cn2an raises ValueError on what it cannot read
             return None
-    exact = Decimal(str(number)).normalize()
+    return _plain(Decimal(str(number)))
+
+
+def _plain(number) -> str:
+    exact = number.normalize()
     return format(exact, "f") if exact != exact.to_integral_value() else str(int(exact))

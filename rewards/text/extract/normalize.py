@@ -64,8 +64,8 @@ class Normalizer:
         if self.latex:
             text = strip_latex(text)
         if self.numbers:
-            text = without_measure_word(text)  # "34 元", "42입니다"
-            number = canonical_number(text) or canonical_number(number_in_words(text) or "")
+            bare = without_measure_word(text)  # "34 元", "42입니다"
+            number = canonical_number(bare) or canonical_number(number_in_words(bare) or "")
             if number is not None:
                 return number
         if self.punctuation:

@@ -11,7 +11,8 @@ import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 
-from ..number_words import MAX_WORDS, NUMBER_WORDS, cjk_number, words_to_number
+from .. import lexicon
+from ..number_words import MAX_WORDS, NUMBER_WORDS, SCALE_CHAR, cjk_number, words_to_number
 from .answers import HEDGE, MAX_ANSWER_CHARS, _bounded, _last_match
 from .boxes import _SEPARATORS, _joined, _separator_gap
 from .spans import _FUNCTION_WORDS, _TEXT_GROUP, _clean_span, _scan_spans, ends_inside_math, math_spans
@@ -30,7 +31,7 @@ _SHORT_PROSE = frozenset("so is of to in on at it be as by an we if no do my".sp
 # A number as written in text: 1,250.5 / 12,\!000 / 8{,}000 / 2,74 (decimal comma) / 3/4 / .5 / 2 1/2
 # "2 1/2" and "8 and 1/4" are one number (mixed). Digit groups: 1,250 / 12,\!000 / 8{,}000 / Swiss 7'610'539 / Indian 76,10,539.
 _NUMBER_TOKEN = re.compile(
-    r"[-+−]?(?:(?<!\d)\d{1,9} (?:and )?\d{1,9}/\d+(?![\d/])|(?:(?:\d{1,2}(?:,\d{2})+,\d{3}(?!\d)|\d+(?:(?:,|\{,\}|,\\!|['’])\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?)"
+    r"[-+−]?(?:(?<!\d)\d{1,9} (?:and )?\d{1,9}/\d+(?![\d/])|(?:(?:\d{1,2}(?:,\d{2})+,\d{3}(?!\d)|(?<!\d)(?<!\d )\d{1,3}(?: \d{3})+(?![\d,])|\d+(?:(?:,|\{,\}|,\\!|['’])\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?)"
 )  # "2 1/2" is one number (two and a half)
 # A number in scientific notation: "5e-8", "1.48E+29", "5.29 \\times 10^{-11}", "5.29 x 10^{-11}" (superscript
 # exponents read as ^{-11} by the text layer): one number, never its exponent alone.
@@ -39,15 +40,16 @@ _SCIENTIFIC = re.compile(
     r"|\s*(?:\\times|\\cdot|×|·|x|\*)\s*10\s*\^\s*(?:\{\s*[-+−]?\d{1,3}\s*\}|[-+−]?\d))"
 )
 # One short unit word ending the sentence after the last number ("3180 min.", "5 km/h", "12 apples").
-_UNIT_ENDING = re.compile(r"[ \t]?([A-Za-zµμΩ]{1,8}(?:/[A-Za-z]{1,3})?)(?=[ \t]*(?:[.!?,;)]|$))")
+_UNIT_ENDING = re.compile(r"[ \t]?([A-Za-zµμΩ]{1,8}(?:\^\{?-?\d\}?)?(?:/[A-Za-z]{1,3})?)(?=[ \t]*(?:[.!?,;)]|$))")
+_UNIT_POWER = re.compile(r"(?<![A-Za-z])[A-Za-zµμΩ]{1,4}\^\{?-?$")  # "m^" right before the last number: m^2
 _UNIT_AFTER_NUMBER = re.compile(r"(?:cm|mm|km|kg|mg|ml|mph|min|m|g|s|h|l)(?![A-Za-z])")
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s{1,3}$")
 # "10 minus 3", "more than 5", "5 or 6", "not 12": the number after these words is not the answer
 _SCALING_BEFORE = frozenset({"or", "minus", "plus", "times", "than", "over", "not", "never", "isn't", "aren't", "wasn't",
                              "least", "most"})  # fmt: skip
-_HEDGE_BEFORE = re.compile(rf"{HEDGE}\s*$", re.IGNORECASE)
+_HEDGE_BEFORE = re.compile(rf"{HEDGE}(?:\s+{lexicon.pattern('hedge_adverbs')})?\s*$", re.IGNORECASE)  # "or maybe 13"
 _HEDGE_AFTER = re.compile(rf"\s*{HEDGE}", re.IGNORECASE)
-_CJK_SCALE = re.compile("[十百千万亿兆]+")
+_CJK_SCALE = re.compile(f"(?:{SCALE_CHAR})+")
 _ARITHMETIC = "+-*/×÷·−"
 _NEXT_WORD = re.compile(r"\s{0,3}(?:\\text\{\s*)?([A-Za-z]+)")
 _ALLOWED_AFTER = re.compile(r"\\(?:[%$,;!: )\]]|text|mbox|mathrm|quad|qquad)")
@@ -198,7 +200,10 @@ def number_before_unit(text: str) -> str | None:
 def is_unit_word(word: str) -> bool:
     """Whether a word after a number names its unit ("apples", "cm"), not math or a change of value."""
     word = word.rstrip(".").lower()
-    return len(word) > 1 and word not in _MATH_WORDS and word not in _VALUE_WORDS
+    if any(char in "十百千万亿兆" for char in word):
+        return False  # "3万" is 30000: a scale, never a unit
+    return len(word) > 1 and word not in _MATH_WORDS and word not in _VALUE_WORDS and word not in _HEDGE_ENTRIES
+_HEDGE_ENTRIES = frozenset(lexicon.entries("hedges") + lexicon.entries("hedge_adverbs"))  # "5 oder", "5 vielleicht"
 _MATH_WORDS = frozenset({"pi", "sqrt", "infty", "frac", "cdot", "times", "mod"})
 _MAX_WORDED_CHARS = 200  # "nine hundred ninety-nine thousand ..." and a few unit words fit
 _WORDS_ONLY = re.compile(r"[A-Za-z][A-Za-z\-\s]*")
@@ -233,6 +238,12 @@ def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | No
             return _worded_number(text, phrase, max_chars)
     if last is None:
         return None
+    unit_power = _UNIT_POWER.search(text, max(0, last.start() - 16), last.start())
+    if unit_power is not None:  # "1,000.99m²" (read "m^2"): the 2 is the unit's power, the number is before it
+        before = _last_match(_NUMBER_TOKEN, text[: unit_power.start()])
+        if before is None or text[before.end() : unit_power.start()].strip():
+            return None
+        last = before
     scientific = _last_match(_SCIENTIFIC, text)
     if scientific is not None and scientific.end() >= last.end():  # "1.48e29", "9.34 × 10²³": the whole number
         last = scientific
@@ -308,7 +319,7 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
     if _hedged(text, start, end):
         return False
     after = text[end] if end < len(text) else " "
-    if after in "^_{}'/&" or after.isdigit() or _CJK_SCALE.match(after):  # "3万" is 30000, not 3
+    if after in "^_{}'/&" or after.isdigit() or _CJK_SCALE.match(text, end):  # "3万" is 30000, not 3
         return False
     if after == "\\":
         return _ALLOWED_AFTER.match(text, end) is not None

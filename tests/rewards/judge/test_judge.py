@@ -44,7 +44,7 @@ def test_scores_chatty_json_and_out_of_range_answers(server, judge):
                                  "'I looked at 3 aspects of the answer and all of them are handled well.'")  # fmt: skip
     assert server.requests == 7
     body = server.bodies[0]
-    assert body["model"] == "judge-test" and body["temperature"] == 0.0 and body["max_tokens"] == 256
+    assert body["model"] == "judge-test" and body["temperature"] == 0.0 and body["max_tokens"] == 4096
     assert "[Question]\nquestion 0\n" in sent(server, "completion 0")[0]["content"]
 
 

@@ -5,6 +5,7 @@ The examples are the issue's own, one per class; ``bench/forms.py`` generates ma
 """
 
 import pytest
+from bench_modules import load_bench
 
 NNBSP, NBSP, THIN = "\u202f", "\u00a0", "\u2009"
 
@@ -132,3 +133,25 @@ def test_exact_match_pays_the_reference_itself_and_the_forms_of_the_world(exact_
 )  # fmt: skip
 def test_exact_match_near_misses_score_zero(exact_match, reference, completion):
     assert exact_match(["q"], [completion], solution=[reference]) == [0.0]
+
+
+@pytest.fixture(scope="module")
+def generated():
+    """Forms of every family of ``bench/forms.py`` from a seed the benchmark does not use."""
+    return list(load_bench("forms").generate(24, 3401))
+
+
+def test_no_family_of_the_forms_generator_pays_a_wrong_answer_and_few_right_answers_score_zero(math_reward, generated):
+    values = math_reward(["q"] * len(generated), [form.completion for form in generated],
+                         solution=[form.gold for form in generated])  # fmt: skip
+    paid = [(form.family, form.gold, form.completion[-60:]) for form, value in zip(generated, values, strict=True)
+            if value == 1.0 and not form.truth]  # fmt: skip
+    assert paid == []
+    right = [value for form, value in zip(generated, values, strict=True) if form.truth]
+    assert sum(value != 1.0 for value in right) <= 0.05 * len(right)
+
+
+def test_exact_match_pays_no_wrong_answer_of_the_forms_generator(exact_match, generated):
+    values = exact_match(["q"] * len(generated), [form.completion for form in generated],
+                         solution=[form.gold for form in generated])  # fmt: skip
+    assert [(form.family, form.gold) for form, value in zip(generated, values, strict=True) if value and not form.truth] == []

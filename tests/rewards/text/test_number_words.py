@@ -9,7 +9,7 @@ from bench_modules import load_bench
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardhub.rewards.text.number_words import words_to_number
+from rewardhub.rewards.text.number_words import cjk_number, without_measure_word, words_to_number
 
 IN_WORDS = load_bench("math_cases").in_words
 
@@ -41,3 +41,26 @@ def test_anything_else_is_no_number(text):
 @given(st.integers(0, 999_999), st.randoms(use_true_random=False))
 def test_every_number_written_out_reads_back(n, rng):
     assert words_to_number(IN_WORDS(n, rng)) == n
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [("十二", "12"), ("负十九", "-19"), ("九分之一", "1/9"), ("百分之五十六", "56%"), ("3万", "30000"), ("1.5亿", "150000000"),
+     ("三万零二十", "30020"), ("一点五", "1.5"), ("两千元", "2000"), ("十二个", "12"), ("十二です", "12"), ("8.6万亿", "8600000000000"),
+     ("6.4百万", "6400000"), ("육십일입니다", "61"), ("십팔", "18")],
+)  # fmt: skip
+def test_cjk_numerals_are_read(text, number):
+    assert cjk_number(text) == number
+
+
+@pytest.mark.parametrize("text", ["十分简单", "一些", "12", "答案", "48kg", "4000千克", "十二个人", ""])
+def test_words_that_are_no_cjk_number_are_refused(text):
+    assert cjk_number(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "bare"), [("34 元", "34"), ("866 个", "866"), ("13です", "13"), ("42입니다", "42"), ("(-8,2) 입니다", "(-8,2)"),
+                       ("48", "48"), ("Paris", "Paris"), ("3万", "3万")],
+)  # fmt: skip
+def test_a_measure_word_or_copula_after_a_number_is_no_part_of_it(text, bare):
+    assert without_measure_word(text) == bare
