@@ -40,7 +40,7 @@ class Gold:
     number: int | None = None  # the gold as an integer, when it is one (for words, lookalikes, embeddings)
 
 
-# ----- numbers in words (written here, independently of rewards/number_words.py) -------------------------
+# ----- numbers in words (written here, independently of rewards/text/number_words.py) -------------------------
 
 _SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
           " sixteen seventeen eighteen nineteen").split()  # fmt: skip

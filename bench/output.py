@@ -33,13 +33,13 @@ def in_memory(rows: Iterator[dict[str, Any]], path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from rewardhub._io import jsonable
+    from rewardhub._files.io import jsonable
 
     pq.write_table(pa.Table.from_pylist([jsonable(r) for r in rows]), path)
 
 
 def streamed(rows: Iterator[dict[str, Any]], path: Path) -> None:
-    from rewardhub._tables import write_table
+    from rewardhub._files.tables import write_table
 
     write_table(rows, path, "parquet")
 
@@ -48,7 +48,7 @@ def child(writer: str, count: int, path: Path) -> None:
     """Run one writer, print its seconds and peak RSS (MB above what the imports took) as JSON."""
     import pyarrow.parquet  # noqa: F401  (imported before the baseline RSS is read)
 
-    import rewardhub._tables  # noqa: F401
+    import rewardhub._files.tables  # noqa: F401
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()

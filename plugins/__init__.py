@@ -11,14 +11,16 @@ from importlib import metadata as _metadata
 from . import _moved
 from ._aio import background_loop
 from ._batch import Batch, Row, Score
-from ._by_group import evaluate_by_group, innermost_reward, needs_groups
-from ._compose import GatedReward, RewardSet, SetResult, WeightedReward, load
-from ._config import RewardEntry, SetConfig, read_config
 from ._decorators import batch_reward, sample_reward
 from ._manager import plugin_manager
 from ._registry import Param, factory_params, get, list_rewards, registry
 from ._reward import AsyncReward, BatchResult, Reward
 from ._script import register
+from ._set.by_group import evaluate_by_group, innermost_reward, needs_groups
+from ._set.compose import RewardSet, SetResult, WeightedReward, load
+from ._set.config import RewardEntry, SetConfig, read_config
+from ._set.groups import GROUP_FIELD, group_key
+from ._set.scorers import Gated as GatedReward
 from .completions import completion_text
 from .errors import (
     ConfigError,
@@ -52,6 +54,7 @@ __all__ = [
     "BatchResult",
     "ConfigError",
     "DuplicateRewardError",
+    "GROUP_FIELD",
     "GatedReward",
     "InfrastructureError",
     "InputFileError",
@@ -79,6 +82,7 @@ __all__ = [
     "completion_text",
     "evaluate_by_group",
     "get",
+    "group_key",
     "hookimpl",
     "list_rewards",
     "innermost_reward",

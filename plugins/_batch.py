@@ -8,8 +8,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._groups import by_prompt
-from ._live import NoState, env_state
+from ._live import portable_states
+from ._set.groups import by_prompt
 from .completions import NotText, completion_text, is_conversational
 from .episode import LIVE_COLUMNS, TRAJECTORY_COLUMNS, TrajectoryView, split_messages
 from .errors import MissingColumnError, RewardInputError
@@ -38,7 +38,9 @@ class Score:
     rewards can reuse instead of verifying again. ``outcome`` (one of ``OUTCOMES``) defaults to
     ``ok`` for a value and ``abstain`` for ``None``; failures and timeouts set it explicitly.
     ``turns``: an episode's score by assistant turn (``value`` stays the episode total, what TRL
-    gets); verl places them at each turn's last token.
+    gets); verl places them at each turn's last token. ``final``: a failure no second opinion may
+    overturn (a hedge, several disagreeing answers, no answer at all): an entry's ``rescue`` never
+    sends it to its model verifier.
     """
 
     value: float | None
@@ -46,6 +48,7 @@ class Score:
     verdict: bool | None = None
     outcome: str = ""
     turns: tuple[float, ...] | None = None
+    final: bool = False
 
     def __post_init__(self) -> None:
         if self.turns is not None:
@@ -66,6 +69,7 @@ def to_score(raw: Any) -> Score:
         return Score(raw)
     if kind is Score and (raw.value is None or type(raw.value) is float and math.isfinite(raw.value)):
         return raw
+    final = isinstance(raw, Score) and raw.final
     if isinstance(raw, Score):
         value, reason, verdict, outcome = raw.value, raw.reason, raw.verdict, raw.outcome
     elif isinstance(raw, tuple) and len(raw) == 2:
@@ -75,7 +79,7 @@ def to_score(raw: Any) -> Score:
     if value is None:
         return Score(None, reason, verdict, outcome if outcome != "ok" else "")
     if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":  # bool, numpy bool
-        return Score(float(value), reason, bool(value) if verdict is None else verdict, outcome)
+        return Score(float(value), reason, bool(value) if verdict is None else verdict, outcome, final=final)
     if isinstance(value, str | bytes):  # float("0.5") would pass: a scorer returning text is a bug
         raise TypeError(f"a score must be a number, bool, None or (value, reason); got {type(value).__name__} {value!r:.40}")
     try:
@@ -86,7 +90,7 @@ def to_score(raw: Any) -> Score:
         return Score(None, reason or "NaN score", verdict, outcome if outcome != "ok" else "")
     if math.isinf(number):
         raise ValueError(f"a score must be finite; got {number}")
-    return Score(number, reason, verdict, outcome)
+    return Score(number, reason, verdict, outcome, final=final)
 
 
 @dataclass
@@ -107,8 +111,6 @@ class Batch:
     _view: TrajectoryView | None = field(default=None, init=False, repr=False, compare=False)
     text_errors: list[str] = field(init=False)
     reward_name: str = "(batch)"  # used in error messages; rewards re-label errors with their own name
-    # Scores a batch scorer settled before it returned (``settle``): kept when a deadline cuts it short.
-    settled: dict[int, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.completions)
@@ -176,9 +178,16 @@ class Batch:
         return len(self.completions)
 
     def settle(self, index: int, score: Any) -> None:
-        """Record row ``index``'s final score as soon as a batch scorer knows it: if the reward's
-        deadline passes before the batch is done, settled rows keep their score instead of timing out."""
-        self.settled[index] = score
+        """Deprecated: a batch is input only; call ``Reward.settle`` (the row is settled into the call's context)."""
+        import warnings
+
+        from ._call import current_call
+
+        warnings.warn("Batch.settle is deprecated: call self.settle(index, score) in your Reward's score_batch "
+                      "(a batch is input only; settled rows belong to the call)", DeprecationWarning, stacklevel=2)
+        call = current_call()
+        if call is not None:
+            call.settle(index, score)
 
     def portable(self) -> Batch:
         """This batch without its live objects, which never leave the process: each row's environment
@@ -255,23 +264,6 @@ class Batch:
 
 
 _MAY_BE_NONE = ("completion_ids", *LIVE_COLUMNS)
-
-
-def live_objects(batch: Batch) -> list[Any]:
-    """Each row's live object (``env``, else TRL's ``environments``), ``None`` where a row has none."""
-    values = batch.live_column("env")
-    return list(values) if values is not None else [None] * len(batch)
-
-
-def portable_states(batch: Batch) -> list[Any]:
-    """Each row's environment state (JSON data), ``None`` where it has none: what may leave the process."""
-    states = []
-    for env in live_objects(batch):
-        try:
-            states.append(env_state(env))
-        except NoState:
-            states.append(None)
-    return states
 
 
 def _is_list_like(value: Any) -> bool:

@@ -62,7 +62,7 @@ def run_sync(call: Call, size: int, work: Callable[[], list[Score]], overdue: Ov
     seconds = call.seconds
     assert seconds is not None, "run_sync needs a call with a deadline"
     if overdue.count >= MAX_OVERDUE:
-        reason = (f"timeout: {overdue.count} earlier calls of {call.reward_name!r} are still running "
+        reason = (f"timeout: {overdue.count} earlier batches of {call.reward_name!r} are still running "
                   f"past their {seconds:g} s deadline")
         return [Score(None, reason, None, "timeout")] * size
     done: list[list[Score]] = []

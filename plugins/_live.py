@@ -103,3 +103,20 @@ def _placeholder(value: Any, where: str, lost: list[str] | None) -> Any:
     if lost is not None:
         lost.append(where)
     return value
+
+
+def live_objects(batch: Any) -> list[Any]:
+    """Each row's live object (``env``, else TRL's ``environments``), ``None`` where a row has none."""
+    values = batch.live_column("env")
+    return list(values) if values is not None else [None] * len(batch)
+
+
+def portable_states(batch: Any) -> list[Any]:
+    """Each row's environment state (JSON data), ``None`` where it has none: what may leave the process."""
+    states = []
+    for env in live_objects(batch):
+        try:
+            states.append(env_state(env))
+        except NoState:
+            states.append(None)
+    return states

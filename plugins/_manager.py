@@ -40,6 +40,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.majority_vote",
     "rewardhub.rewards.agent",
     "rewardhub.rewards.code.reward",
+    "rewardhub.rewards.sql.reward",
     "rewardhub.rewards.judge.reward",
     "rewardhub.rewards.reward_model.reward",
     "rewardhub.rewards.reward_model.process",

@@ -21,11 +21,11 @@ MOVED: dict[str, str] = {
     "rewardhub.batch": "rewardhub._batch",
     "rewardhub.reward": "rewardhub._reward",
     "rewardhub.functional": "rewardhub._decorators",
-    "rewardhub.config": "rewardhub._config",
-    "rewardhub.compose": "rewardhub._compose",
+    "rewardhub.config": "rewardhub._set.config",
+    "rewardhub.compose": "rewardhub._set.compose",
     "rewardhub.loop": "rewardhub._aio",
-    "rewardhub.io": "rewardhub._io",
-    "rewardhub.scoring": "rewardhub._score_file",
+    "rewardhub.io": "rewardhub._files.io",
+    "rewardhub.scoring": "rewardhub._files.score_file",
     "rewardhub.builtin_commands": "rewardhub.cli",
     # Concerns spanning several files became subpackages.
     "rewardhub.cases": "rewardhub.testing.cases",
@@ -46,6 +46,23 @@ MOVED: dict[str, str] = {
     "rewardhub.rewards.judge_limits": "rewardhub.rewards.judge.limits",
     "rewardhub.rewards.judge_parse": "rewardhub.rewards.judge.parse",
     "rewardhub.rewards.judge_prompt": "rewardhub.rewards.judge.prompt",
+    # 0.3: the set's and the scored files' private modules became the subpackages _set and _files.
+    "rewardhub._compose": "rewardhub._set.compose",
+    "rewardhub._config": "rewardhub._set.config",
+    "rewardhub._config_size": "rewardhub._set.config_size",
+    "rewardhub._aggregate": "rewardhub._set.aggregate",
+    "rewardhub._schedule": "rewardhub._set.schedule",
+    "rewardhub._routing": "rewardhub._set.routing",
+    "rewardhub._sharing": "rewardhub._set.sharing",
+    "rewardhub._by_group": "rewardhub._set.by_group",
+    "rewardhub._groups": "rewardhub._set.groups",
+    "rewardhub._io": "rewardhub._files.io",
+    "rewardhub._output": "rewardhub._files.output",
+    "rewardhub._score_file": "rewardhub._files.score_file",
+    "rewardhub._tables": "rewardhub._files.tables",
+    # The text layer: every reward reads policy-written text through rewards/text/.
+    "rewardhub.rewards.extract": "rewardhub.rewards.text.extract",
+    "rewardhub.rewards.number_words": "rewardhub.rewards.text.number_words",
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import inspect
 import threading
 import types
@@ -230,6 +231,20 @@ class Registry:
             )
         self._specs[spec.name] = spec
         return spec
+
+    @contextlib.contextmanager
+    def isolated(self) -> Iterator[Registry]:
+        """The installed rewards, with what is registered inside the block removed (and what it
+        replaced restored) on exit: for tests that register rewards of their own."""
+        self._fill()
+        with self._lock:
+            saved = dict(self._specs)
+        try:
+            yield self
+        finally:
+            with self._lock:
+                self._specs.clear()
+                self._specs.update(saved)
 
     def spec(self, name: str) -> RewardSpec:
         self._fill()

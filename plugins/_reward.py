@@ -22,7 +22,7 @@ from ._batch import Batch, Row, Score, to_score
 from ._call import Call, current_call, entered, trainer_step
 from ._deadline import Overdue, run_async, run_sync
 from ._not_scoring import ScoringWatch
-from ._sharing import VerdictMemo, batch_key
+from ._set.sharing import VerdictMemo, batch_key
 from .errors import (
     ConfigError,
     InfrastructureError,
@@ -120,7 +120,7 @@ class Reward:
         batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
         call = self.new_call(batch, kwargs)
         result = self.evaluate_batch(batch, call)
-        self._report(result, call)
+        report(self.__name__, result, call)
         return result.values
 
     def evaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
@@ -194,15 +194,16 @@ class Reward:
         return [self._row_alone(row, lambda r: self._checked(r, self.score_batch(r))) for row in batch.singles()]
 
     def _sample_by_sample(self, batch: Batch, call: Call) -> list[Score]:
-        """Each sample's score in turn, settled as it comes; stops early once the call is abandoned."""
-        scores = []
+        """Each sample's score in turn; under a deadline each is settled as it comes, and the loop stops
+        once the call is abandoned."""
+        if call.seconds is None:
+            return [self._sample_outcome(batch, i) for i in range(len(batch))]
+        settled, stopped = call.settled, call.stop.is_set
         for i in range(len(batch)):
-            if call.abandoned:
+            if stopped():
                 break
-            score = self._sample_outcome(batch, i)
-            call.settle(i, score)
-            scores.append(score)
-        return scores
+            settled[i] = self._sample_outcome(batch, i)
+        return list(settled.values())  # in row order: row i was settled i-th (stopped early, the call keeps them)
 
     def _row_alone(self, row: Batch, score: Any) -> Score:
         """Score a one-row batch, containing its failure by the error policy."""
@@ -275,18 +276,6 @@ class Reward:
         if key is not None and self._memo is not None:
             self._memo.remember(key, result)
         return result
-
-    def _report(self, result: BatchResult, call: Call) -> None:
-        """Hand the call's reasons and outcomes to the trainer's ``log_extra``, its counts to ``log_metric``."""
-        log_extra, log_metric = call.log_extra, call.log_metric
-        if log_extra is not None:
-            log_extra(f"{self.__name__}/reason", result.reasons)
-            log_extra(f"{self.__name__}/outcome", result.outcomes)
-        if log_metric is not None:
-            n = max(len(result.scores), 1)
-            log_metric(f"{self.__name__}/errors", float(result.errors))
-            log_metric(f"{self.__name__}/timeouts", float(result.outcomes.count("timeout")))
-            log_metric(f"{self.__name__}/abstained", sum(1 for s in result.scores if s.value is None) / n)
 
     # ----- shared verdicts ------------------------------------------------------------------------
     def share(self) -> Reward:
@@ -376,7 +365,7 @@ class AsyncReward(Reward):
         batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
         call = self.new_call(batch, kwargs)
         result = await self.aevaluate_batch(batch, call)
-        self._report(result, call)
+        report(self.__name__, result, call)
         return result.values
 
     async def aevaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
@@ -430,6 +419,20 @@ def _overrides_a_scorer(cls: type) -> bool:
         return (cls.score_sample_async is not AsyncReward.score_sample_async
                 or cls.score_batch_async is not AsyncReward.score_batch_async)
     return cls.score_sample is not Reward.score_sample or cls.score_batch is not Reward.score_batch
+
+
+def report(name: str, result: BatchResult, call: Call) -> None:
+    """Hand a call's reasons and outcomes to the trainer's ``log_extra`` and its counts to ``log_metric``
+    (as ``<name>/reason``, ``<name>/outcome``, ``<name>/errors``, ``<name>/timeouts``, ``<name>/abstained``)."""
+    log_extra, log_metric = call.log_extra, call.log_metric
+    if log_extra is not None:
+        log_extra(f"{name}/reason", result.reasons)
+        log_extra(f"{name}/outcome", result.outcomes)
+    if log_metric is not None:
+        n = max(len(result.scores), 1)
+        log_metric(f"{name}/errors", float(result.errors))
+        log_metric(f"{name}/timeouts", float(result.outcomes.count("timeout")))
+        log_metric(f"{name}/abstained", sum(1 for s in result.scores if s.value is None) / n)
 
 
 async def aevaluate_any(reward: Any, batch: Batch, call: Call | None = None) -> BatchResult:

@@ -1,12 +1,14 @@
 """``exact_match``: 1.0 when the completion's extracted answer equals the reference column, else 0.0.
 
-The answer is found by the extractors of :mod:`rewardhub.rewards.extract` (by default the last statement:
+The answer is found by the extractors of :mod:`rewardhub.rewards.text.extract` (by default the last statement:
 the latest of the last ``\\boxed{}``, the last "the answer is ..." and the last ``<answer>`` tag; then
 ``#### 42``; the order is configurable); an answer offering several values (``5 or 6``) pays only when each is right, and
 a stated answer the reader cannot read faithfully (``5 or more``) scores 0 with the reason. Then
 both sides are normalised (case, whitespace, punctuation, numbers such as ``1,000`` = ``8{,}000``-style =
 ``1000.0``, LaTeX wrappers) before comparing; when the reference is a number, unit words after the
-answer's number are dropped (``18 dollars`` = ``18``, never ``5 or more`` = ``5``).
+answer's number are dropped (``18 dollars`` = ``18``, never ``5 or more`` = ``5``). A completion that is
+itself the reference after normalisation (``42`` for ``42``, ``Paris.`` for ``Paris``) is always right,
+whatever markup it lacks.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
-from .extract import (
+from .text.extract import (
     DEFAULT_EXTRACTORS,
     MAX_ANSWER_CHARS,
     Extraction,
@@ -30,6 +32,8 @@ from .extract import (
     number_before_unit,
 )
 
+_EMPHASIS = re.compile(r"^\s*([*_]{1,3})(.+?)\1\s*$", re.DOTALL)  # **Paris**, _Paris_
+_DECIMAL_COMMA = re.compile(r"-?\d+,\d{1,2}")  # 3,05: a decimal comma (three digits after it would be thousands)
 _UNIT_MARK = re.compile(r"\\circ|°|\\(?:text|mathrm|mbox)\s*\{\s*[A-Za-z]")  # 90^\circ, 5\text{ cm}
 
 
@@ -75,6 +79,8 @@ class ExactMatch(Reward):
         references = self._references(row[self.column])
         if not references:
             return Score(None, f"no reference answer in column {self.column!r}")
+        if len(text) <= self.max_answer_chars and self.normalize(_EMPHASIS.sub(r"\2", text)) in references:
+            return Score(1.0, f"correct: the completion is the reference {_quote(text.strip())}", True)
         found = extract_answer(text, self.extractors, self.max_answer_chars)
         if found is None:
             return Score(0.0, f"no answer found (tried {', '.join(self.extractors)})", False)
@@ -90,6 +96,8 @@ class ExactMatch(Reward):
 
     def _matches(self, answer: str, references: dict[str, str]) -> bool:
         got = self.normalize(answer)
+        if got not in references and _DECIMAL_COMMA.fullmatch(answer.strip()):  # "3,05" for a reference 3.05
+            got = self.normalize(answer.strip().replace(",", "."))
         if got not in references and any(
             canonical_number(key) and not _UNIT_MARK.search(written) for key, written in references.items()
         ):  # unit words are dropped for a reference that is a number, never for one with a unit of its own (90^\circ)

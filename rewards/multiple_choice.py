@@ -28,8 +28,8 @@ from typing import Any
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from .exact_match import _quote
-from .extract import answer_tag, last_boxed
 from .text import canonical
+from .text.extract import answer_tag, last_boxed
 
 DECISIVE = ("\\boxed answer", "<answer> tag")
 MAX_STATEMENT = 300  # characters of a statement read for options (a choice is short)

@@ -30,8 +30,8 @@ from typing import Any
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from .deps import require
-from .extract import check_extractors, extract_answer
 from .text import canonical
+from .text.extract import check_extractors, extract_answer
 
 METRICS = ("lcs_f1", "bleu", "chrf", "rouge1", "rouge2", "rougeL", "token_f1", "exact_match", "fuzzy")
 # Metrics that ignore word order: the reference's words in any order score (almost) full credit.

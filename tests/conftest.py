@@ -17,17 +17,12 @@ import rewardhub  # noqa: E402
 @contextlib.contextmanager
 def restored_registry(with_core_rewards: bool):
     """The filled registry, optionally with tests/core_rewards.py added; restored on exit."""
-    rewardhub.registry.names()  # fill from plugins first
-    saved = dict(rewardhub.registry._specs)
-    if with_core_rewards:
-        import core_rewards
+    with rewardhub.registry.isolated() as registry:
+        if with_core_rewards:
+            import core_rewards
 
-        core_rewards.register_all(rewardhub.registry)
-    try:
-        yield rewardhub.registry
-    finally:
-        rewardhub.registry._specs.clear()
-        rewardhub.registry._specs.update(saved)
+            core_rewards.register_all(registry)
+        yield registry
 
 
 @pytest.fixture

@@ -39,10 +39,9 @@ from rewardhub import (
     RewardSet,
     Score,
     SetResult,
-    innermost_reward,
+    group_key,
     needs_groups,
 )
-from rewardhub.completions import prompt_key
 
 from .abstentions import warn_if_all_abstained
 
@@ -63,7 +62,7 @@ def group_size_for(rewards: RewardSet, requested: int | None = None) -> int | No
     """
     if requested is not None and requested < 1:
         raise ConfigError(f"group_size must be a positive number of completions per prompt; got {requested}")
-    declared = {m.alias: getattr(innermost_reward(m.reward), "group_size", None)
+    declared = {m.alias: m.reward.group_size
                 for m in rewards.members if needs_groups(m.reward)}
     sizes = {size for size in declared.values() if size is not None}
     if requested is not None:
@@ -95,7 +94,7 @@ def _listing(sizes: dict[str, int | None]) -> str:
 def keyed_rows(batch: Batch, keys: Sequence[Hashable] | None = None) -> list[Keyed]:
     """Each row of ``batch`` with its group key (``keys[i]``, by default the row's prompt); its live
     objects (environments) come along, for scoring in this process."""
-    keys = keys if keys is not None else [prompt_key(p) for p in batch.prompts]
+    keys = keys if keys is not None else [group_key(None, p, f"\x00row:{i}") for i, p in enumerate(batch.prompts)]
     rows = []
     for i, key in enumerate(keys):
         row = {name: values[i] for name, values in (*batch.columns.items(), *batch.live.items())}
@@ -130,10 +129,11 @@ def collect(results: Sequence[SampleResult]) -> SetResult:
         )
         for alias in aliases
     }
-    means = None
-    if all(g.group_means is not None for g in groups):
-        means = {alias: [scored.group_means[alias][i] for scored, i in results] for alias in aliases}
-    return SetResult([scored.totals[i] for scored, i in results], components, group_means=means)
+    floors = None
+    if all(g.group_floors is not None for g in groups):
+        floors = {alias: [scored.group_floors[alias][i] for scored, i in results] for alias in aliases}
+    return SetResult([scored.totals[i] for scored, i in results], components, group_floors=floors,
+                     row_weights=[scored.weights_of(i) for scored, i in results])
 
 
 @dataclass
@@ -290,16 +290,18 @@ class CallScorer:
     sample is reported once per reward (:func:`~rewardhub.trainers.abstentions.warn_if_all_abstained`).
 
     Each call is scored at a trainer step: the one the caller gives (the server's ``step`` field), else
-    one counted from the samples scored so far when ``samples_per_step`` is set (see :class:`StepClock`).
+    one counted from the samples scored so far when ``samples_per_step`` is set (see :class:`StepClock`;
+    ``clock`` gives one that starts elsewhere or is saved, :mod:`.steps`).
     What was scored is reported to the set's watchers (the hacking monitor) with the call's group keys.
     """
 
     def __init__(self, rewards: RewardSet, *, group_size: int | None = None,
-                 group_timeout: float = DEFAULT_GROUP_TIMEOUT, samples_per_step: int | None = None):
+                 group_timeout: float = DEFAULT_GROUP_TIMEOUT, samples_per_step: int | None = None,
+                 clock: StepClock | None = None):
         self.rewards = rewards
         size = group_size_for(rewards, group_size)
         self.assembler = GroupAssembler(rewards, size, group_timeout) if size else None
-        self.clock = StepClock(samples_per_step) if samples_per_step else None
+        self.clock = clock or (StepClock(samples_per_step) if samples_per_step else None)
 
     def score(self, batch: Batch, keys: Sequence[Hashable] | None = None, step: float | None = None) -> SetResult:
         """Score ``batch`` (blocking); ``keys`` group rows when assembling (default: by prompt)."""

@@ -86,16 +86,19 @@ def _same_length(field: str, value: list, n: int) -> None:
         raise BadRequest(f"{field!r} has {len(value)} items but 'query' has {n}: the lists must be parallel")
 
 
-def to_response(scored: SetResult, weights: Sequence[float], abstain_value: float = 0.0) -> dict[str, Any]:
+def to_response(scored: SetResult, abstain_value: float = 0.0) -> dict[str, Any]:
     """OpenRLHF's answer: numeric ``rewards`` (``abstain_value`` where every reward abstained),
-    ``scores`` = weighted mean clipped to [0, 1] (exactly the weighted mean when each reward is in
-    [0, 1]), and ``extra_logs``: each component, NaN where it abstained (OpenRLHF's plain mean then
-    shows NaN rather than a figure diluted by zeros), ``<alias>/abstained`` (1.0/0.0, its mean is the
-    abstention rate) and ``abstained`` where every reward abstained."""
-    total_weight = sum(weights)
+    ``scores`` = each row's total over the sum of the set's weights at that row's step (a scheduled
+    weight counts at its value then, not TRL's fixed 1.0), clipped to [0, 1] (exactly the weighted mean
+    when each reward is in [0, 1]; an abstaining component counts as 0, never more than a failure), and
+    ``extra_logs``: each component, NaN where it abstained (OpenRLHF's plain mean then shows NaN rather
+    than a figure diluted by zeros), ``<alias>/abstained`` (1.0/0.0, its mean is the abstention rate) and
+    ``abstained`` where every reward abstained."""
     rewards = [abstain_value if t is None else t for t in scored.totals]
-    scale = total_weight if total_weight > 0 else 1.0
-    scores = [min(max(r / scale, 0.0), 1.0) for r in rewards]
+    scores = []
+    for i, reward in enumerate(rewards):
+        total_weight = math.fsum(scored.weights_of(i).values())
+        scores.append(min(max(reward / (total_weight if total_weight > 0 else 1.0), 0.0), 1.0))
     extra_logs: dict[str, list[float]] = {}
     for alias, values in scored.component_values().items():
         extra_logs[alias] = [math.nan if v is None else v for v in values]
@@ -132,7 +135,7 @@ class RewardFunc:
         if self.scorer.assembler is not None and prompts is None:
             raise BadRequest("group rewards need the prompts to group queries by: pass 'prompts'")
         scored = self.scorer.score(batch)
-        return _as_tensors(to_response(scored, self.scorer.rewards.reward_weights, self.abstain_value))
+        return _as_tensors(to_response(scored, self.abstain_value))
 
 
 def _as_tensors(response: dict[str, Any]) -> dict[str, Any]:

@@ -35,8 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rewardhub import Batch, RewardSet, SetResult
-from rewardhub.completions import prompt_key
+from rewardhub import Batch, RewardSet, SetResult, group_key
 
 from .errors import ShimConfigError
 from .groups import DEFAULT_GROUP_TIMEOUT
@@ -101,7 +100,7 @@ def check_gdpo(rewards: RewardSet, *, assembled: bool) -> None:
             f"leave gdpo off (rewardhub then applies the schedule to 'score')")
     if not assembled:
         raise ShimConfigError(
-            "gdpo: an abstaining component is filled with its prompt group's mean, so the group must be assembled: "
+            "gdpo: an abstaining component is filled with its prompt group's floor, so the group must be assembled: "
             "set reward_kwargs.group_size to actor_rollout_ref.rollout.n (or score through rewardhub_url with a "
             "server started with --group-size)")
 
@@ -143,9 +142,9 @@ def group_keys(batch: Batch, group_by: Sequence[str] = GROUP_BY) -> list[str]:
     if any(key in batch.columns for key in group_by):
         columns = ["data_source", *group_by]
         values = [batch.columns.get(c, [None] * len(batch)) for c in columns]
-        return ["\x1f".join(repr(column[i]) for column in values) for i in range(len(batch))]
+        return [str(group_key("\x1f".join(repr(column[i]) for column in values), None, i)) for i in range(len(batch))]
     if all(prompt is not None for prompt in batch.prompts):
-        return [prompt_key(prompt) for prompt in batch.prompts]
+        return [str(group_key(None, prompt, i)) for i, prompt in enumerate(batch.prompts)]
     raise ShimConfigError(
         f"group rewards need to know which responses share a prompt, but extra_info has neither 'prompt' nor "
         f"any of {list(group_by)} (it has {sorted(k for k in batch.columns if k != 'data_source')}): write an "
@@ -158,10 +157,11 @@ def to_results(scored: SetResult, abstain_value: float = 0.0, *, gdpo: bool = Fa
 
     With ``gdpo`` every alias is a finite number, as verl's GDPO estimator needs (it reads each key of
     ``algorithm.gdpo_reward_keys`` with ``np.asarray(..., dtype=float32)``, where ``None`` would be NaN):
-    an abstention becomes its prompt group's mean of that reward (0.0 if the whole group abstained),
-    so that its normalised advantage is 0, and ``<alias>/abstained`` (1.0/0.0) says which values were filled.
+    an abstention becomes its prompt group's floor of that reward (the lowest value scored in the group, at
+    most 0.0; 0.0 if the whole group abstained), so that abstaining never earns a better advantage than the group's
+    worst scored row, and ``<alias>/abstained`` (1.0/0.0) says which values were filled.
     """
-    if gdpo and scored.group_means is None:
+    if gdpo and scored.group_floors is None:
         raise ShimConfigError("gdpo needs the scored prompt groups (group assembly) to fill abstentions")
     results = []
     for i, total in enumerate(scored.totals):
@@ -170,7 +170,8 @@ def to_results(scored: SetResult, abstain_value: float = 0.0, *, gdpo: bool = Fa
             for alias in scored.components:
                 missing = result[alias] is None
                 if missing:
-                    result[alias] = scored.group_means[alias][i] or 0.0
+                    floor = scored.group_floors[alias][i]
+                    result[alias] = 0.0 if floor is None else floor
                 result[f"{alias}/abstained"] = 1.0 if missing else 0.0
         result["abstained"] = 1.0 if total is None else 0.0
         result["score"] = abstain_value if total is None else total  # last: an alias never hides it

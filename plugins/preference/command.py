@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..hookspecs import hookimpl
 
 if TYPE_CHECKING:
-    from . import Stats
+    from ..preference import Stats
 
 EXIT_OK = 0
 
@@ -71,7 +71,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
 
 
 def _pairs(args: argparse.Namespace) -> int:
-    from . import PairOptions, write_pairs
+    from ..preference import PairOptions, write_pairs
 
     options = PairOptions(by=args.by, require=args.require, keep=args.keep, min_margin=args.min_margin,
                           mode=args.mode, max_pairs=args.max_pairs)
@@ -79,7 +79,7 @@ def _pairs(args: argparse.Namespace) -> int:
 
 
 def _select(args: argparse.Namespace) -> int:
-    from . import SelectOptions, write_selection
+    from ..preference import SelectOptions, write_selection
 
     options = SelectOptions(by=args.by, require=args.require, keep=args.keep, top_k=args.top_k,
                             min_score=args.min_score, format=args.format)

@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from .._groups import prompt_runs
+from .._set.groups import prompt_runs
 from ..completions import prompt_key
 from .options import PreferenceError
 

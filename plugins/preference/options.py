@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
-from .._config import TOTAL
+from .._set.config import TOTAL
 from ..completions import is_conversational
 from ..errors import RewardhubError
 

@@ -8,10 +8,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._compose import RewardSet, load
-from .._groups import prompt_runs
-from .._io import read_rows
-from .._output import write_rows
+from .._files.io import read_rows
+from .._files.output import write_rows
+from .._set.compose import RewardSet, load
+from .._set.groups import prompt_runs
 from ..errors import ConfigError
 from .grouping import Item, contiguous_groups, in_prompt_order
 from .options import TOTAL, Options, PreferenceError, Stats, has_score

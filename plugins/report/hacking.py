@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .._batch import Batch, Score
-from .._config import SetConfig
+from .._files.rows import without_scores
 from .._reward import BatchResult
+from .._set.config import SetConfig
 from ..hacking import HackingMonitor
 from ..hacking.monitor import BUILTIN_ROLES, Alarm, role_of
 from ..hacking.steps import StepSummary
@@ -69,8 +70,7 @@ def _monitor(aliases: list[str], weights: dict[str, float] | None, config: SetCo
 
 def _recorded(rows: list[ScoredRow], aliases: list[str]) -> tuple[Batch, dict[str, BatchResult]]:
     """A step's rows as the batch and member results a set would have recorded."""
-    batch = Batch.from_rows([{k: v for k, v in row.row.items()
-                              if k not in ("rewards", "reward", "reasons", "outcomes", "seconds")} for row in rows])
+    batch = Batch.from_rows([without_scores(row.row) for row in rows])
     results = {alias: BatchResult([Score(row.rewards.get(alias), row.reasons.get(alias, ""),
                                          outcome=row.outcomes.get(alias, "abstain")) for row in rows], 0.0, 0)
                for alias in aliases}

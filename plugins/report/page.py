@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._config import read_config
+from .._set.config import read_config
 from .hacking import HackingRun, watch_steps
 from .html import Charts, render
 from .stats import TOTAL, Analysis, ReportError, ScoredData, analyse, load_scored
@@ -71,7 +71,7 @@ def make_charts(analysis: Analysis, curves: TrainingCurves | None, hacking: Hack
         import matplotlib  # noqa: F401
     except ImportError:
         raise ReportError("reports need matplotlib: pip install 'rewardhub[report]'") from None
-    from . import plots
+    from ..report import plots
 
     return Charts(
         distributions={s.name: plots.distribution_chart(s) for s in analysis.summaries},

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._config import TOTAL
-from .._groups import by_prompt
-from .._io import read_rows
+from .._files.io import read_rows
+from .._set.config import TOTAL
+from .._set.groups import by_prompt
 from ..completions import prompt_key
 from ..errors import RewardhubError
 

@@ -12,11 +12,21 @@ endpoint itself.
 """
 
 from .cases import load_case_file, run_case, run_cases
-from .contract import GAMING_PROBES, TEXT_PROBES, ContractReport, ContractViolation, Probe, check_contract
+from .contract import (
+    CONTRACT_EPISODE_PROBES,
+    GAMING_PROBES,
+    RELATION_PROBES,
+    TEXT_PROBES,
+    ContractReport,
+    ContractViolation,
+    Probe,
+    check_contract,
+)
 from .episodes import EPISODE_PROBES, FORM_PROBES, EpisodeTask, check_episode_probes
 from .judge_probes import JUDGE_MASTER_KEYS, MasterKeyReport, check_judge_master_keys
 
 __all__ = [
+    "CONTRACT_EPISODE_PROBES",
     "EPISODE_PROBES",
     "FORM_PROBES",
     "GAMING_PROBES",
@@ -26,6 +36,7 @@ __all__ = [
     "ContractViolation",
     "MasterKeyReport",
     "Probe",
+    "RELATION_PROBES",
     "EpisodeTask",
     "check_contract",
     "check_episode_probes",

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from .._batch import Batch
-from .._compose import RewardSet, load
 from .._registry import registry
 from .._reward import Reward
+from .._set.compose import RewardSet, load
 from ..completions import is_conversational
 from ..errors import ConfigError
 

@@ -1,8 +1,9 @@
 """pytest plugin (entry point ``pytest11``): collect rewardhub case files and run each case as a test.
 
 Files matching ``rewardhub_cases`` (ini option, default ``*.cases.yaml *.cases.yml``) are collected;
-every case becomes one test item named after the case. The ``reward_contract`` fixture exposes
-:func:`rewardhub.testing.check_contract` for plugin authors.
+every case becomes one test item named after the case. Fixtures for plugin authors:
+``reward_contract`` (:func:`rewardhub.testing.check_contract`) and ``rewardhub_registry`` (the
+installed rewards, where a test may register its own; they are removed after the test).
 """
 
 from __future__ import annotations
@@ -73,3 +74,13 @@ def reward_contract():
     from .contract import check_contract
 
     return check_contract
+
+
+@pytest.fixture
+def rewardhub_registry():
+    """The registry, isolated for one test: rewards it registers (``rewardhub_registry.add(factory)``) are
+    gone afterwards, and a name it replaces (``replace=True``) gets its original back."""
+    from .._registry import registry
+
+    with registry.isolated() as isolated:
+        yield isolated

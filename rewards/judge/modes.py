@@ -8,6 +8,7 @@
 - ``trajectory``: pointwise on an agent's whole episode (``{episode}``: every message, the tool calls
   made and their results) and the environment's final state (``{env_state}``); built-in template
   ``trajectory``. Any per-row mode's template (pointwise, label, rubric) may show those fields too.
+- ``verify`` (:mod:`.verify`): is the final answer equivalent to the reference? A / B / C, CompassVerifier style.
 
 Every mode keeps the judge's machinery: one shared client, rate budgets, retries, the cache, a
 deadline, and abstention (never a 0) when the endpoint fails or its answer cannot be read.
@@ -237,9 +238,11 @@ class TrajectoryJudge(JudgeReward):
 # ----- one registry name -----------------------------------------------------------------------------------
 def _mode_classes() -> dict[str, type[JudgeReward]]:
     from .ranking import GroupwiseJudge, PairwiseJudge
+    from .verify import VerifyJudge
 
     return {"pointwise": JudgeReward, "label": LabelJudge, "rubric": RubricJudge,
-            "pairwise": PairwiseJudge, "groupwise": GroupwiseJudge, "trajectory": TrajectoryJudge}
+            "pairwise": PairwiseJudge, "groupwise": GroupwiseJudge, "trajectory": TrajectoryJudge,
+            "verify": VerifyJudge}
 
 
 class JudgeFactory:
@@ -247,7 +250,7 @@ class JudgeFactory:
 
     name = "judge"
     description = ("LLM-as-judge via an OpenAI-compatible endpoint (modes: pointwise, label, rubric, pairwise, "
-                   "groupwise, trajectory): async, rate-limited, retried, cached")
+                   "groupwise, trajectory, verify): async, rate-limited, retried, cached")
 
     def params(self) -> dict[str, Param]:
         merged = {"mode": Param("mode", "pointwise", "str")}

@@ -40,6 +40,7 @@ BUILTIN = {
     "criterion": Rubric("criterion.txt", "yes_no", 0.0, 1.0),
     "pairwise": Rubric("pairwise.txt", "auto", 0.0, 1.0),
     "groupwise": Rubric("groupwise.txt", "auto", 0.0, 1.0),
+    "verify": Rubric("verify.txt", "auto", 0.0, 1.0),  # A correct / B incorrect / C invalid (mode ``verify``)
 }
 # A template that must show the judge the completion may show the agent's whole episode instead.
 SHOWS_COMPLETION = ("completion", "episode")

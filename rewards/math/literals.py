@@ -1,6 +1,6 @@
 """Math answers in the caller: a canonical spelling of an extracted answer, and an exact reading of literals.
 
-Finding the answer is ``rewards/extract.py``'s job. Here an answer is rewritten into the LaTeX the parser
+Finding the answer is ``rewards/text/extract/``'s job. Here an answer is rewritten into the LaTeX the parser
 reads faithfully (brace-less ``\\frac12`` and ``\\sqrt3`` braced as TeX reads them, Python's ``**``,
 ``*`` and ``sqrt()`` as LaTeX, hex literals as numbers, primes kept as ``^{\\prime}`` instead of being
 dropped, mixed numbers and thousands separators made explicit), and plain literals (numbers, fractions,
@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from ..extract import is_unit_word, number_in_words, unicode_to_latex
+from ..text.extract import is_unit_word, number_in_words, unicode_to_latex
+from ..text.number_words import cjk_number, without_measure_word
 from .latex import to_parseable_latex
+from .units import unit_of  # noqa: F401 (read from here by majority_vote)
 
 # ----- normalisation ----------------------------------------------------------------------------------
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
@@ -30,7 +32,7 @@ _SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])")
 _INVISIBLE = re.compile(r"\\(?:color\{[^{}]*\}|phantom\{[^{}]*\})")
 # Dropped: spacing commands, dollars, degree signs (never the second half of a "\\" line break).
 _DROP = re.compile(r"(?<!\\)\\(?:displaystyle(?![A-Za-z])|[!,;:$])|\$|\^\s*\{?\\circ\}?|°")
-_SPACE = re.compile(r"(?<!\\)\\(?:quad(?![A-Za-z])|qquad(?![A-Za-z])| )")
+_SPACE = re.compile(r"(?<!\\)\\(?:quad(?![A-Za-z])|qquad(?![A-Za-z])| )|~")  # ~ is TeX's unbreakable space
 _PERCENT_WORD = re.compile(r"(?<=\d)\s*(?:percentage|percent|pct)\b")
 _WRAPPER = re.compile(r"\\(?:text|textbf|textnormal|textrm|mathrm|mbox|mathbf)\{([^{}]*)\}")
 _UNIT = re.compile(r"(.*?[\d}])\s*\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{([^{}]*)\}(?:\^\{?\d\}?)?")
@@ -40,12 +42,24 @@ _MODULUS = re.compile(r"\s*(?:\\pmod\s*\{[^{}]*\}|\\pmod\s*\w+|\(\s*\\b?mod\s*\w
 _MIXED_TEX = re.compile(r"(?<![\w.}^_\\])(\d+)\s*\\frac\{(\d+)\}\{(\d+)\}")
 _MIXED_SLASH = re.compile(r"(-?\d+)\s+(\d+)/(\d+)")  # "3128 1/2" is 3128 and a half, as 918\frac{1}{2} is
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_ANGLE_OPEN = re.compile(r"\\langle(?![A-Za-z])|⟨|〈")
+_ANGLE_CLOSE = re.compile(r"\\rangle(?![A-Za-z])|⟩|〉")
+_COLUMN = re.compile(r"\\begin\{[pb]matrix\}([^{}]*(?:\{[^{}]*\}[^{}]*)*)\\end\{[pb]matrix\}")
+_SWISS_MARK = re.compile(r"(?<=\d)['’](?=\d{3}(?!\d))")
+_SWISS = re.compile(r"-?\d{1,3}(?:['’]\d{3})+(?:\.\d+)?")  # 7'610'539
+_INDIAN = re.compile(r"-?\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?")  # 76,10,539 (lakh and crore groups)
+_MIXED_AND = re.compile(r"(-?\d+)\s+and\s+(\d+)/(\d+)((?:\s+[A-Za-z]+\.?)*)")  # "8 and 1/4 cups"
+# 0.\overline{3}, 0.1\overline{6}, 0.\dot{3}, 0.(3): a repeating decimal, read as the fraction it is
+_REPEATING = re.compile(r"(-?)(\d*)\.(\d*)(?:\\overline\{(\d{1,9})\}|\\dot\{(\d)\}|\((\d{1,9})\))")
 _SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+(?:\.\d+)?")
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
 _SCIENTIFIC = re.compile(r"-?\d+(?:\.\d+)?[eE][+-]?\d{1,2}")  # "1e3", "2.5e-05": not Euler's e times 3
 _WRAPPER_START = re.compile(r"\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{")
 _NAMED_VALUE = re.compile(r"([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*([^=<>]+)")  # "x = ...", "a_1 = ..."
-_TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)((?:\s+[A-Za-z]+\.?)+)")  # unambiguous: no backtracking
+_TRAILING_WORDS = re.compile(r"(-?\d[\d.,/]*(?:\\%)?)((?:\s+[^\W\d_]+\.?)+)")  # unambiguous: no backtracking
+
+
+_TIMES_TEN = re.compile(r"(?<=\d)\s*(?:x|\*|·|×|\\cdot|\\times)\s*(?=10\s*\^)")  # 5.29 x 10^{-11}, 5.29·10^{-11}
 
 
 def normalize(answer: str, *, decimal_comma: bool = False) -> str:
@@ -59,9 +73,12 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     s = _THOUSANDS_MARK.sub("", s).replace("{,}", ",")
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     s = _SIZING.sub("", s)
+    s = _TIMES_TEN.sub(r" \\times ", s)
     s = _INVISIBLE.sub("", s)
     s = _DROP.sub("", s)
     s = _SPACE.sub(" ", s)
+    s = _ANGLE_OPEN.sub("(", _ANGLE_CLOSE.sub(")", s))  # \\langle a, b \\rangle is the vector (a, b)
+    s = _SWISS_MARK.sub("", s)  # 7'610'539: a digit group, never a prime
     s = to_parseable_latex(s)
     s = _PERCENT_WORD.sub("%", s)
     s = s.replace("\\%", "%").replace("%", "\\%")
@@ -78,19 +95,33 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
                     for word in words)  # \text{ m}, but never a scale: 25\text{k} is 25000
         s = unit.group(1) if units else " ".join([unit.group(1), *words])
     s = s.removeprefix("\\(").removesuffix("\\)").removeprefix("\\[").removesuffix("\\]").strip()
+    column = _COLUMN.fullmatch(s)
+    if column and "&" not in column.group(1):  # a column vector is the tuple of its entries, whichever side has it
+        s = "(" + ", ".join(entry.strip() for entry in column.group(1).split("\\\\")) + ")"
     s = s.rstrip(".").strip()  # a sentence's full stop
     s = s[:-1].rstrip() if s.endswith("\\") and not s.endswith("\\\\") else s  # a stray backslash
     if "\\equiv" in s:  # "x \\equiv 3 \\pmod{5}" is x = 3
         s = _MODULUS.sub("", s).replace("\\equiv", "=")
     s = _residue(s)
     s = s.strip().removeprefix("=").removesuffix("=").strip()  # a dangling relation sign
-    worded = number_in_words(s) if not any(char.isdigit() for char in s) else None
+    s = without_measure_word(s)  # "34 元", "\\text{866 个}", "13です"
+    worded = cjk_number(s) or (number_in_words(s) if not any(char.isdigit() for char in s) else None)
     if worded is not None:
-        return worded  # "fifty-two", "\\text{seventy six}"
+        return worded.replace("%", "\\%")  # "fifty-two", "\\text{seventy six}", "九分之一", "3万", "百分之五十六"
     equation = _NAMED_VALUE.fullmatch(s)
     if equation:  # "x = 1,000", "x = 2 1/2": the value after "x =" is spelled like a value alone
         return f"{equation.group(1)} = {_number_spelling(equation.group(2), decimal_comma)}"
     return _number_spelling(s, decimal_comma)
+
+
+def _repeating_fraction(sign: str, whole: str, fixed: str, *period: str | None) -> str:
+    """``0.1\\overline{6}`` as the fraction it is (``\\frac{1}{6}``), exactly."""
+    cycle = next(part for part in period if part)
+    value = int(whole or 0) + Fraction(int(fixed or 0), 10 ** len(fixed)) + Fraction(
+        int(cycle), 10 ** len(fixed) * (10 ** len(cycle) - 1)
+    )
+    value = -value if sign else value
+    return str(value.numerator) if value.denominator == 1 else f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
 
 
 _BINARY_MOD = re.compile(r"(-?\d{1,30})\s*\\?b?mod\s*\{?(\d{1,30})\}?")
@@ -110,7 +141,17 @@ def _residue(s: str) -> str:
 
 
 def _number_spelling(s: str, decimal_comma: bool) -> str:
-    """Mixed numbers, decimal commas, thousands separators and scientific notation made explicit."""
+    """Mixed numbers, decimal commas, thousands separators (also Swiss and Indian), repeating decimals and
+    scientific notation made explicit. Beside a gold that is one number (``decimal_comma``), ``8 and 1/4`` is a
+    mixed number, ``76,10,539`` one grouped number and ``0.(3)`` a repeating decimal, never a list or a product."""
+    repeating = _REPEATING.fullmatch(s)
+    if repeating and (decimal_comma or repeating.group(6) is None):
+        return _repeating_fraction(*repeating.groups())
+    mixed_and = _MIXED_AND.fullmatch(s) if decimal_comma else None
+    if mixed_and and all(map(is_unit_word, mixed_and.group(4).split())):
+        s = " ".join(mixed_and.groups()[:1]) + f" {mixed_and.group(2)}/{mixed_and.group(3)}"
+    if _SWISS.fullmatch(s) or (decimal_comma and _INDIAN.fullmatch(s)):
+        return s.replace("'", "").replace("’", "").replace(",", "")
     mixed = _MIXED_SLASH.fullmatch(s)
     if mixed:
         s = f"{mixed.group(1)}\\frac{{{mixed.group(2)}}}{{{mixed.group(3)}}}"
@@ -133,47 +174,12 @@ def _number_spelling(s: str, decimal_comma: bool) -> str:
     return s
 
 
-# Units by what they measure in: two answers in different units of this table are different answers
-# (5 km is not 5 cm), whatever their numbers; units outside it are simply dropped.
-_UNITS = {
-    unit: name
-    for name, spellings in {
-        "mm": "mm millimeter millimeters millimetre millimetres", "cm": "cm centimeter centimeters centimetre centimetres",
-        "m": "m meter meters metre metres", "km": "km kilometer kilometers kilometre kilometres",
-        "inch": "in inch inches", "foot": "ft foot feet", "yard": "yd yard yards", "mile": "mi mile miles",
-        "mg": "mg milligram milligrams", "g": "g gram grams", "kg": "kg kilogram kilograms",
-        "pound": "lb lbs pound pounds", "ounce": "oz ounce ounces", "second": "s sec secs second seconds",
-        "minute": "min mins minute minutes", "hour": "h hr hrs hour hours", "day": "day days",
-        "week": "week weeks", "month": "month months", "year": "yr yrs year years",
-        "ml": "ml milliliter milliliters millilitre millilitres", "l": "l liter liters litre litres",
-        "dollar": "dollar dollars", "cent": "cent cents", "euro": "euro euros",
-        "degree": "deg degree degrees", "radian": "rad rads radian radians",
-    }.items()
-    for unit in spellings.split()
-}  # fmt: skip
-_NUMBER_WITH_UNIT = re.compile(
-    r"\$?\s*-?[\d.,{}]+\s*(?:\\(?:text|textbf|textnormal|textrm|mbox|mathrm)\{\s*)?([A-Za-z]+)\}?(?:\^\{?(\d)\}?)?\.?"
-)
-_NUMBER_IN_DEGREES = re.compile(r"\$?\s*-?[\d.,{}]+\s*(?:\^\s*\{?\s*\\circ\s*\}?|°)\.?")
-
-
 _MODULO = re.compile(r"\\[bp]?mod(?![A-Za-z])|(?<![A-Za-z\\])mod(?![A-Za-z])")
 
 
 def has_modulus(text: str) -> bool:
     """Whether an answer is taken modulo something (``25 \\bmod 7``, ``103 \\pmod{102}``): a residue, not its number."""
     return _MODULO.search(text) is not None
-
-
-def unit_of(answer: str) -> str | None:
-    """The unit of a number-and-unit answer (``5 km``, ``5\\text{ km}``, ``5\\text{ km}^2``, ``90^\\circ``) when it
-    is in the table, with its power (``km^2`` is an area, not a length), else None."""
-    text = answer.strip().replace("$", "").strip()
-    if _NUMBER_IN_DEGREES.fullmatch(text):
-        return "degree"
-    match = _NUMBER_WITH_UNIT.fullmatch(text)
-    unit = None if match is None else _UNITS.get(match.group(1).lower())
-    return unit if unit is None or match.group(2) in (None, "1") else f"{unit}^{match.group(2)}"
 
 
 # ----- the exact fast path ---------------------------------------------------------------------------
@@ -491,6 +497,32 @@ def _set_verdict(gold: tuple[Scalar, ...], answer: tuple[Scalar, ...]) -> bool |
     if all(v is True for v in matches.values()):
         return True
     return False if False in matches.values() else None
+
+
+_TINY = Fraction(1, 1000)  # below this, the parser's rounding to 6 decimals cannot tell 1.6e-19 from 1.6e-18 or from 0
+_STATED_DECIMAL = re.compile(r"-?(\d+(?:\.\d+)?)(?:\s*(?:\\times|\\cdot)\s*10\^\{?-?\d+\}?)?")
+
+
+def magnitude_verdict(gold_text: str, gold: Literal, answer: Literal) -> bool | None:
+    """The verdict on two small numbers (below 10^-3) that no rounding to a fixed number of decimals can give:
+    equal when the answer lies within half a unit of the last digit the gold states (``1.6 \\times 10^{-19}``
+    accepts ``1.602 \\times 10^{-19}``, never ``1.6 \\times 10^{-18}`` or ``0``), exactly equal for a gold that
+    states no decimal precision (a fraction); None for anything else (the exact path or the parser decides)."""
+    if not (isinstance(gold, Scalar) and isinstance(answer, Scalar)) or not (gold.rational and answer.rational):
+        return None
+    if gold.percent or answer.percent or gold.variable != answer.variable:
+        return None
+    g, a = gold.value, answer.value
+    if max(abs(g), abs(a)) >= _TINY:
+        return None
+    if g == a:
+        return True
+    stated = _STATED_DECIMAL.fullmatch(gold_text.strip())
+    if stated is None or g == 0:
+        return False
+    digits = len(stated.group(1).replace(".", "").lstrip("0")) or 1
+    unit = Fraction(10) ** (math.floor(math.log10(abs(float(g)))) - digits + 1)
+    return abs(a - g) <= unit / 2
 
 
 def _scalar_verdict(gold: Scalar, answer: Scalar) -> bool | None:

@@ -1,6 +1,6 @@
 """The ``math`` reward: is the completion's final answer equal to the gold answer?
 
-Extraction (``rewardhub.rewards.extract``, in the math family's order), normalisation and plain
+Extraction (``rewardhub.rewards.text.extract``, in the math family's order), normalisation and plain
 literals (``literals``) are done in the caller; everything that needs a parser (LaTeX, expressions,
 sets, intervals, matrices, equations) is parsed and verified with Math-Verify in worker processes with
 a hard deadline per answer (``checker``), so no completion can hang training.
@@ -8,27 +8,32 @@ a hard deadline per answer (``checker``), so no completion can hang training.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 from rewardhub import Batch, Reward, Score, hookimpl
 
-from ..extract import (
+from ..text import canonical
+from ..text.extract import (
     Extraction,
     Unreadable,
     after_statement,
     alternatives,
     bare,
+    bracket_depths,
     extract_answer,
     final_statement,
     gsm8k,
     looks_truncated,
     read_answer,
-    visible,
 )
-from .checker import Check, MathChecker, list_items
-from .literals import Scalar, normalize, parse_literal, unit_of
+from ..text.extract.boxes import _BOX_COMMANDS, _boxes
+from .checker import SEVERAL_FOR_ONE, Check, MathChecker, list_items
+from .literals import Scalar, normalize, parse_literal
+from .units import Quantity, convert, quantity, unit_of
 
 # The answer tag first (even truncated: R1-style prompts ask for it), then the later of the last box and
 # the last "the answer is", then GSM8K's ####.
@@ -36,6 +41,8 @@ MATH_EXTRACTORS = ("open_answer_tag", "final_statement", "gsm8k")
 # Unmarked answers, in the order a careful reader falls back on them.
 UNMARKED_EXTRACTORS = ("last_math", "bare", "last_number")
 _CLOSE_TAG = "</answer>"
+_ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+_MAX_BARE = 200  # a completion this short may be the gold itself
 
 
 def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadable | None:
@@ -44,7 +51,7 @@ def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadab
     False, the last math span, a bare answer and the last number that stands alone, read only after the
     last "the answer is" (never past a stated answer) and never in a completion cut off mid-sentence.
     :class:`Unreadable` when a stated answer cannot be read faithfully (``the answer is 5 or more``)."""
-    text = visible(text)
+    text = canonical(text)
     found = extract_answer(text, MATH_EXTRACTORS, max_chars=None)
     if isinstance(found, Unreadable) and found.how == "open_answer_tag" and _CLOSE_TAG in text:
         corrected = extract_answer(text[text.rfind(_CLOSE_TAG) :], ("final_statement",), max_chars=None)
@@ -87,6 +94,20 @@ def gold_answer(gold: Any) -> str | None:
 
 
 _SENTENCE = re.compile(r"[.!?]\s+[A-Z]")
+_PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|±")
+
+
+def _plus_minus(answer: str) -> str:
+    """A gold written with one ``\\pm`` as the two values it stands for: ``\\pm 4`` is ``4, -4``, ``2 \\pm \\sqrt{7}``
+    is ``2+\\sqrt{7}, 2-\\sqrt{7}`` (an answer listing both is right); anything else as written."""
+    signs = list(_PLUS_MINUS.finditer(answer))
+    if len(signs) != 1 or any(char in answer for char in "=<>,;") or "\\{" in answer:
+        return answer
+    left, right = answer[: signs[0].start()].strip(), answer[signs[0].end() :].strip()
+    if not right or bracket_depths(answer)[signs[0].start()] != 0:
+        return answer
+    right = right if right.replace(".", "").isalnum() or right.startswith("\\") and "+" not in right and "-" not in right else f"({right})"
+    return f"{right}, -{right}" if not left else f"{left}+{right}, {left}-{right}"
 
 
 class _Gold(NamedTuple):
@@ -105,11 +126,12 @@ def _gold(value: str, max_chars: int) -> _Gold | str | None:
     answer = gold_answer(value)
     if answer is None or len(answer) > max_chars:
         return answer
-    values = [normalize(part) for part in alternatives(answer)]
+    values = [normalize(part) for part in alternatives(_plus_minus(answer))]
     text = values[0] if len(values) == 1 else ", ".join(values)
     if not text or len(text) > max_chars:
         return text or None
-    return _Gold(text, unit_of(answer), isinstance(parse_literal(text), Scalar), normalize(answer, decimal_comma=True))
+    unit = unit_of(answer) or (unit_of(value) if "\n" not in value else None)  # "112\\,\\mathrm{s}": read as 112
+    return _Gold(text, unit, isinstance(parse_literal(text), Scalar), normalize(answer, decimal_comma=True))
 
 
 class MathReward(Reward):
@@ -143,20 +165,25 @@ class MathReward(Reward):
         golds = batch.column(self.column)
         scores: list[Score | None] = [None] * len(batch)
         pending: dict[int, list[tuple[str, str]]] = {}
+        stated: dict[int, bool] = {}  # one answer was marked (box, tag, "the answer is"), not guessed
         for i, (text, gold) in enumerate(zip(batch.texts, golds, strict=True)):
             outcome = self._prepare(text, gold)
             if isinstance(outcome, Score):
                 scores[i] = outcome
             else:
-                pending[i] = outcome
+                pending[i], stated[i] = outcome
         checks = iter(self.checker.compare([pair for pairs in pending.values() for pair in pairs]))
         for i, pairs in pending.items():
-            scores[i] = self._combined([self._score(next(checks), *pair) for pair in pairs])
+            score = self._combined([self._score(next(checks), *pair) for pair in pairs])
+            # a wrong unmarked answer (``:``, ``Solution``) is final, as are several different stated answers:
+            # a verifier would grade its own guess, or pick one of the answers
+            scores[i] = score if stated[i] or score.value != 0.0 else dataclasses.replace(score, final=True)
         return scores  # type: ignore[return-value]
 
-    def _prepare(self, text: str | None, gold_value: Any) -> Score | list[tuple[str, str]]:
+    def _prepare(self, text: str | None, gold_value: Any) -> Score | tuple[list[tuple[str, str]], bool]:
         """A final score for rows decided without a parser, else the normalised (gold, answer) pairs to check:
-        one, or one per value the answer offers (``5 or 6``), each of which must equal the gold."""
+        one, or one per value the answer offers (``5 or 6``), each of which must equal the gold, and whether the
+        answer was stated (a box, a tag, "the answer is") rather than guessed from unmarked text."""
         if text is None:
             return Score(None, "no text")
         if gold_value is None or isinstance(gold_value, bool) or not str(gold_value).strip():
@@ -165,41 +192,62 @@ class MathReward(Reward):
         gold = _gold(gold_text, self.max_answer_chars) if len(gold_text) <= 20 * self.max_answer_chars else None
         if not isinstance(gold, _Gold):
             return Score(None, f"gold unparseable: no answer of at most {self.max_answer_chars} chars found in it")
+        if len(text) <= _MAX_BARE and normalize(canonical(text).strip()) in (gold.text, gold.comma):
+            return [(gold.text, gold.text)], True  # the completion is the gold ("Ada Lovelace", "no"), whatever markup it lacks
         found = find_answer(text, last_number=self.last_number)
+        # Failures marked final are never sent to a rescue's model verifier: without one readable answer,
+        # a verifier would grade its own reading of the text (what judge master keys exploit).
         if found is None:
-            return Score(0.0, "no answer found", False)
+            return Score(0.0, "no answer found", False, final=True)
         if isinstance(found, Unreadable):
-            return Score(0.0, f"no answer: {found.reason}", False)
+            return Score(0.0, f"no answer: {found.reason}", False, final=True)
         if len(found.answer) > self.max_answer_chars:
-            return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False)
+            return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False,
+                         final=True)
+        stated = found.how in MATH_EXTRACTORS and not several_stated(canonical(text))
         offered = alternatives(found.answer)
         if not all(offered):
-            return Score(0.0, f"no answer: a hedge, {_short(found.answer)!r} leaves an alternative empty", False)
-        units = {unit_of(item) for value in offered for item in list_items(value)} - {None}  # each value's own
-        other = next((unit for unit in sorted(units) if gold.unit is not None and unit != gold.unit), None)
-        if other is not None:
+            return Score(0.0, f"no answer: a hedge, {_short(found.answer)!r} leaves an alternative empty", False,
+                         final=True)
+        whole = quantity(offered[0]) if len(offered) == 1 else None  # "112\,\text{min}" is one quantity, no list
+        quantities = [whole] if whole else [quantity(item) for value in offered for item in list_items(value)]
+        other = next((q.unit for q in quantities if q is not None and gold.unit is not None and q.unit != gold.unit), None)
+        if whole is not None and gold.unit is not None:  # "2300 cm" for "23\,\text{m}": the value in the gold's unit
+            converted = _in_unit(whole, gold.unit)
+            if isinstance(converted, Score):
+                return converted
+            offered = [converted]
+        elif whole is not None:
+            offered = [whole.number]  # a unit the gold does not state: its number answers
+        elif other is not None:
             return Score(0.0, f"not equal: {_short(found.answer)} is in {other}, the gold in {gold.unit}", False)
         answers = [normalize(value, decimal_comma=gold.is_number) for value in offered]
         if not all(answers):
-            return Score(0.0, "no answer found", False)
-        if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and all(len(list_items(a)) == 1 for a in answers):
+            return Score(0.0, "no answer found", False, final=True)
+        if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and _solutions(answers):
             answers = [", ".join(answers)]  # "x = 1 or x = 2" for the gold's two solutions "1, 2"
         if len(answers) == 1 and not gold.is_number and isinstance(parse_literal(answers[0]), Scalar):
-            return [(gold.comma, answers[0])]  # "1,22" gold, "1.22" answer
-        return [(gold.text, answer) for answer in answers]
+            return [(gold.comma, answers[0])], stated  # "1,22" gold, "1.22" answer
+        return [(gold.text, answer) for answer in answers], stated
 
     def _score(self, check: Check, gold: str, answer: str) -> Score:
         how = f" ({check.detail})" if check.detail not in ("", "exact", "as written") else ""
         if check.status == "equal":
             return Score(1.0, f"correct: {_short(answer)}{how if check.detail == 'compared as written' else ''}", True)
         if check.status == "not equal":
-            return Score(0.0, f"not equal: {_short(answer)} vs {_short(gold)}{how}", False)
+            return Score(0.0, f"not equal: {_short(answer)} vs {_short(gold)}{how}", False,
+                         final=check.detail == SEVERAL_FOR_ONE)
         if check.status == "answer unparseable":
             return Score(0.0, f"answer unparseable: {_short(answer)}", False)
         if check.status == "gold unparseable":
             return Score(None, f"gold unparseable: {_short(gold)}")
-        if check.status == "timeout":
-            return Score(self.timeout_score, f"timeout after {self.checker.timeout:g} s", None, "timeout")
+        if check.status == "runaway":  # the answer's doing (a tower of powers): a scored failure unless told otherwise
+            value = 0.0 if self.timeout_score is None else self.timeout_score
+            return Score(value, f"runaway: the answer used its whole {self.checker.timeout:g} s of cpu "
+                                f"({check.detail}): {_short(answer)}", False, "timeout")
+        if check.status == "timeout":  # the machine's doing: the pair did not get its cpu in time
+            busy = f" with only {check.detail} (a busy machine)" if check.detail else ""
+            return Score(self.timeout_score, f"timeout after {self.checker.timeout:g} s{busy}", None, "timeout")
         return Score(None, f"error: {check.detail}", None, "error")
 
     @staticmethod
@@ -209,11 +257,58 @@ class MathReward(Reward):
             return scores[0]
         wrong = next((score for score in scores if score.verdict is False), None)
         if wrong is not None:
-            return Score(0.0, f"several values offered, not all right: {wrong.reason}", False)
+            return Score(0.0, f"several values offered, not all right: {wrong.reason}", False, final=True)
         undecided = next((score for score in scores if score.verdict is None), None)
         if undecided is not None:
             return undecided
         return Score(1.0, "correct: every value offered " + "; ".join(score.reason for score in scores), True)
+
+
+def several_stated(text: str) -> bool:
+    """Whether the completion states more than one distinct answer (its boxes and ``<answer>`` blocks)."""
+    stated = {" ".join(content.split()) for _, _, content in _boxes(text)}
+    stated |= {" ".join(block.group(1).split()) for block in _ANSWER_BLOCK.finditer(text)
+               if not any(command in block.group(1) for command in _BOX_COMMANDS)}  # a box in it is counted
+    return len(stated) > 1
+
+
+_SOLUTION = re.compile(r"([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*[^=,;]+")
+
+
+def _solutions(answers: list[str]) -> bool:
+    """Whether values offered with "or" are the solutions of one equation (``x = 1 or x = 2``: each an equation
+    for the same unknown), which a list gold holds as ``1, 2``; a hedge (``4 or maybe 4, 5``, ``8 or 23``) is not."""
+    names = {match.group(1) if (match := _SOLUTION.fullmatch(answer)) else None for answer in answers}
+    return len(names) == 1 and None not in names
+
+
+def _in_unit(found: Quantity, unit: str) -> str | Score:
+    """The number of ``found`` expressed in ``unit`` (exactly), or the score when it cannot be: 0 for a quantity
+    of another kind (a time for a length), an abstention when its number is no exact literal."""
+    if found.unit == unit:
+        return found.number
+    number = parse_literal(normalize(found.number))
+    if not isinstance(number, Scalar) or not number.rational or number.percent:
+        return Score(None, f"cannot compare: {found.number} {found.unit} is no exact number to convert to {unit}")
+    value = convert(number.value, found.unit, unit)
+    if value is None:
+        return Score(0.0, f"not equal: {found.number} {found.unit} is not a quantity in {unit}", False)
+    return _decimal(value) if _terminates(value.denominator) else f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
+def _terminates(denominator: int) -> bool:
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+    return denominator == 1
+
+
+def _decimal(value: Fraction) -> str:
+    from decimal import Decimal, localcontext
+
+    with localcontext() as context:
+        context.prec = 60
+        return format((Decimal(value.numerator) / Decimal(value.denominator)).normalize(), "f")
 
 
 def _short(text: str, limit: int = 60) -> str:

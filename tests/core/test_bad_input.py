@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rewardhub
-from rewardhub._io import dumps_row, iter_input
+from rewardhub._files.io import dumps_row, iter_input
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),

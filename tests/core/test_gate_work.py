@@ -77,13 +77,16 @@ def test_a_gated_sync_reward_scores_only_the_passing_rows(counting):
     assert [r["rewards"]["rows_seen"] for r in scored] == [1.0, 0.0, 0.0]
 
 
-def test_a_gated_reward_whose_verdicts_others_reuse_scores_every_row(counting):
+def test_a_gated_reward_whose_verdicts_others_reuse_gives_them_the_gated_verdicts(counting):
     rewards = rewardhub.load([
         {"name": "rows_seen", "alias": "seen", "gate": {"reward": "format_regex", "threshold": 1.0}},
         {"name": "length_penalty", "params": {"mode": "cosine", "correctness": "seen"}},
     ])
-    rewards.score([{"prompt": "q", "completion": c} for c in ["<think>a</think><answer>1</answer>", "x", "y"]])
-    assert counting == [3]  # length_penalty needs seen's verdict on every row: computed once, for all
+    scored = rewards.score([{"prompt": "q", "completion": c} for c in ["<think>a</think><answer>1</answer>", "x", "y"]])
+    assert counting == [1]  # only the row through the gate is scored, once for both rewards
+    # length_penalty reads the verdict the set paid: the gated-out rows are wrong, whatever rows_seen says.
+    assert scored[0]["reasons"]["length_penalty"].startswith("correct")
+    assert scored[1]["reasons"]["length_penalty"].startswith("wrong")
 
 
 def test_a_gated_group_reward_sees_its_whole_group():

@@ -88,7 +88,7 @@ def test_import_rules_of_the_design(package):
 
 @pytest.mark.parametrize("package", ["rewardhub.rewards", "rewardhub.sandbox", "rewardhub.trainers"])
 def test_families_use_only_the_public_core(package):
-    """Private core modules (``rewardhub._config``, ``_manager``, ``_aio``...) may change at will: the
+    """Private core modules (``rewardhub._set.config``, ``_manager``, ``_aio``...) may change at will: the
     families outside the core use what ``rewardhub`` exports (``read_config``, ``plugin_manager``,
     ``background_loop``...)."""
     private = [(path, module) for path, module in _imports(package)
@@ -98,7 +98,8 @@ def test_families_use_only_the_public_core(package):
 
 def test_the_public_accessors_are_the_core_objects():
     import rewardhub
-    from rewardhub import _aio, _config, _manager
+    from rewardhub import _aio, _manager
+    from rewardhub._set import config as _config
 
     assert rewardhub.plugin_manager() is _manager.pm
     assert rewardhub.read_config is _config.read_config and rewardhub.RewardEntry is _config.RewardEntry

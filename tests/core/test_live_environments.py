@@ -126,7 +126,7 @@ def test_shared_verdicts_never_serve_an_environment_whose_state_changed():
 
 
 def test_a_memo_key_holds_no_live_object():
-    from rewardhub._sharing import batch_key
+    from rewardhub._set.sharing import batch_key
 
     env = Counter(3)
     key = batch_key(Batch(["p"], ["3"], {}, live={"env": [env]}))

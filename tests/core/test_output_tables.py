@@ -13,9 +13,9 @@ import pytest
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from rewardhub._io import iter_input  # noqa: E402
-from rewardhub._score_file import score_file  # noqa: E402
-from rewardhub._tables import write_table  # noqa: E402
+from rewardhub._files.io import iter_input  # noqa: E402
+from rewardhub._files.score_file import score_file  # noqa: E402
+from rewardhub._files.tables import write_table  # noqa: E402
 from rewardhub.errors import OutputFileError  # noqa: E402
 from rewardhub.preference import PairOptions, SelectOptions, write_pairs, write_selection  # noqa: E402
 from rewardhub.report.page import write_report  # noqa: E402

@@ -3,7 +3,7 @@
 
 from rewardhub._batch import Score
 from rewardhub._reward import BatchResult
-from rewardhub._sharing import VerdictMemo
+from rewardhub._set.sharing import VerdictMemo
 
 
 def deep(levels: int) -> tuple:

@@ -115,7 +115,7 @@ def test_cli_on_a_ray_cluster_then_pairs_reads_the_parquet_folder(tmp_path):
     assert "scored 24 rows" in done.stderr
     assert output.is_dir() and any(p.suffix == ".parquet" for p in output.iterdir())
     expected = reference(rows)
-    from rewardhub._io import iter_input
+    from rewardhub._files.io import iter_input
 
     got = {rec.row["id"]: rec.row for rec in iter_input(output)}
     assert {i: r["rewards"] for i, r in got.items()} == {i: r["rewards"] for i, r in expected.items()}

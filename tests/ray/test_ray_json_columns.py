@@ -14,9 +14,9 @@ import pytest
 import ray_cluster
 
 import rewardhub
-from rewardhub._io import iter_input
-from rewardhub._score_file import score_file
-from rewardhub._tables import rows_table, table_rows, write_table
+from rewardhub._files.io import iter_input
+from rewardhub._files.score_file import score_file
+from rewardhub._files.tables import rows_table, table_rows, write_table
 from rewardhub.cli import main as cli
 
 ray = pytest.importorskip("ray")

@@ -305,7 +305,7 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
 
 
 def test_report_from_parquet_matches_jsonl(tmp_path):
-    from rewardhub._output import write_rows
+    from rewardhub._files.output import write_rows
 
     rows = [r for r in scored_rows() if isinstance(r["completion"], str)]
     write_rows(rows, tmp_path / "scored.parquet")

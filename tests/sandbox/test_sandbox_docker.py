@@ -365,7 +365,7 @@ def test_compiled_programs_are_executable(backend):
     runs = backend.run_many([Program("", language="c", executable=build.executable, stdin=f"{i}\n") for i in range(3)])
     assert [r.stdout for r in runs] == ["0\n", "1\n", "4\n"]
     no_compiler = backend.run(Program("int main(){return 0;}", language="c"))
-    assert no_compiler.error == "gcc is not installed in the container image"
+    assert no_compiler.error == "gcc is not installed in the container image (Debian package 'gcc')"
 
 
 def test_failing_programs_keep_their_containers(new_backend):

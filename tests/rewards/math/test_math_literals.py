@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardhub.rewards.math import gold_answer
 from rewardhub.rewards.math.literals import normalize, unit_of
+from rewardhub.rewards.math.units import convert
 
 
 @pytest.mark.parametrize(
@@ -82,7 +85,8 @@ from rewardhub.rewards.math.literals import normalize, unit_of
         (r"x \equiv 3 \pmod{5}", "x = 3"),
         (r"2 \times 9 =", r"2 \times 9"),
         ("185\\", "185"),
-        (r"\begin{pmatrix}1 \\ 2\end{pmatrix}", r"\begin{pmatrix}1 \\ 2\end{pmatrix}"),  # a row break stays
+        (r"\begin{pmatrix}1 \\ 2\end{pmatrix}", "(1, 2)"),  # a column vector is the tuple of its entries
+        (r"\begin{pmatrix}1 & 2 \\ 3 & 4\end{pmatrix}", r"\begin{pmatrix}1 & 2 \\ 3 & 4\end{pmatrix}"),  # a row break stays
         (r"\color{blue}{355}", "{355}"),
         (r"\frac{1}{3} \text{meters}", r"\frac{1}{3}"),
     ],
@@ -100,12 +104,24 @@ def test_decimal_comma_only_when_asked():
 
 @pytest.mark.parametrize(
     ("answer", "unit"),
-    [("5 km", "km"), (r"5\text{ cm}", "cm"), ("18 dollars", "dollar"), ("3 hours", "hour"), ("2 hrs", "hour"),
-     ("5 apples", None), ("5", None), (r"15\mbox{ cm}^2", "cm^2"), ("x km", None),
-     ("90^\\circ", "degree"), ("2 \\text{ rad}", "radian")],
+    [("5 km", "kilometer"), (r"5\text{ cm}", "centimeter"), ("18 dollars", "dollar"), ("3 hours", "hour"),
+     ("2 hrs", "hour"), ("5 apples", None), ("5", None), (r"15\mbox{ cm}^2", "centimeter ** 2"), ("x km", None),
+     ("90^\\circ", "degree"), ("2 \\text{ rad}", "radian"), (r"23\,\text{m}", "meter"), (r"23 \text{ m }", "meter"),
+     (r"23\;\mathrm{m}", "meter"), (r"23\ \text{m}", "meter"), (r"69~\text{s}", "second"), ("5 ms", "millisecond"),
+     ("3 m/s", "meter * second ** -1"), ("25k", None), ("3 M", None), ("28 percent", None)],
 )
 def test_unit_of(answer, unit):
     assert unit_of(answer) == unit
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "to", "expected"),
+    [(2300, "centimeter", "meter", 23), (5, "millisecond", "second", Fraction(1, 200)), (2, "hour", "minute", 120),
+     (3, "meter * second ** -1", "kilometer * hour ** -1", Fraction(54, 5)), (250, "cent", "dollar", Fraction(5, 2)),
+     (5, "meter", "second", None), (90, "degree", "radian", None), (3, "dollar", "euro", None)],
+)  # fmt: skip
+def test_convert_is_exact_and_refuses_another_dimension(value, unit, to, expected):
+    assert convert(Fraction(value), unit, to) == expected
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,347 @@
+"""Answer statements: the ``<answer>`` tag, GSM8K's ``####``, "the answer is ..." in any language of the
+lexicon, the last statement of a completion, and a stated answer taken back after it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .. import lexicon
+from .answers import (
+    _EITHER,
+    HEDGE,
+    MAX_ANSWER_CHARS,
+    OR,
+    Unreadable,
+    _bounded,
+    _last_match,
+    _squeeze,
+    bracket_depths,
+)
+from .boxes import _BOX_COMMANDS, _boxes, _open_box, _separator_gap, boxed
+from .normalize import canonical_number
+from .numbers import (
+    _NUMBER_TOKEN,
+    _SENTENCE_BREAK,
+    _WORD,
+    _modified,
+    bare,
+    last_math,
+    last_number,
+    number_in_words,
+)
+from .spans import _clean_span, _scan_spans, _SpanIndex, math_spans
+
+__all__ = ["after_statement", "answer_is", "answer_tag", "final_statement", "gsm8k", "open_answer_tag", "read_answer", "unless_revised"]
+
+_OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
+# "the answer is", "Answer:", "the answer (arabic numerals) is": a short remark may stand between.
+# In the other languages of the lexicon: "答案是", "Die Antwort ist", "Ответ:", "答えは", "정답은", ...
+_ANSWER_IS = re.compile(
+    r"answers?\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|are|(?:would|should|will|must|could|might|may) be)\b:?|:)|"
+    + lexicon.pattern("answer_phrases", [language for language in lexicon.LANGUAGES if language != "en"]),
+    re.IGNORECASE,
+)  # also "**Answer**: 12", "the answer would be 12"
+# "another valid answer is", "an alternative answer would be", "the other possible answer is": a second answer.
+_ANOTHER_ANSWER = re.compile(r"(?<![A-Za-z])(?:another|alternative|alternate|other|second|also)(?:\s+[A-Za-z]+)?\s+$",
+                             re.IGNORECASE)  # fmt: skip
+_SENTENCE_END = re.compile(r"\.(?:\s|$)|[。！？]")
+_HOPE = "i hope it is correct"  # the MATH few-shot sign-off, found case-insensitively
+_QUOTES = re.compile(r'^(?:\\?["\u201c\u201d])+|(?:\\?["\u201c\u201d])+$')  # "12 and 13" quoted
+_REMARK = re.compile(r"\s*(?<!\\)\([^()\\]*[A-Za-z]{3,}[^()\\]*\)$")  # "-\\frac{\\pi}{6} (without quotes)"
+_COPULA = re.compile(r"\b(?:is|are|was|were|equals)\b")
+# What follows the answer in its sentence to justify it is no answer: "12 because there are 3 boxes".
+_REASON = re.compile(r"(?:,\s*|\s*\(\s*|\s+)(?:since|because|as|which|where|given|when|while|i\.e\.|e\.g\.|hence|thus"
+                     r"|so that)\b", re.IGNORECASE)  # fmt: skip
+_OR_REMARK = re.compile(r"\s*\(\s*((?:and/)?or\b[^()]*)\)")  # "12 (or possibly 13)" offers 13 too
+# Between the values a phrase offers: "or" in any language (and "and/or"), and "but" (a correction offers a second value).
+_PHRASE_SEPARATOR = re.compile(rf"\s*,?\s*(?:{HEDGE}|(?<![A-Za-z\\])but(?![A-Za-z]))\s*", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+_HEDGED_TAIL = re.compile(f"{HEDGE}|{lexicon.pattern('hedge_adverbs')}", re.IGNORECASE)
+_CHAIN = frozenset("0123456789 .,+-*/×÷=^()·")  # the arithmetic that ends on a result: "16 - 3 - 4 = 9"
+# Words and signs before a value that make it a bound or an estimate: "at least 5", "about 5", "x \ge 3".
+_BOUND = re.compile(r"(?<![A-Za-z])(?:at least|at most|more than|less than|fewer than|greater than|no more than|up to)"
+                    r"(?![A-Za-z])", re.IGNORECASE)  # fmt: skip (an estimate, "approximately 3.14", is a rounded answer)
+_HEDGE_WORDS = frozenset({"more", "less", "fewer", "greater", "smaller", "higher", "lower", "above", "below", "so",
+                          "something", "anything", "other", "else", "not", "none", "nothing"})  # fmt: skip
+
+
+def answer_tag(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unreadable | None:
+    """The answer inside the last closed ``<answer>...</answer>`` block, or None.
+
+    A box, "the answer is" or ``####`` in the tag is the answer (``<answer>The answer is 18.</answer>`` ->
+    ``18``); otherwise the content as written (the math family reads prose there further).
+    """
+    return _tagged(text, max_chars, to_end=False)
+
+
+def open_answer_tag(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unreadable | None:
+    """Like :func:`answer_tag`, but a last ``<answer>`` left open (a truncated completion) runs to the end."""
+    return _tagged(text, max_chars, to_end=True)
+
+
+def _tagged(text: str, max_chars: int | None, *, to_end: bool) -> str | Unreadable | None:
+    start = text.rfind(_OPEN_TAG)
+    if start < 0:
+        return None
+    close = text.find(_CLOSE_TAG, start)
+    if close < 0 and to_end:
+        close = len(text)
+    elif close < 0:  # the last tag is unclosed: the last closed block before it
+        close = text.rfind(_CLOSE_TAG, 0, start)
+        start = text.rfind(_OPEN_TAG, 0, close) if close >= 0 else -1
+        if start < 0:
+            return None
+    content = text[start + len(_OPEN_TAG) : close]
+    found = next((found for extractor in (boxed, answer_is, gsm8k) if (found := extractor(content, max_chars)) is not None),
+                 None)  # fmt: skip
+    return unless_revised(text, close, _bounded(content.strip(), max_chars) if found is None else found)
+
+
+def read_answer(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
+    """The answer in a short text known to hold one (an answer tag's content, a gold solution).
+
+    A box, "the answer is", ``####``, the whole text when it is a bare answer, the last math span, the
+    last number that stands alone; None when the text holds none of these.
+    """
+    for extractor in (boxed, answer_is, gsm8k, bare, last_math, last_number):
+        found = extractor(text, max_chars)
+        if found is not None:
+            return found
+    return None
+
+
+def gsm8k(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
+    """The answer after the last ``####`` marker (GSM8K's format), up to the end of its line."""
+    marker = text.rfind("####")
+    if marker < 0:
+        return None
+    line_end = text.find("\n", marker)
+    line = text[marker : line_end if line_end >= 0 else len(text)]
+    return _bounded(line.lstrip("#").strip(), max_chars)
+
+
+def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unreadable | None:
+    """The answer stated after the last "(final) answer is" / "answer:", read within that sentence.
+
+    ``The final answer is $\\frac{3}{4}$. I hope it is correct.`` -> ``\\frac{3}{4}``; in ``Final Answer:
+    The volume of $ABCD$ is 120.`` the answer is what follows the last "is" (``120``); ``the answer is
+    fifty-two`` is ``52``; ``12 because there are 3 boxes`` is ``12`` (a reason that follows is no answer).
+    Values offered as alternatives (``$\\frac{1}{12}$ or 1``) come joined by ``OR``; a hedge whose other
+    side is no value (``5 or more``) is :class:`Unreadable`. A sentence with no math, number or short answer
+    in it (``the answer is clear``) gives None.
+    """
+    last = _last_match(_ANSWER_IS, text)
+    if last is None:
+        return None
+    if _ANOTHER_ANSWER.search(text, max(0, last.start() - 40), last.start()):
+        return Unreadable(f"another answer offered beside a first one: {_squeeze(text[max(0, last.start() - 40) : last.end() + 40])!r}")
+    line_end = text.find("\n", last.end())
+    rest = text[last.end() : line_end if line_end >= 0 else len(text)]
+    hope = rest.lower().find(_HOPE)
+    rest = rest[:hope] if hope >= 0 else rest
+    inside = _SpanIndex(rest)
+    sentence_end = next((m.start() for m in _SENTENCE_END.finditer(rest) if not inside(m.start())), len(rest))
+    rest = rest[:sentence_end]
+    reason = next((m for m in _REASON.finditer(rest) if not inside(m.start()) and _holds_value(rest[: m.start()])), None)
+    rest = rest if reason is None else rest[: reason.start()]
+    copula = None
+    for match in _COPULA.finditer(rest):
+        if not inside(match.start()):
+            copula = match
+    if copula is not None and rest[copula.end() :].strip(" \t:*") and not _DIGIT.search(rest[: copula.start()]):
+        rest = rest[copula.end() :]  # "The volume of $ABCD$ is 120": what the subject is
+    rest = _OR_REMARK.sub(r" \1", rest.lstrip(" \t:*}").rstrip(" \t*.,;").strip(" \t*"))
+    rest = _REMARK.sub("", rest)
+    rest = _QUOTES.sub("", rest)
+    outside = "".join(rest[i] for i in range(len(rest)) if not inside(i)) if "?" in rest or _BOUND.search(rest) else ""
+    if "?" in outside:
+        return Unreadable(f"the answer is asked, not stated: {_squeeze(rest)!r}")
+    if _BOUND.search(outside):
+        return Unreadable(f"a bound or an estimate, not a value: {_squeeze(rest)!r}")
+    return _read_phrase(rest, max_chars)
+
+
+def _holds_value(text: str) -> bool:
+    return any(char.isdigit() for char in text) or "$" in text or "\\" in text or bool(_WORD.search(text))
+
+
+def _read_phrase(phrase: str, max_chars: int | None) -> str | Unreadable | None:
+    """The answer in the words after "the answer is": each alternative it offers read on its own."""
+    scanned = _scan_spans(phrase)
+    if scanned.unclosed is not None and not phrase[scanned.unclosed[1] :].strip("$ "):
+        phrase = phrase[: scanned.unclosed[1]].rstrip()  # "6-5i$$": the closing half of a span the line opened
+        scanned = _scan_spans(phrase)
+    pieces = _split_outside_spans(phrase, scanned.spans)
+    readings = []
+    for i, (separator, piece) in enumerate(pieces):
+        reading = _read_value(piece, max_chars, scanned.spans if len(pieces) == 1 else None) if piece.strip(" ,;") else None
+        first_word = piece.split()[0].lower() if piece.split() else ""
+        if separator == "but" and reading is None:
+            break  # "12, but let me check": a remark, no second value
+        if i and first_word in _HEDGE_WORDS:
+            return Unreadable(f"a hedge: {_squeeze(phrase)!r} offers no single value")
+        if isinstance(reading, Unreadable):
+            return reading
+        if reading is None and len(pieces) > 1:
+            return Unreadable(f"several answers offered ({_squeeze(phrase)!r}), and {_squeeze(piece)!r} is no value")
+        if reading is None:
+            return None
+        readings.append(reading)
+    return _bounded(OR.join(readings), max_chars)
+
+
+def _split_outside_spans(phrase: str, spans: list[tuple[int, int, str]]) -> list[tuple[str, str]]:
+    """``phrase`` split at each "or" and "but" (a correction offers a second value) outside math spans and
+    brackets: (the separator before the piece, "" for the first; the piece)."""
+    matches = list(_PHRASE_SEPARATOR.finditer(phrase))
+    if not matches:
+        return [("", _EITHER.sub("", phrase))]
+    index, depths = _SpanIndex.of(spans), bracket_depths(phrase)
+    pieces, start, separator = [], 0, ""
+    for match in matches:
+        if depths[match.start()] == 0 and not index(match.start()):
+            pieces.append((separator, phrase[start : match.start()]))
+            start, separator = match.end(), "but" if "but" in match.group().lower() else "or"
+    pieces.append((separator, phrase[start:]))
+    pieces[0] = ("", _EITHER.sub("", pieces[0][1]))
+    return pieces
+
+
+def _read_value(
+    phrase: str, max_chars: int | None, spans: list[tuple[int, int, str]] | None = None
+) -> str | Unreadable | None:
+    """One value in a phrase (``spans``: its math spans, when known): one math span, a number in words, a box,
+    the spans, a bare answer, a number; :class:`Unreadable` when the phrase holds other values besides."""
+    lead = len(phrase) - len(phrase.lstrip(" \t,;"))
+    phrase = phrase.strip(" \t,;")
+    if spans is None:
+        spans = math_spans(phrase)
+    else:  # the same spans, shifted by what was stripped (no span starts or ends in spaces and commas)
+        spans = [(start - lead, end - lead, content) for start, end, content in spans if end - lead <= len(phrase)]
+    if len(spans) == 1 and not phrase[: spans[0][0]].strip() and not phrase[spans[0][1] :].strip(" .,;"):
+        return _bounded(_clean_span(spans[0][2]), max_chars)
+    if len(spans) == 1 and _modified(phrase, spans[0][0], spans[0][1]):
+        return Unreadable(f"the value is denied or changed by the words around it: {_squeeze(phrase)!r}")
+    worded = number_in_words(phrase)
+    if worded is not None:
+        return worded
+    for extractor in (boxed, last_math, bare, last_number):
+        found = extractor(phrase, max_chars)
+        if found is not None:
+            before = phrase[: _reading_start(phrase, extractor, spans)]
+            if _DIGIT.search(before) or math_spans(before) or any(command in before for command in _BOX_COMMANDS):
+                return Unreadable(f"several values in the answer statement: {_squeeze(phrase)!r}")
+            return found
+    return None
+
+
+def _reading_start(phrase: str, extractor: Callable, spans: list[tuple[int, int, str]]) -> int:
+    """Where the reading of ``extractor`` starts in ``phrase``: the first box or span of the joined group, the
+    start of the arithmetic that ends on the last number (``2 * 3 = 6``), 0 for a bare answer."""
+    if extractor is boxed or extractor is last_math:
+        starts = [box[0] for box in _boxes(phrase)] if extractor is boxed else [span[0] for span in reversed(spans)]
+        ends = [box[1] for box in _boxes(phrase)] if extractor is boxed else [span[1] for span in reversed(spans)]
+        first = 0
+        while first + 1 < len(starts) and _separator_gap(phrase[ends[first + 1] : starts[first]], 0 if spans else 3):
+            first += 1
+        return starts[first] if starts else 0
+    if extractor is last_number:
+        number = _last_match(_NUMBER_TOKEN, phrase)
+        start = number.start() if number is not None else 0
+        while start > 0 and phrase[start - 1] in _CHAIN:
+            start -= 1
+        return start
+    return 0
+
+
+def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unreadable | None:
+    """The last statement of the answer: the latest of the last box, the last "answer is" and the last closed
+    ``<answer>`` tag. A box mid-solution followed by ``Final Answer: The final answer is $10,455$`` gives
+    ``10,455``; ``The answer is 5 ... \\boxed{6}`` gives 6; ``\\boxed{18} Wait, ... the correct answer is 20.``
+    gives 20, and ``\\boxed{18} Wait, I made an error. It should be 20.`` is :class:`Unreadable`."""
+    last_box = next(_boxes(text), None)
+    statement = _last_match(_ANSWER_IS, text)
+    tag = text.rfind(_OPEN_TAG)
+    close = text.find(_CLOSE_TAG, tag) if tag >= 0 else -1
+    candidates = [(-1, 0, None)]  # (start, end, extractor)
+    if last_box is not None:
+        candidates.append((last_box[0], last_box[1], boxed))
+    if statement is not None:
+        sentence = _SENTENCE_BREAK.search(text, statement.end())
+        candidates.append((statement.start(), sentence.end() if sentence else len(text), answer_is))
+    if tag >= 0 and close >= 0:
+        candidates.append((tag, close + len(_CLOSE_TAG), answer_tag))
+    start, end, extractor = max(candidates, key=lambda candidate: candidate[0])
+    if _open_box(text) > start:
+        return Unreadable("the last box is left open: the text stops inside its answer (cut off?)")
+    return None if extractor is None else unless_revised(text, end, extractor(text, max_chars))
+
+
+def unless_revised(text: str, end: int, found: str | Unreadable | None) -> str | Unreadable | None:
+    """``found`` (stated in ``text`` up to ``end``), unless the text after it takes it back (a correction of the
+    lexicon, in any of its languages) and gives another value: then the corrected value when the correction
+    ends the text on one value that stands alone (``\\boxed{18} Wait, I made an error. It should be 20.`` is 20),
+    else no final answer (:class:`Unreadable`)."""
+    if not isinstance(found, str):
+        return found
+    retraction = next(lexicon.find(text, "corrections", end), None)
+    later = _later_value(text[retraction[1] :]) if retraction is not None else None
+    if later is None:
+        return found
+    if _same_value(found, later):
+        return found  # "Wait, let me check: yes, 18."
+    corrected = _corrected_value(text[retraction[1] :])
+    if corrected is not None:
+        return corrected  # "Scratch that, I miscounted: it's 432.", "不对，重新算一下，应该是 13。"
+    return Unreadable(f"the stated answer {_squeeze(found)!r} is taken back after it ({text[retraction[0] : retraction[1]]!r} ...)")
+
+
+def _corrected_value(tail: str) -> str | None:
+    """The one value a correction gives: the only math span or number of ``tail``, standing alone and ending the
+    text (at most a few words after it, such as a unit); None when the tail holds several values or goes on."""
+    spans = math_spans(tail)
+    outside = [m for m in _NUMBER_TOKEN.finditer(tail) if not any(start <= m.start() < end for start, end, _ in spans)]
+    if len(spans) + len(outside) != 1:
+        return None
+    if spans:
+        start, end, content = spans[0]
+        value = _clean_span(content) if not _modified(tail, start, end) else None
+    else:
+        start, end = outside[0].span()
+        value = last_number(tail, None)
+    if value is None or len(tail[end:].split()) > 3 or _HEDGED_TAIL.search(tail):
+        return None
+    return value
+
+
+def _later_value(text: str) -> str | None:
+    """The last value written in ``text``: its last math span or its last number, whichever ends later."""
+    number = _last_match(_NUMBER_TOKEN, text)
+    spans = math_spans(text)
+    if spans and (number is None or spans[-1][1] >= number.end()):
+        return _clean_span(spans[-1][2])
+    return None if number is None else number.group()
+
+
+def _same_value(stated: str, later: str) -> bool:
+    """Whether a value written after a stated answer restates it: the same spelling, the same number, or
+    arithmetic that ends on it (``$2 + 3 = 5$`` after ``5`` or ``x = 5``; ``$2x = 5$`` is another claim)."""
+    if "".join(stated.split()) == "".join(later.split()):
+        return True
+    left, _, result = later.rpartition("=")
+    if left and any(char.isalpha() for char in left):
+        return False
+    value = stated.rsplit("=", 1)[-1]  # "x = 18": its value
+    number = canonical_number(value)
+    return (number is not None and canonical_number(result.replace("−", "-")) == number) or "".join(
+        result.split()
+    ) == "".join(value.split())
+
+
+def after_statement(text: str) -> str:
+    """The text after the last "the answer is" (all of it when there is none): when that statement holds
+    no value (``the answer is:`` then a display on the next line), the answer can only come after it."""
+    statement = _last_match(_ANSWER_IS, text)
+    return text if statement is None else text[statement.end() :]

@@ -1,0 +1,213 @@
+"""One multilingual lexicon of the words around an answer: answer phrases, hedges, corrections, estimates.
+
+A policy states, hedges and takes back its answers in every language it was trained on: ``答案是 12``,
+``12 oder 13``, ``\\boxed{12}。不对，重新算一下，应该是 13``. Every reward that reads a stated answer (``math``,
+``exact_match``, ``majority_vote``, ``multiple_choice``) looks these words up here, so a hedge or a
+correction in Russian is caught by all of them or by none. The data are plain tuples per language (ISO
+639-1 codes), written canonically (see :func:`rewardhub.rewards.text.canonical`: full-width forms folded,
+so ``答：`` is stored as ``答:``); :func:`find` and :func:`pattern` match them with the right boundaries
+for each script: a word of a script written with spaces (Latin, Cyrillic, Greek, Hangul) must stand
+alone, a word of a script written without them (Chinese, Japanese) is found inside a run of text.
+
+Kinds of entries:
+
+- ``ANSWER_PHRASES``: what introduces the final answer (``the answer is``, ``答案是``, ``Antwort:``).
+- ``HEDGES``: words that, between two values, offer both (``or``, ``oder``, ``или``, ``或``, ``か``, ``또는``):
+  an answer ``12 o 13`` states no single value.
+- ``HEDGE_ADVERBS``: words that make a value a guess among others (``maybe``, ``vielleicht``, ``可能``).
+- ``CORRECTIONS``: words that take back what was just stated (``wait``, ``scratch that``, ``不对``, ``重新算``,
+  ``Moment``, ``en fait``, ``на самом деле``): the stated answer before them is not final.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Iterator
+
+__all__ = [
+    "ANSWER_PHRASES",
+    "CORRECTIONS",
+    "HEDGES",
+    "HEDGE_ADVERBS",
+    "LANGUAGES",
+    "KINDS",
+    "entries",
+    "find",
+    "find_last",
+    "pattern",
+    "single_letters",
+    "spaced",
+]
+
+LANGUAGES = ("en", "zh", "ja", "ko", "es", "de", "fr", "pt", "it", "ru")
+
+ANSWER_PHRASES: dict[str, tuple[str, ...]] = {
+    "en": ("the answer is", "the final answer is", "answer:", "final answer:", "the result is", "the solution is"),
+    "zh": ("答案是", "答案为", "答案:", "答案可能是", "答案应该是", "答案应为", "答:", "最终答案是", "最终答案:", "结果是", "结果为", "所以答案是", "因此答案是",
+           "故答案为"),
+    "ja": ("答えは", "答え:", "答:", "解答:", "正解は", "よって答えは", "したがって答えは"),
+    "ko": ("답은", "정답은", "답:", "정답:", "따라서 답은"),
+    "es": ("la respuesta es", "respuesta:", "la respuesta final es", "el resultado es", "respuesta final:"),
+    "de": ("die antwort ist", "die antwort lautet", "antwort:", "das ergebnis ist", "ergebnis:", "lösung:"),
+    "fr": ("la réponse est", "réponse:", "réponse :", "la réponse finale est", "le résultat est", "résultat:"),
+    "pt": ("a resposta é", "resposta:", "a resposta final é", "o resultado é", "resultado:"),
+    "it": ("la risposta è", "risposta:", "la risposta finale è", "il risultato è", "risultato:"),
+    "ru": ("ответ:", "ответ -", "ответ —", "ответ равен", "ответ будет", "итоговый ответ:", "результат:"),
+}  # fmt: skip
+
+HEDGES: dict[str, tuple[str, ...]] = {
+    "en": ("or", "and/or"),
+    "zh": ("或", "或者", "或是", "也可能是", "也许是", "抑或"),
+    "ja": ("か", "または", "もしくは", "あるいは", "それとも", "又は"),
+    "ko": ("또는", "혹은", "아니면"),
+    "es": ("o", "u", "o bien"),
+    "de": ("oder", "bzw.", "beziehungsweise"),
+    "fr": ("ou", "ou bien"),
+    "pt": ("ou",),
+    "it": ("o", "oppure", "ovvero"),
+    "ru": ("или", "либо"),
+}  # fmt: skip
+
+HEDGE_ADVERBS: dict[str, tuple[str, ...]] = {
+    "en": ("maybe", "perhaps", "possibly", "probably", "alternatively"),
+    "zh": ("可能", "也许", "大概", "或许"),
+    "ja": ("たぶん", "多分", "おそらく", "かもしれない"),
+    "ko": ("아마", "아마도"),
+    "es": ("quizás", "quizá", "tal vez", "posiblemente"),
+    "de": ("vielleicht", "eventuell", "möglicherweise"),
+    "fr": ("peut-être", "probablement"),
+    "pt": ("talvez", "possivelmente"),
+    "it": ("forse", "probabilmente"),
+    "ru": ("возможно", "может быть", "наверное"),
+}  # fmt: skip
+
+CORRECTIONS: dict[str, tuple[str, ...]] = {
+    "en": ("wait", "actually", "oops", "mistake", "error", "wrong", "incorrect", "correction", "should be", "instead",
+           "second thought", "hold on", "hmm", "scratch that", "no,", "nope", "let me", "redo", "recount", "recheck",
+           "recompute", "recalculate", "recalculating", "reconsider", "reconsidering", "rethink", "revise", "revised",
+           "miscalculated", "miscalculation", "miscounted", "misread", "slipped", "typo", "not right", "not correct",
+           "re-examine", "rechecking", "recomputing", "recounting", "redoing", "update", "updated", "on reflection"),
+    "zh": ("不对", "不对劲", "错了", "算错", "重新算", "重新计算", "重算", "更正", "纠正", "等等", "等一下", "稍等", "其实",
+           "实际上", "应该是", "应为", "有误", "修正", "检查一下", "再算"),
+    "ja": ("待って", "いや", "間違", "訂正", "やり直", "計算し直", "再計算", "実は", "ではなく", "ちょっと待"),
+    "ko": ("잠깐", "아니", "틀렸", "다시 계산", "정정", "수정", "사실은", "실수"),
+    "es": ("espera", "en realidad", "corrijo", "corrección", "me equivoqué", "error", "perdón", "mejor dicho",
+           "recalculando", "debería ser"),
+    "de": ("warte", "moment", "eigentlich", "fehler", "korrektur", "korrigiere", "falsch", "ich habe mich verrechnet",
+           "nochmal", "sollte sein", "stattdessen"),
+    "fr": ("attends", "attendez", "en fait", "erreur", "correction", "je me suis trompé", "je corrige", "recalculons",
+           "plutôt", "devrait être"),
+    "pt": ("espera", "espere", "na verdade", "errei", "erro", "correção", "corrigindo", "recalculando", "deveria ser"),
+    "it": ("aspetta", "in realtà", "errore", "correggo", "correzione", "ho sbagliato", "ricalcolo", "dovrebbe essere"),
+    "ru": ("подожди", "постой", "стоп", "на самом деле", "ошибка", "ошибся", "исправлю", "исправление", "неверно",
+           "пересчитаем", "должно быть"),
+}  # fmt: skip
+
+KINDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "answer_phrases": ANSWER_PHRASES,
+    "hedges": HEDGES,
+    "hedge_adverbs": HEDGE_ADVERBS,
+    "corrections": CORRECTIONS,
+}
+
+
+def entries(kind: str, languages: Iterable[str] = LANGUAGES) -> tuple[str, ...]:
+    """Every entry of ``kind`` (a key of :data:`KINDS`) in ``languages``, lowercased, longest first, no repeats."""
+    return _entries(kind, tuple(languages))
+
+
+@functools.cache
+def _entries(kind: str, languages: tuple[str, ...]) -> tuple[str, ...]:
+    if kind not in KINDS:
+        raise KeyError(f"unknown lexicon kind {kind!r}; known kinds: {', '.join(KINDS)}")
+    table = KINDS[kind]
+    unknown = [language for language in languages if language not in table]
+    if unknown:
+        raise KeyError(f"no {kind} for language(s) {', '.join(unknown)}; known: {', '.join(table)}")
+    words = {word.lower() for language in languages for word in table[language]}
+    return tuple(sorted(words, key=lambda word: (-len(word), word)))
+
+
+def spaced(word: str) -> bool:
+    """Whether ``word`` belongs to a script written with spaces between words (it must then stand alone):
+    true when its first and last letters are Latin, Cyrillic, Greek or Hangul (or it has no letter)."""
+    letters = [char for char in word if char.isalpha()]
+    return not letters or (_spaced_letter(letters[0]) and _spaced_letter(letters[-1]))
+
+
+def _spaced_letter(char: str) -> bool:
+    return char.lower() != char.upper() or "\uac00" <= char <= "\ud7a3" or "\u1100" <= char <= "\u11ff"
+
+
+def _boundary(char: str) -> bool:
+    """Whether ``char`` may stand beside a word of a spaced script: anything but a letter or digit of one."""
+    return not (char.isdigit() or (char.isalpha() and _spaced_letter(char)))
+
+
+def find(text: str, kind: str, start: int = 0, languages: Iterable[str] = LANGUAGES) -> Iterator[tuple[int, int, str]]:
+    """Each occurrence of an entry of ``kind`` in ``text`` from ``start``, in text order: (start, end, entry).
+
+    Case is ignored; a spaced-script entry stands alone (``or`` is not found in ``for``), an entry of
+    Chinese or Japanese is found anywhere. Plain string search per entry, lazily merged: linear in the
+    text for a fixed lexicon, with no backtracking, so it is safe on megabytes of completion.
+    """
+    lower = text.lower()
+    if len(lower) != len(text):  # a few letters change length when lowercased (İ): search them as written
+        lower = "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
+    words = entries(kind, languages)
+    cursor = {word: lower.find(word, start) for word in words}
+    while cursor:
+        i, word = min(((i, word) for word, i in cursor.items() if i >= 0), default=(-1, ""))
+        if i < 0:
+            return
+        j = i + len(word)
+        cursor[word] = lower.find(word, i + 1)
+        if not spaced(word) or (_alone_before(lower, i, word) and _alone_after(lower, j, word)):
+            yield i, j, word
+
+
+def _alone_before(text: str, i: int, word: str) -> bool:
+    return i == 0 or not word[0].isalnum() or _boundary(text[i - 1])
+
+
+def _alone_after(text: str, j: int, word: str) -> bool:
+    return j == len(text) or not word[-1].isalnum() or _boundary(text[j])
+
+
+def find_last(text: str, kind: str, start: int = 0, languages: Iterable[str] = LANGUAGES) -> tuple[int, int, str] | None:
+    """The last occurrence of an entry of ``kind`` in ``text[start:]`` (the longest where several end there)."""
+    last = None
+    for found in find(text, kind, start, languages):
+        if last is None or found[0] >= last[1] or (found[0] == last[0] and found[1] > last[1]):
+            last = found
+    return last
+
+
+def pattern(kind: str, languages: Iterable[str] = LANGUAGES, *, single_letters: bool = True) -> str:
+    """A regular expression (source text, for ``re.IGNORECASE``) matching one entry of ``kind`` with the
+    boundaries of :func:`find`: for callers that place the entry inside a larger pattern (``12 (or|oder) 13``).
+    An alternation of literals, longest first: it never backtracks beyond one entry. ``single_letters=False``
+    leaves out the entries of one Latin letter (Spanish and Italian ``o``, Spanish ``u``), which a caller
+    reading math must tell from a variable itself."""
+    return _pattern(kind, tuple(languages), single_letters)
+
+
+def single_letters(kind: str, languages: Iterable[str] = LANGUAGES) -> tuple[str, ...]:
+    """The entries of ``kind`` that are one letter of a spaced script (``o``, ``u``): ambiguous beside math."""
+    return tuple(word for word in entries(kind, languages) if len(word) == 1 and spaced(word))
+
+
+@functools.cache
+def _pattern(kind: str, languages: tuple[str, ...], single: bool) -> str:
+    alternatives = []
+    for word in entries(kind, languages):
+        if not single and len(word) == 1 and spaced(word):
+            continue
+        body = re.escape(word).replace("\\ ", "\\s+")
+        if spaced(word):
+            before = r"(?<![^\W_])" if word[0].isalnum() else ""
+            after = r"(?![^\W_])" if word[-1].isalnum() else ""
+            body = f"{before}{body}{after}"
+        alternatives.append(body)
+    return "(?:" + "|".join(alternatives) + ")"

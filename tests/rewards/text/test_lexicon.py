@@ -1,0 +1,58 @@
+"""The multilingual lexicon: every kind in every language, matched with the boundaries of its script."""
+
+import re
+
+import pytest
+
+from rewardhub.rewards.text import lexicon
+
+
+@pytest.mark.parametrize("kind", list(lexicon.KINDS))
+def test_every_kind_covers_every_language(kind):
+    assert set(lexicon.KINDS[kind]) == set(lexicon.LANGUAGES)
+    assert all(lexicon.KINDS[kind][language] for language in lexicon.LANGUAGES)
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("12 or 13", "or"), ("12 oder 13", "oder"), ("12 ou 13", "ou"), ("12 или 13", "или"), ("12或13", "或"),
+    ("12 或者 13", "或者"), ("12か13", "か"), ("答案可能是 610，也可能是 61", "也可能是"), ("12 o 13", "o"),
+    ("12 또는 13", "또는"), ("12 oppure 13", "oppure"), ("12 либо 13", "либо"),
+])
+def test_hedges_are_found_in_every_language(text, word):
+    assert word in [found for _, _, found in lexicon.find(text, "hedges")]
+
+
+@pytest.mark.parametrize("text", ["for 12 forms", "Bordeaux", "dobro", "bouquet", "или́"[:0] + "пилили"])
+def test_a_spaced_word_inside_another_word_is_not_found(text):
+    assert [found for found in lexicon.find(text, "hedges") if found[2] in ("or", "oder", "o", "ou", "или")] == []
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("答案是 \\boxed{12}。不对，重新算一下，应该是 13。", "不对"), ("Scratch that, it's 432", "scratch that"),
+    ("Warte, das ist falsch", "warte"), ("En fait, c'est 5", "en fait"), ("На самом деле 5", "на самом деле"),
+    ("待って、13です", "待って"), ("잠깐, 13입니다", "잠깐"), ("Espera, es 13", "espera"), ("Aspetta, è 13", "aspetta"),
+    ("Na verdade, é 13", "na verdade"),
+])
+def test_corrections_in_ten_languages(text, word):
+    assert next(lexicon.find(text, "corrections"))[2] == word
+
+
+def test_entries_are_lowercase_longest_first_and_reject_unknown_names():
+    hedges = lexicon.entries("hedges", ["zh"])
+    assert hedges[0] == "也可能是" and "或" in hedges and all(word == word.lower() for word in hedges)
+    with pytest.raises(KeyError, match="unknown lexicon kind"):
+        lexicon.entries("hedgez")
+    with pytest.raises(KeyError, match="xx"):
+        lexicon.entries("hedges", ["xx"])
+
+
+def test_the_pattern_matches_what_find_finds():
+    hedge = re.compile(r"\d+\s*" + lexicon.pattern("hedges") + r"\s*\d+", re.IGNORECASE)
+    for text in ("12 or 13", "12 oder 13", "12或13", "12 или 13", "12 OR 13"):
+        assert hedge.fullmatch(text), text
+    assert hedge.search("12 for 13") is None and hedge.search("12 door 13") is None
+
+
+def test_find_is_linear_on_a_long_text():
+    text = "wait " * 200_000 + "12"
+    assert lexicon.find_last(text, "corrections") == (len(text) - 7, len(text) - 3, "wait")
