@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from rewardhub import Batch, Reward, Score, hookimpl
 
-from ..text import canonical
+from ..text import canonical, lexicon
 from ..text.extract import (
     Extraction,
     Unreadable,
@@ -42,6 +42,7 @@ MATH_EXTRACTORS = ("open_answer_tag", "final_statement", "gsm8k")
 UNMARKED_EXTRACTORS = ("last_math", "bare", "last_number")
 _CLOSE_TAG = "</answer>"
 _ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+_HEDGE_WORD = re.compile(lexicon.pattern("hedges", single_letters=False), re.IGNORECASE)  # "or" in any language
 _MAX_BARE = 200  # a completion this short may be the gold itself
 
 
@@ -204,7 +205,8 @@ class MathReward(Reward):
         if len(found.answer) > self.max_answer_chars:
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False,
                          final=True)
-        stated = found.how in MATH_EXTRACTORS and not several_stated(canonical(text))
+        stated = (found.how in MATH_EXTRACTORS and not several_stated(canonical(text))
+                  and not _HEDGE_WORD.search(found.answer))  # "41 \text{ oder } 42": a hedge, whatever it scores
         offered = alternatives(found.answer)
         if not all(offered):
             return Score(0.0, f"no answer: a hedge, {_short(found.answer)!r} leaves an alternative empty", False,
