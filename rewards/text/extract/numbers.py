@@ -39,8 +39,8 @@ _SCIENTIFIC = re.compile(
     r"[-+−]?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,3}(?!\w|\.\d)"
     r"|\s*(?:\\times|\\cdot|×|·|x|\*)\s*10\s*\^\s*(?:\{\s*[-+−]?\d{1,3}\s*\}|[-+−]?\d))"
 )
-# One short unit word ending the sentence after the last number ("3180 min.", "5 km/h", "12 apples").
-_UNIT_ENDING = re.compile(r"[ \t]?([A-Za-zµμΩ]{1,8}(?:\^\{?-?\d\}?)?(?:/[A-Za-z]{1,3})?)(?=[ \t]*(?:[.!?,;)]|$))")
+# A unit symbol ending the sentence after the last number ("3180 min.", "5 km/h", "25 cm^2"): kept with it.
+_UNIT_ENDING = re.compile(r"[ \t]?([A-Za-zµμΩ]{1,3}(?:\^\{?-?\d\}?)?(?:/[A-Za-z]{1,3})?)(?=[ \t]*(?:[.!?,;)]|$))")
 _UNIT_POWER = re.compile(r"(?<![A-Za-z])[A-Za-zµμΩ]{1,4}\^\{?-?$")  # "m^" right before the last number: m^2
 _UNIT_AFTER_NUMBER = re.compile(r"(?:cm|mm|km|kg|mg|ml|mph|min|m|g|s|h|l)(?![A-Za-z])")
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s{1,3}$")

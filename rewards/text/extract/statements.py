@@ -39,7 +39,8 @@ _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 # "the answer is", "Answer:", "the answer (arabic numerals) is": a short remark may stand between.
 # In the other languages of the lexicon: "答案是", "Die Antwort ist", "Ответ:", "答えは", "정답은", ...
 _ANSWER_IS = re.compile(
-    r"answers?\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|are|(?:would|should|will|must|could|might|may) be)\b:?|:)|"
+    r"(?<![A-Za-z])the\s+answers\s+are\b:?|"  # "The answers are 4 and 5."
+    r"answer\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|(?:would|should|will|must|could|might|may) be)\b:?|:)|"
     + lexicon.pattern("answer_phrases", [language for language in lexicon.LANGUAGES if language != "en"]),
     re.IGNORECASE,
 )  # also "**Answer**: 12", "the answer would be 12"
