@@ -193,9 +193,9 @@ class MathReward(Reward):
         gold = _gold(gold_text, self.max_answer_chars) if len(gold_text) <= 20 * self.max_answer_chars else None
         if not isinstance(gold, _Gold):
             return Score(None, f"gold unparseable: no answer of at most {self.max_answer_chars} chars found in it")
-        if len(text) <= _MAX_BARE and normalize(canonical(text).strip()) in (gold.text, gold.comma):
-            return [(gold.text, gold.text)], True  # the completion is the gold ("Ada Lovelace", "no"), whatever markup it lacks
         found = find_answer(text, last_number=self.last_number)
+        if not isinstance(found, Extraction) and len(text) <= _MAX_BARE and normalize(canonical(text).strip()) == gold.text:
+            return [(gold.text, gold.text)], True  # the completion is the gold ("Ada Lovelace"), whatever markup it lacks
         # Failures marked final are never sent to a rescue's model verifier: without one readable answer,
         # a verifier would grade its own reading of the text (what judge master keys exploit).
         if found is None:
