@@ -62,6 +62,13 @@ def canonical(text: str) -> str:
     text = unify_lines(text)
     if text.isascii() or _to_read().search(text) is None:  # nothing any step below would change
         return text
+    return _rewritten(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _rewritten(text: str) -> str:
+    """The steps that change a text, remembered for the last texts: the rewards of a set read the same
+    completions, and each pays the rewrite once between them."""
     text = strip_invisible(text)
     text = _GROUP_SPACE.sub("", text)
     text = _SCRIPT_RUN.sub(_script_run, text)
