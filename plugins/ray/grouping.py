@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._files.tables import DecodedColumns, rows_table
-from ..completions import is_conversational, prompt_key
+from .._set.groups import GROUP_FIELD, group_key
+from ..completions import is_conversational
 from ..episode import split_messages
 from ..errors import ConfigError, InputFileError
 from .cluster import require_ray
@@ -46,10 +47,9 @@ def group_keys(table, columns: DecodedColumns | None = None) -> list[str]:
     if "completion" not in names and "messages" not in names:
         raise ConfigError(f"rows need a 'completion' column (or an episode's 'messages') to be scored; "
                           f"the dataset has {names}")
-    groups = columns["group"] if "group" in names else [None] * len(table)
+    groups = columns[GROUP_FIELD] if GROUP_FIELD in names else [None] * len(table)
     prompts = columns["prompt"] if "prompt" in names else _episode_prompts(table, columns)
-    return [str(g) if g is not None else prompt_key(p) if p is not None else f"\x00row{id(table)}:{i}"
-            for i, (g, p) in enumerate(zip(groups, prompts, strict=True))]
+    return [str(group_key(g, p, f"\x00row{id(table)}:{i}")) for i, (g, p) in enumerate(zip(groups, prompts, strict=True))]
 
 
 def _episode_prompts(table, columns: DecodedColumns) -> list[Any]:

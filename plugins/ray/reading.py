@@ -14,7 +14,8 @@ from typing import Any
 from .._files.io import parquet_parts, read_rows
 from .._files.score_file import valid_rows
 from .._files.tables import json_column, rows_table
-from ..completions import is_conversational, prompt_key
+from .._set.groups import GROUP_FIELD, group_key
+from ..completions import is_conversational
 from ..errors import InputFileError
 from .cluster import require_ray
 from .grouping import ROWS_PER_BLOCK, grouped_table
@@ -80,7 +81,7 @@ def _chunks(rows: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str
 
 
 def _key(row: dict[str, Any]) -> str:
-    return str(row["group"]) if row.get("group") is not None else prompt_key(row.get("prompt"))
+    return str(group_key(row.get(GROUP_FIELD), row.get("prompt"), ""))
 
 
 def _unified_schema(schemas: Iterable[Any]) -> Any:

@@ -7,9 +7,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .._files.rows import SCORED_COLUMNS, TOTAL
 from .._files.tables import table_rows
 from .._set.compose import RewardSet
-from .._set.config import TOTAL, RewardEntry
+from .._set.config import RewardEntry
 from ..errors import ConfigError
 from .cluster import entries_of, require_ray
 from .grouping import (
@@ -27,7 +28,6 @@ from .grouping import (
 
 __all__ = ["SCORED_COLUMNS", "RewardScorer", "score_dataset", "scored_columns"]
 
-SCORED_COLUMNS = ("rewards", TOTAL, "reasons", "outcomes", "seconds")
 
 
 class RewardScorer:
