@@ -19,8 +19,9 @@ IO_TESTS = [{"input": "21\n", "output": "42"}, {"input": "-4\n", "output": "-8"}
 
 @pytest.fixture(scope="module")
 def options(docker_engine, toolchain_image):  # noqa: F811
-    """The docker backend's options; the ``code`` reward given them shares the backend (and its containers)."""
-    return {"image": toolchain_image, "base_url": docker_engine.url, "workers": 2}
+    """The docker backend's options; the ``code`` reward given them shares the backend and its one container
+    (one: on vfs each container is a copy of the 1.5 GB image)."""
+    return {"image": toolchain_image, "base_url": docker_engine.url, "workers": 1}
 
 
 @pytest.mark.parametrize("language", COMPILED)
