@@ -332,11 +332,11 @@ def repeating_decimals(rng: random.Random) -> list[Form]:
     p, q = rng.choice([(1, 3), (2, 3), (1, 9), (4, 9), (7, 9), (1, 6), (5, 6), (1, 11), (3, 11), (2, 7), (1, 7)])
     from fractions import Fraction
 
-    digits, period = _repeating(Fraction(p, q))
+    digits, period = _repeating(Fraction(p, q))  # a wrong answer stops short of 6 decimals (0.142857 rounds to 1/7)
     gold = f"\\frac{{{p}}}{{{q}}}"
     right = rng.choice([f"0.{digits}\\overline{{{period}}}", f"0.{digits}({period})", f"0.{digits}\\dot{{{period}}}"
                         if len(period) == 1 else f"0.{digits}\\overline{{{period}}}"])
-    wrong = rng.choice([f"0.{digits}{period}", f"0.{digits}\\overline{{{int(period[0]) % 9 + 1}{period[1:]}}}"])
+    wrong = rng.choice([f"0.{digits}{period}"[:6], f"0.{digits}\\overline{{{int(period[0]) % 9 + 1}{period[1:]}}}"])
     return [Form("repeating_decimals", gold, state(rng, f"${right}$"), True),
             Form("repeating_decimals", gold, state(rng, f"${wrong}$"), False)]
 

@@ -41,18 +41,23 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.agent",
     "rewardhub.rewards.code.reward",
     "rewardhub.rewards.sql.reward",
-    "rewardhub.rewards.judge.reward",
+    "rewardhub.rewards.judge.factory",
     "rewardhub.rewards.reward_model.reward",
     "rewardhub.rewards.reward_model.process",
     "rewardhub.rewards.instructions.reward",
     "rewardhub.rewards.similarity",
     "rewardhub.rewards.multiple_choice",
     "rewardhub.rewards.json_schema",
+    "rewardhub.rewards.hubs.reasoning_gym",
+    "rewardhub.rewards.hubs.nemo_gym",
+    "rewardhub.rewards.hubs.openenv",
+    "rewardhub.rewards.hubs.verifiers",
     # code execution
     "rewardhub.sandbox.backends",
     "rewardhub.sandbox.commands",
     # trainers
     "rewardhub.trainers.commands",
+    "rewardhub.trainers.hubs.commands",
 )
 
 pm = pluggy.PluginManager("rewardhub")

@@ -28,7 +28,7 @@ from typing import Any
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from .exact_match import _quote
-from .text import canonical
+from .text import canonical, lexicon
 from .text.extract import answer_tag, last_boxed
 
 DECISIVE = ("\\boxed answer", "<answer> tag")
@@ -83,8 +83,9 @@ _CLAUSE_BREAK = re.compile(
     r"|;\s+(?!(?:or|and|nor|maybe|perhaps|possibly|probably)\b)(?=[^;\n]*\b[a-z]{3,})",
     re.IGNORECASE,
 )
-# Words after a bare capital that make it no article or pronoun ("A or B", "A oder B", "A through D").
-_CONNECTORS = frozenset({
+# Words after a bare capital that make it no article or pronoun ("A or B", "A oder B", "A through D"): the
+# lexicon's hedges (rewards/text/lexicon.py) and the words of ranges, relations and lists.
+_CONNECTORS = frozenset(word for word in lexicon.entries("hedges") if " " not in word) | frozenset({
     "or", "and", "nor", "vs", "versus", "then", "is", "are", "was", "would", "seems", "looks", "through", "thru",
     "to", "till", "until", "except", "but", "plus", "o", "oder", "ou", "u", "y", "e", "und", "et", "ed", "bzw",
     "oppure", "ossia", "bis", "hasta", "até", "à", "a", "jusqu'à", "al", "es", "ist", "est", "é", "è",

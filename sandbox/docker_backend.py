@@ -30,12 +30,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from .api import PRECOMPILED
 from .build import Build
 from .errors import SandboxUnavailableError
 from .languages.cache import BuildCache
 from .local import DEFAULT_PRELOAD
 from .outcome import run_result
+from .precompiled import PRECOMPILED
 from .program import Program, SandboxResult
 
 RUNNER = Path(__file__).with_name("_docker_runner.py")

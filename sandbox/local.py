@@ -31,12 +31,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import _cgroups as cgroups
-from .api import PRECOMPILED
 from .build import BuildWriter
 from .errors import SandboxUnavailableError
 from .languages import host_paths, toolchain_problem
 from .languages.cache import BuildCache
 from .outcome import run_result
+from .precompiled import PRECOMPILED
 from .program import Program, SandboxResult
 
 FRAME = struct.Struct("<II")

@@ -50,4 +50,5 @@ def scored_from_reply(body: dict[str, Any]) -> SetResult:
                             zip(values, body["reasons"][alias], body["outcomes"][alias], strict=True)], 0.0, 0)
         for alias, values in body["components"].items()
     }
-    return SetResult(list(body["values"]), components, group_floors=body.get("group_floors"))
+    return SetResult(list(body["values"]), components, group_floors=body.get("group_floors"),
+                     group_ranges=body.get("group_ranges"))

@@ -129,11 +129,13 @@ def collect(results: Sequence[SampleResult]) -> SetResult:
         )
         for alias in aliases
     }
-    floors = None
+    floors = ranges = None
     if all(g.group_floors is not None for g in groups):
         floors = {alias: [scored.group_floors[alias][i] for scored, i in results] for alias in aliases}
+    if all(g.group_ranges is not None for g in groups):
+        ranges = {alias: [scored.group_ranges[alias][i] for scored, i in results] for alias in aliases}
     return SetResult([scored.totals[i] for scored, i in results], components, group_floors=floors,
-                     row_weights=[scored.weights_of(i) for scored, i in results])
+                     row_weights=[scored.weights_of(i) for scored, i in results], group_ranges=ranges)
 
 
 @dataclass

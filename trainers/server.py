@@ -8,6 +8,8 @@ Endpoints (JSON in and out; errors are ``{"error": message}`` with a 4xx/5xx sta
   episode: ``"messages"``, the whole conversation, instead of prompt and completion) ->
   ``{"values", "components": {alias: [...]}, "reasons": {alias: [...]}, "outcomes": {alias: [...]}}``
   (``null`` = no score; the outcome says why: abstain, error or timeout).
+- ``POST /verify`` and ``POST /seed_session`` — a NeMo-Gym resource server (see :mod:`.hubs.nemo_gym`):
+  a ``responses_create_params`` + ``response`` body and the row's fields -> the body plus ``reward``.
 - ``GET /health`` — scores a probe row through the whole set; 200 with each reward's outcome, 503
   if scoring raised or did not finish within ``health_timeout`` seconds. Checks arriving together share
   one probe; with a token, a check without it is answered at once without scoring (it may bill a judge).
@@ -53,6 +55,7 @@ from .disconnect import ClientDisconnected, gone_response, unless_disconnected
 from .drain import DEFAULT_DRAIN_TIMEOUT, Drain, DrainMiddleware, draining_server, readiness
 from .errors import BadRequest
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
+from .hubs.nemo_gym import nemo_gym_routes
 from .metrics import MeteredScorer, Metrics, MetricsMiddleware, metrics_response, noting_status
 from .steps import step_clock
 
@@ -137,6 +140,8 @@ def create_app(
         }
         if scored.group_floors is not None:
             reply["group_floors"] = scored.group_floors
+        if scored.group_ranges is not None:
+            reply["group_ranges"] = scored.group_ranges
         return _json(reply)
 
     async def hacking_endpoint(request: Request) -> Any:
@@ -178,6 +183,10 @@ def create_app(
         scorer.close()
         executor.shutdown(wait=False, cancel_futures=True)
 
+    async def score_body(request: Request, batch: Batch, keys: list[str], body: dict[str, Any]) -> Any:
+        return await unless_disconnected(request.receive, scorer.ascore(batch, keys, executor=executor,
+                                                                        step=_step_field(body)))
+
     routes = [
         Route("/", _guarded(openrlhf_endpoint, on_not_scoring), methods=["POST"]),
         Route("/get_reward", _guarded(openrlhf_endpoint, on_not_scoring), methods=["POST"]),
@@ -186,6 +195,8 @@ def create_app(
         Route("/hacking", _guarded(hacking_endpoint), methods=["GET"]),
         Route("/ready", lambda request: readiness(drain), methods=["GET"]),
         Route("/metrics", lambda request: metrics_response(metrics), methods=["GET"]),
+        *nemo_gym_routes(lambda request: _json_object(request, token, max_body_bytes), score_body, _json, _guarded,
+                         abstain_value),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app = MetricsMiddleware(DrainMiddleware(app, drain), metrics, {route.path for route in routes})

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import OutputFileError
-from .io import dumps_row, dumps_value, jsonable
-from .output import replacing
+from .jsonl import dumps_row, dumps_value, jsonable
+from .staging import replacing
 
 ROWS_PER_GROUP = 4096
 MAX_STRUCT_FIELDS = 256

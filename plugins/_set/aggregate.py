@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-__all__ = ["EPS", "FAILURE", "combine", "group_floors", "mean_std", "normalized_in_groups", "with_floors"]
+__all__ = ["EPS", "FAILURE", "combine", "group_floors", "group_ranges", "mean_std", "normalized_in_groups", "with_floors"]
 
 FAILURE = 0.0  # what a reward pays a failed row: an abstention's floor is never above it
 EPS = 1e-4  # TRL's epsilon in normalize_then_sum (verl's GDPO uses 1e-6; it only matters at near-zero spread)
@@ -62,6 +62,17 @@ def normalized_in_groups(values: Sequence[float | None], groups: Sequence[Sequen
             value = values[i]
             if value is not None:
                 out[i] = 0.0 if len(present) < 2 or std == 0.0 else (value - mean) / (std + EPS)
+    return out
+
+
+def group_ranges(values: Sequence[float | None], groups: Sequence[Sequence[int]]) -> list[tuple[float, float] | None]:
+    """Each row's group range of the present ``values``, (lowest, highest) (``None`` for a group where none is present)."""
+    out: list[tuple[float, float] | None] = [None] * len(values)
+    for group in groups:
+        present = [values[i] for i in group if values[i] is not None]
+        span = (min(present), max(present)) if present else None
+        for i in group:
+            out[i] = span
     return out
 
 

@@ -23,6 +23,7 @@ from ..errors import ConfigError, RewardInputError, UnknownRewardError, shown
 from . import aggregate as _aggregate
 from .config import RewardEntry, SetConfig, read_config
 from .groups import GROUP_FIELD, group_key
+from .pass_at_k import with_pass_at_k
 from .rescue import rescued
 from .scorers import gated, routed
 
@@ -184,6 +185,9 @@ class SetResult:
     step: float | None = None
     group_floors: dict[str, list[float | None]] | None = None
     row_weights: list[dict[str, float]] | None = None  # each row's weights (alias -> weight) at its step
+    # With the groups given, ``group_ranges[alias][i]``: (lowest, highest) of that reward over row i's group (what
+    # dynamic sampling's "flat group" test reads; ``None`` where it abstained on the whole group).
+    group_ranges: dict[str, list[tuple[float, float] | None]] | None = None
 
     def weights_of(self, index: int) -> dict[str, float]:
         """The weights row ``index`` was totalled with (the set's weights at that row's step)."""
@@ -277,6 +281,7 @@ class RewardSet:
             gate = self._scorer(target, uses) if target in self._bases else \
                 _create(RewardEntry(target, target), self._default_timeout)
             scorer = gated(scorer, gate, entry.gate)
+        scorer = with_pass_at_k(scorer, entry.pass_at_k)
         if entry.when is not None:
             scorer = routed(scorer, entry.when, entry.where)
         self._scorers[alias] = scorer
@@ -377,13 +382,14 @@ class RewardSet:
             weights.append(per_step[row_step])
         values = {alias: r.values for alias, r in components.items()}
         floors = None if groups is None else {alias: _aggregate.group_floors(v, groups) for alias, v in values.items()}
+        ranges = None if groups is None else {alias: _aggregate.group_ranges(v, groups) for alias, v in values.items()}
         if groups is None:
             groups = batch.groups() if self.aggregate == "normalize_then_sum" else prompt_groups(batch)
         applies = {m.alias: route_applies(m.entry, batch) for m in self.members if m.entry.when is not None}
         totals = _aggregate.combine(values, weights, self.aggregate, groups, applies)
         single = len(per_step) == 1
         return SetResult(totals, components, next(iter(per_step.values())) if single else None,
-                         next(iter(per_step)) if single else None, floors, weights)
+                         next(iter(per_step)) if single else None, floors, weights, ranges)
 
     def watch(self, watcher: Any) -> None:
         """Report what trainers score to ``watcher.observe(step, batch, results, log_metric, keys)`` (the

@@ -20,7 +20,7 @@ from .trends import trend
 
 __all__ = ["ALLOWANCE", "Change", "SETTLED_T"]
 
-ALLOWANCE = 0.25  # deviation (in noise units) a step may have without adding to the sum
+ALLOWANCE = 0.5  # deviation (in noise units) a step may have without adding to the sum
 SETTLED_T = 2.5  # a window holds still when its trend's |t| stays below this
 
 

@@ -3,7 +3,7 @@
     monitor:
       window: 8                 # steps a trend is read over before a baseline exists, and the spikes' window
       warmup: 10                # steps each series' baseline is taken over, once it holds still (at least 4)
-      threshold: 12             # CUSUM sum (in noise units) at which a series has changed
+      threshold: 10             # CUSUM sum (in noise units) at which a series has changed
       disable: [dominance]      # signals to leave out (names: see SIGNALS)
       state: runs/hacking.json  # where the monitor keeps its state, and resumes from after a restart
 
@@ -22,7 +22,7 @@ ROLES = ("correctness", "format", "audit", "shaping")
 MONITOR_KEYS = ("window", "warmup", "threshold", "disable", "state")
 DEFAULT_WINDOW = 8
 DEFAULT_WARMUP = 10
-DEFAULT_THRESHOLD = 12.0
+DEFAULT_THRESHOLD = 10.0
 MIN_WINDOW = 4
 MIN_WARMUP = 4
 

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from .._files.io import iter_input
-from .._files.output import replacing, write_rows
+from .._files.output import write_rows
 from .._files.score_file import RewardStats, ScoreSummary, count_scored
+from .._files.staging import replacing
 from .._files.tables import table_rows
 from .._set.compose import RewardSet
 from ..errors import InputFileError, OutputFileError

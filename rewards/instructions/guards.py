@@ -90,11 +90,25 @@ def _function_words_only(value: str, args: dict[str, Any]) -> str | None:
 
 def _another_languages_function_words(words: list[str], language: str) -> bool:
     """Whether at least ``_ALIEN_SHARE`` of ``words`` are the function words of one other language."""
+    counts: dict[str, int] = {}
+    languages = _function_word_languages()
+    for word in words:
+        for other in languages.get(word, ()):
+            counts[other] = counts.get(other, 0) + 1
+    least = _ALIEN_SHARE * len(words)
+    return any(count >= least for other, count in counts.items() if other != language)
+
+
+@functools.cache
+def _function_word_languages() -> dict[str, tuple[str, ...]]:
+    """Each function word of the ``stop-words`` lists and the languages it is one of."""
     from stop_words import LANGUAGE_MAPPING
 
-    least = _ALIEN_SHARE * len(words)
-    return any(sum(w in stop for w in words) >= least
-               for other in LANGUAGE_MAPPING if other != language and (stop := _stop_words(other)))
+    found: dict[str, list[str]] = {}
+    for language in LANGUAGE_MAPPING:
+        for word in _stop_words(language):
+            found.setdefault(word, []).append(language)
+    return {word: tuple(languages) for word, languages in found.items()}
 
 
 @functools.cache

@@ -41,6 +41,7 @@ BUILTIN = {
     "pairwise": Rubric("pairwise.txt", "auto", 0.0, 1.0),
     "groupwise": Rubric("groupwise.txt", "auto", 0.0, 1.0),
     "verify": Rubric("verify.txt", "auto", 0.0, 1.0),  # A correct / B incorrect / C invalid (mode ``verify``)
+    "ruler": Rubric("ruler.txt", "auto", 0.0, 1.0),
 }
 # A template that must show the judge the completion may show the agent's whole episode instead.
 SHOWS_COMPLETION = ("completion", "episode")

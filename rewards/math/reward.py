@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from rewardhub import Batch, Reward, Score, hookimpl
 
-from ..text import canonical
+from ..text import canonical, lexicon
 from ..text.extract import (
     Extraction,
     Unreadable,
@@ -42,6 +42,7 @@ MATH_EXTRACTORS = ("open_answer_tag", "final_statement", "gsm8k")
 UNMARKED_EXTRACTORS = ("last_math", "bare", "last_number")
 _CLOSE_TAG = "</answer>"
 _ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+_HEDGE_WORD = re.compile(lexicon.pattern("hedges", single_letters=False), re.IGNORECASE)  # "or" in any language
 _MAX_BARE = 200  # a completion this short may be the gold itself
 
 
@@ -192,9 +193,9 @@ class MathReward(Reward):
         gold = _gold(gold_text, self.max_answer_chars) if len(gold_text) <= 20 * self.max_answer_chars else None
         if not isinstance(gold, _Gold):
             return Score(None, f"gold unparseable: no answer of at most {self.max_answer_chars} chars found in it")
-        if len(text) <= _MAX_BARE and normalize(canonical(text).strip()) in (gold.text, gold.comma):
-            return [(gold.text, gold.text)], True  # the completion is the gold ("Ada Lovelace", "no"), whatever markup it lacks
         found = find_answer(text, last_number=self.last_number)
+        if not isinstance(found, Extraction) and len(text) <= _MAX_BARE and normalize(canonical(text).strip()) == gold.text:
+            return [(gold.text, gold.text)], True  # the completion is the gold ("Ada Lovelace"), whatever markup it lacks
         # Failures marked final are never sent to a rescue's model verifier: without one readable answer,
         # a verifier would grade its own reading of the text (what judge master keys exploit).
         if found is None:
@@ -204,7 +205,8 @@ class MathReward(Reward):
         if len(found.answer) > self.max_answer_chars:
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False,
                          final=True)
-        stated = found.how in MATH_EXTRACTORS and not several_stated(canonical(text))
+        stated = (found.how in MATH_EXTRACTORS and not several_stated(canonical(text))
+                  and not _HEDGE_WORD.search(found.answer))  # "41 \text{ oder } 42": a hedge, whatever it scores
         offered = alternatives(found.answer)
         if not all(offered):
             return Score(0.0, f"no answer: a hedge, {_short(found.answer)!r} leaves an alternative empty", False,

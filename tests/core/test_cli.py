@@ -300,7 +300,7 @@ def test_a_datasets_folder_saved_in_numpy_format_round_trips(env, config, tmp_pa
 def test_numpy_values_in_rows_are_written_as_json_numbers():
     import numpy as np
 
-    from rewardhub._files.io import dumps_row
+    from rewardhub._files.jsonl import dumps_row
 
     assert json.loads(dumps_row({"a": np.int64(3), "b": np.array([0.5, np.nan]), "c": {1, 2}})) == {
         "a": 3, "b": [0.5, None], "c": "{1, 2}"}

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from rewardhub._files.output import replacing, write_rows
+from rewardhub._files.output import write_rows
+from rewardhub._files.staging import replacing
 
 # A reward that holds every row until the file $GATE exists: runs are provably mid-write when the
 # test looks, however slow the machine, and nothing here depends on timing.

@@ -31,6 +31,6 @@ def test_every_hack_is_alarmed_within_40_steps_of_its_onset_and_never_before(hac
     assert len(first.examples) == 3 and all(first.examples)  # and three completions that show it
 
 
-@pytest.mark.parametrize("name, seed", [(name, seed) for name in runs.HONEST for seed in (11, 12)])
+@pytest.mark.parametrize("name, seed", zip(runs.HONEST, (11, 12, 13, 14), strict=True))  # one seed each: 200 steps
 def test_an_honest_run_raises_no_alarm(name, seed):
     assert runs.ScriptedRun(name, seed=seed, steps=HONEST_STEPS).alarms() == []

@@ -240,7 +240,7 @@ def test_precompiled_code_is_picked_up_by_a_running_pool():
         assert backend.run(Program(source)).stdout == after.stdout and backend.pids == [restarted]  # once only
     finally:
         backend.close()
-        sandbox.api.PRECOMPILED.remove(source)
+        sandbox.precompiled.PRECOMPILED.remove(source)
 
 
 @needs_isolation

@@ -171,10 +171,10 @@ def test_code_registered_later_restarts_the_containers_runner(backend):
     try:
         sandbox.precompile(shared)
         assert backend.run(Program(shared)).stdout == "compiled once __main__\n"
-        assert backend._slots[0].precompiled == len(sandbox.api.PRECOMPILED)
+        assert backend._slots[0].precompiled == len(sandbox.precompiled.PRECOMPILED)
         assert backend.run(Program("import os\nprint(os.getppid())")).stdout != before  # a new warm interpreter
     finally:
-        sandbox.api.PRECOMPILED.remove(shared)
+        sandbox.precompiled.PRECOMPILED.remove(shared)
 
 
 @needs_gcc

@@ -150,16 +150,19 @@ def test_an_abstention_never_gets_a_better_advantage_than_its_groups_worst_row(v
         assert normalised[i, 0].item() == pytest.approx(min(scored))
 
 
-def test_without_gdpo_mode_one_abstention_makes_nan_advantages(verl, verl_root, tokenizer, tmp_path, estimators):  # noqa: F811
-    """The failure gdpo mode exists for: verl reads None as NaN and has no NaN handling after it."""
+def test_without_gdpo_mode_an_abstention_counts_as_abstain_value(verl, verl_root, tokenizer, tmp_path, estimators):  # noqa: F811
+    """Without gdpo mode an abstention is ``abstain_value`` (never None, which verl reads as NaN): the advantages
+    stay finite, but the abstaining response's component is a 0 in its group; gdpo mode's group-mean fill is not."""
     _, trainer = estimators
     overrides = [o for o in gdpo_overrides(CONFIG) if "reward_kwargs.gdpo" not in o]
     config = compose(verl_root, documented(write_config(tmp_path, CONFIG), group_size=4) + overrides)
     results = score(verl, config, tokenizer)
-    assert any(r["reward_extra_info"]["th_sometimes"] is None for r in results)
+    infos = [r["reward_extra_info"] for r in results]
+    abstaining = [i for i, info in enumerate(infos) if info["th_sometimes/abstained"]]
+    assert abstaining and all(infos[i]["th_sometimes"] == 0.0 for i in abstaining)
     data, _ = data_for_advantage(results)
     advantages = trainer.compute_advantage(data, "gdpo", config=config.algorithm).batch["advantages"]
-    assert torch.isnan(advantages).any()
+    assert torch.isfinite(advantages).all()
 
 
 def test_gdpo_mode_needs_assembled_groups_and_fixed_weights(tmp_path):

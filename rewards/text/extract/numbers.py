@@ -34,13 +34,14 @@ _NUMBER_TOKEN = re.compile(
     r"[-+−]?(?:(?<!\d)\d{1,9} (?:and )?\d{1,9}/\d+(?![\d/])|(?:(?:\d{1,2}(?:,\d{2})+,\d{3}(?!\d)|(?<!\d)(?<!\d )\d{1,3}(?: \d{3})+(?![\d,])|\d+(?:(?:,|\{,\}|,\\!|['’])\d{3})+(?!\d)|(?<![\d,])\d+,\d{1,2}(?![\d,])|\d+)(?:\.\d+)?|\.\d+)(?:/\d+)?)"
 )  # "2 1/2" is one number (two and a half)
 # A number in scientific notation: "5e-8", "1.48E+29", "5.29 \\times 10^{-11}", "5.29 x 10^{-11}" (superscript
-# exponents read as ^{-11} by the text layer): one number, never its exponent alone.
+# exponents read as ^{-11} by the text layer): one number, never its exponent alone. A match starts only where a
+# run of digits starts and never gives digits back (possessive): linear on a megabyte of digits.
 _SCIENTIFIC = re.compile(
-    r"[-+−]?\d+(?:\.\d+)?(?:[eE][-+]?\d{1,3}(?!\w|\.\d)"
+    r"(?<![\d.])[-+−]?\d++(?:\.\d++)?(?:[eE][-+]?\d{1,3}(?!\w|\.\d)"
     r"|\s*(?:\\times|\\cdot|×|·|x|\*)\s*10\s*\^\s*(?:\{\s*[-+−]?\d{1,3}\s*\}|[-+−]?\d))"
 )
-# One short unit word ending the sentence after the last number ("3180 min.", "5 km/h", "12 apples").
-_UNIT_ENDING = re.compile(r"[ \t]?([A-Za-zµμΩ]{1,8}(?:\^\{?-?\d\}?)?(?:/[A-Za-z]{1,3})?)(?=[ \t]*(?:[.!?,;)]|$))")
+# A unit symbol ending the sentence after the last number ("3180 min.", "5 km/h", "25 cm^2"): kept with it.
+_UNIT_ENDING = re.compile(r"[ \t]?([A-Za-zµμΩ]{1,3}(?:\^\{?-?\d\}?)?(?:/[A-Za-z]{1,3})?)(?=[ \t]*(?:[.!?,;)]|$))")
 _UNIT_POWER = re.compile(r"(?<![A-Za-z])[A-Za-zµμΩ]{1,4}\^\{?-?$")  # "m^" right before the last number: m^2
 _UNIT_AFTER_NUMBER = re.compile(r"(?:cm|mm|km|kg|mg|ml|mph|min|m|g|s|h|l)(?![A-Za-z])")
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s{1,3}$")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import NamedTuple
 
 from .. import lexicon
 from .answers import (
@@ -37,12 +38,36 @@ __all__ = ["after_statement", "answer_is", "answer_tag", "final_statement", "gsm
 
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 # "the answer is", "Answer:", "the answer (arabic numerals) is": a short remark may stand between.
-# In the other languages of the lexicon: "答案是", "Die Antwort ist", "Ответ:", "答えは", "정답은", ...
 _ANSWER_IS = re.compile(
-    r"answers?\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|are|(?:would|should|will|must|could|might|may) be)\b:?|:)|"
-    + lexicon.pattern("answer_phrases", [language for language in lexicon.LANGUAGES if language != "en"]),
+    r"(?<![A-Za-z])the\s+answers\s+are\b:?|"  # "The answers are 4 and 5."
+    r"answer\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|(?:would|should|will|must|could|might|may) be)\b:?|:)",
     re.IGNORECASE,
 )  # also "**Answer**: 12", "the answer would be 12"
+# In the other languages of the lexicon ("答案是", "Die Antwort ist", "Ответ:", "答えは", "정답은"), found by string
+# search (a regex alternation of every phrase would cost a pass per phrase at every position).
+_OTHER_LANGUAGES = tuple(language for language in lexicon.LANGUAGES if language != "en")
+
+
+class _Statement(NamedTuple):
+    """Where the last answer phrase is (the shape of a match: ``start()``, ``end()``)."""
+
+    begin: int
+    finish: int
+
+    def start(self) -> int:
+        return self.begin
+
+    def end(self) -> int:
+        return self.finish
+
+
+def _last_statement(text: str) -> _Statement | None:
+    """The last "the answer is" of ``text`` in any language of the lexicon (the later one where both are)."""
+    english = _last_match(_ANSWER_IS, text)
+    other = lexicon.find_last(text, "answer_phrases", 0, _OTHER_LANGUAGES)
+    found = [(match.start(), match.end()) for match in (english,) if match is not None]
+    found += [(other[0], other[1])] if other is not None else []
+    return _Statement(*max(found)) if found else None
 # "another valid answer is", "an alternative answer would be", "the other possible answer is": a second answer.
 _ANOTHER_ANSWER = re.compile(r"(?<![A-Za-z])(?:another|alternative|alternate|other|second|also)(?:\s+[A-Za-z]+)?\s+$",
                              re.IGNORECASE)  # fmt: skip
@@ -132,7 +157,7 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     side is no value (``5 or more``) is :class:`Unreadable`. A sentence with no math, number or short answer
     in it (``the answer is clear``) gives None.
     """
-    last = _last_match(_ANSWER_IS, text)
+    last = _last_statement(text)
     if last is None:
         return None
     if _ANOTHER_ANSWER.search(text, max(0, last.start() - 40), last.start()):
@@ -262,7 +287,7 @@ def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str 
     ``10,455``; ``The answer is 5 ... \\boxed{6}`` gives 6; ``\\boxed{18} Wait, ... the correct answer is 20.``
     gives 20, and ``\\boxed{18} Wait, I made an error. It should be 20.`` is :class:`Unreadable`."""
     last_box = next(_boxes(text), None)
-    statement = _last_match(_ANSWER_IS, text)
+    statement = _last_statement(text)
     tag = text.rfind(_OPEN_TAG)
     close = text.find(_CLOSE_TAG, tag) if tag >= 0 else -1
     candidates = [(-1, 0, None)]  # (start, end, extractor)
@@ -287,22 +312,31 @@ def unless_revised(text: str, end: int, found: str | Unreadable | None) -> str |
     if not isinstance(found, str):
         return found
     retraction = next(lexicon.find(text, "corrections", end), None)
-    later = _later_value(text[retraction[1] :]) if retraction is not None else None
+    tail = text[retraction[1] :] if retraction is not None else ""
+    spans = math_spans(tail)
+    later = _later_value(tail, spans) if retraction is not None else None
     if later is None:
         return found
     if _same_value(found, later):
         return found  # "Wait, let me check: yes, 18."
-    corrected = _corrected_value(text[retraction[1] :])
+    corrected = _corrected_value(tail, spans)
     if corrected is not None:
         return corrected  # "Scratch that, I miscounted: it's 432.", "不对，重新算一下，应该是 13。"
     return Unreadable(f"the stated answer {_squeeze(found)!r} is taken back after it ({text[retraction[0] : retraction[1]]!r} ...)")
 
 
-def _corrected_value(tail: str) -> str | None:
+def _corrected_value(tail: str, spans: list[tuple[int, int, str]]) -> str | None:
     """The one value a correction gives: the only math span or number of ``tail``, standing alone and ending the
     text (at most a few words after it, such as a unit); None when the tail holds several values or goes on."""
-    spans = math_spans(tail)
-    outside = [m for m in _NUMBER_TOKEN.finditer(tail) if not any(start <= m.start() < end for start, end, _ in spans)]
+    if len(spans) > 1:
+        return None
+    inside = _SpanIndex.of(spans)
+    outside = []
+    for number in _NUMBER_TOKEN.finditer(tail):
+        if not inside(number.start()):
+            outside.append(number)
+            if len(spans) + len(outside) > 1:
+                return None
     if len(spans) + len(outside) != 1:
         return None
     if spans:
@@ -316,10 +350,10 @@ def _corrected_value(tail: str) -> str | None:
     return value
 
 
-def _later_value(text: str) -> str | None:
-    """The last value written in ``text``: its last math span or its last number, whichever ends later."""
+def _later_value(text: str, spans: list[tuple[int, int, str]]) -> str | None:
+    """The last value written in ``text`` (``spans``: its math spans): its last math span or its last number,
+    whichever ends later."""
     number = _last_match(_NUMBER_TOKEN, text)
-    spans = math_spans(text)
     if spans and (number is None or spans[-1][1] >= number.end()):
         return _clean_span(spans[-1][2])
     return None if number is None else number.group()
@@ -343,5 +377,5 @@ def _same_value(stated: str, later: str) -> bool:
 def after_statement(text: str) -> str:
     """The text after the last "the answer is" (all of it when there is none): when that statement holds
     no value (``the answer is:`` then a display on the next line), the answer can only come after it."""
-    statement = _last_match(_ANSWER_IS, text)
+    statement = _last_statement(text)
     return text if statement is None else text[statement.end() :]
