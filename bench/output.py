@@ -33,7 +33,7 @@ def in_memory(rows: Iterator[dict[str, Any]], path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from rewardhub._files.io import jsonable
+    from rewardhub._files.jsonl import jsonable
 
     pq.write_table(pa.Table.from_pylist([jsonable(r) for r in rows]), path)
 

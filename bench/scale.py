@@ -225,7 +225,7 @@ def bench_ray(rows: int, words: int) -> None:
         written = Path(folder) / "written.parquet"  # as `rewardhub score -o` writes it: a group's rows together
         write_table(data, written, "parquet")
         log = Path(folder) / "calls.log"
-        plain, rray.RewardScorer = rray.RewardScorer, timed_scorer(log)  # score_dataset maps this name
+        plain, rray.scoring.RewardScorer = rray.scoring.RewardScorer, timed_scorer(log)  # score_dataset maps this name
         try:
             first = ray_run("first run, 16 rows, 1 actor (starts Ray Data's own actors)", 16, baseline * 16 / rows,
                             lambda: rray.score_dataset(rray.grouped_dataset(data[:16], 2), CPU_SET, grouped=True), log)
@@ -259,7 +259,7 @@ def bench_ray(rows: int, words: int) -> None:
                   f"{two['seconds'] / results['Parquet, groups together', 2]['seconds']:.2f}x, spread (a shuffle) "
                   f"{two['seconds'] / results['4 blocks, groups spread', 2]['seconds']:.2f}x")
         finally:
-            rray.RewardScorer = plain
+            rray.scoring.RewardScorer = plain
             ray.shutdown()
         small = Path(folder) / "small.jsonl"
         small.write_text("".join(json.dumps(r) + "\n" for r in data[:64]))

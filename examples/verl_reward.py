@@ -13,8 +13,9 @@ verl 0.9.1's ``main_ppo`` reads ``reward.custom_reward_function`` (a top-level
 and run ``rewardhub serve --config rewards.yaml --group-size N`` (N = actor_rollout_ref.rollout.n): verl
 scores a batch in several reward-worker processes, and the server is where they meet.
 
-Each call returns ``{"score": weighted total, <alias>: value or None..., "abstained": 0/1}``; verl
-trains on ``score`` and logs the rest. ``ground_truth`` fills the ``solution`` column.
+Each call returns finite numbers: ``{"score": weighted total, <alias>: value, "<alias>/abstained": 0/1,
+"<alias>/verdict": 0/1, ..., "abstained": 0/1}`` (plus ``flat_group`` and ``<alias>/signal`` for dynamic
+sampling when groups are assembled); verl trains on ``score`` and logs the rest. ``ground_truth`` fills the ``solution`` column.
 """
 
 from rewardhub.trainers.verl import compute_score, compute_score_async

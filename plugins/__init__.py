@@ -12,6 +12,7 @@ from . import _moved
 from ._aio import background_loop
 from ._batch import Batch, Row, Score
 from ._decorators import batch_reward, sample_reward
+from ._files.output import write_rows
 from ._manager import plugin_manager
 from ._registry import Param, factory_params, get, list_rewards, registry
 from ._reward import AsyncReward, BatchResult, Reward
@@ -95,4 +96,5 @@ __all__ = [
     "Param",
     "factory_params",
     "sample_reward",
+    "write_rows",
 ]

@@ -38,7 +38,9 @@ class Score:
     rewards can reuse instead of verifying again. ``outcome`` (one of ``OUTCOMES``) defaults to
     ``ok`` for a value and ``abstain`` for ``None``; failures and timeouts set it explicitly.
     ``turns``: an episode's score by assistant turn (``value`` stays the episode total, what TRL
-    gets); verl places them at each turn's last token.
+    gets); verl places them at each turn's last token. ``final``: a failure no second opinion may
+    overturn (a hedge, several disagreeing answers, no answer at all): an entry's ``rescue`` never
+    sends it to its model verifier.
     """
 
     value: float | None
@@ -46,6 +48,7 @@ class Score:
     verdict: bool | None = None
     outcome: str = ""
     turns: tuple[float, ...] | None = None
+    final: bool = False
 
     def __post_init__(self) -> None:
         if self.turns is not None:
@@ -66,6 +69,7 @@ def to_score(raw: Any) -> Score:
         return Score(raw)
     if kind is Score and (raw.value is None or type(raw.value) is float and math.isfinite(raw.value)):
         return raw
+    final = isinstance(raw, Score) and raw.final
     if isinstance(raw, Score):
         value, reason, verdict, outcome = raw.value, raw.reason, raw.verdict, raw.outcome
     elif isinstance(raw, tuple) and len(raw) == 2:
@@ -75,7 +79,7 @@ def to_score(raw: Any) -> Score:
     if value is None:
         return Score(None, reason, verdict, outcome if outcome != "ok" else "")
     if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":  # bool, numpy bool
-        return Score(float(value), reason, bool(value) if verdict is None else verdict, outcome)
+        return Score(float(value), reason, bool(value) if verdict is None else verdict, outcome, final=final)
     if isinstance(value, str | bytes):  # float("0.5") would pass: a scorer returning text is a bug
         raise TypeError(f"a score must be a number, bool, None or (value, reason); got {type(value).__name__} {value!r:.40}")
     try:
@@ -86,7 +90,7 @@ def to_score(raw: Any) -> Score:
         return Score(None, reason or "NaN score", verdict, outcome if outcome != "ok" else "")
     if math.isinf(number):
         raise ValueError(f"a score must be finite; got {number}")
-    return Score(number, reason, verdict, outcome)
+    return Score(number, reason, verdict, outcome, final=final)
 
 
 @dataclass

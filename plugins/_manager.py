@@ -29,6 +29,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.report.command",
     "rewardhub.preference.command",
     "rewardhub.scaffold",
+    "rewardhub.testing.judge_check",
     # reward families
     "rewardhub.rewards.exact_match",
     "rewardhub.rewards.format_regex",
@@ -39,18 +40,24 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.majority_vote",
     "rewardhub.rewards.agent",
     "rewardhub.rewards.code.reward",
-    "rewardhub.rewards.judge.reward",
+    "rewardhub.rewards.sql.reward",
+    "rewardhub.rewards.judge.factory",
     "rewardhub.rewards.reward_model.reward",
     "rewardhub.rewards.reward_model.process",
     "rewardhub.rewards.instructions.reward",
     "rewardhub.rewards.similarity",
     "rewardhub.rewards.multiple_choice",
     "rewardhub.rewards.json_schema",
+    "rewardhub.rewards.hubs.reasoning_gym",
+    "rewardhub.rewards.hubs.nemo_gym",
+    "rewardhub.rewards.hubs.openenv",
+    "rewardhub.rewards.hubs.verifiers",
     # code execution
     "rewardhub.sandbox.backends",
     "rewardhub.sandbox.commands",
     # trainers
     "rewardhub.trainers.commands",
+    "rewardhub.trainers.hubs.commands",
 )
 
 pm = pluggy.PluginManager("rewardhub")

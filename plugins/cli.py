@@ -12,11 +12,12 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from ._manager import load_plugins, plugin_hooks, pm
-from .errors import RewardhubError
+from .errors import RewardhubError, RewardNotScoringWarning
 from .hookspecs import hookimpl
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
@@ -42,6 +43,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.handler(args) or EXIT_OK)
     except RewardhubError as exc:
         print(f"rewardhub: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RewardNotScoringWarning as exc:  # --strict, or the caller's own warnings filter
+        print(f"rewardhub: error: stopped at a reward that is not scoring: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `rewardhub score ... | head`
         return EXIT_OK
@@ -74,6 +78,13 @@ def _sigterm_exits_cleanly() -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def add_strict(parser: argparse.ArgumentParser) -> None:
+    """``--strict``, for the commands that score (``score``, ``serve``)."""
+    parser.add_argument("--strict", action="store_true",
+                        help="stop (exit 2) at the first reward that is not scoring (a column it needs is missing, "
+                        "or every sample fails) instead of warning and going on without it")
+
+
 @hookimpl
 def register_commands(subparsers: argparse._SubParsersAction) -> None:
     """The core's own subcommands: list, score, check."""
@@ -93,6 +104,7 @@ def register_commands(subparsers: argparse._SubParsersAction) -> None:
     score_parser.add_argument("--report", metavar="HTML", help="also write an HTML reward report")
     score_parser.add_argument("--progress", action="store_true", help="force the progress bar (default: on a TTY)")
     score_parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+    add_strict(score_parser)
     score_parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                               help="score on a Ray cluster with Ray Data: ADDRESS as ray.init takes it (auto, HOST:PORT, "
                               "ray://...); without it $RAY_ADDRESS, else a local Ray (needs rewardhub[ray])")
@@ -142,14 +154,20 @@ def _score(args: argparse.Namespace) -> int:
         print("rewardhub: error: --report needs -o/--output (the report is built from the scored file)", file=sys.stderr)
         return EXIT_USAGE
     show_progress = not args.quiet and (args.progress or sys.stderr.isatty())
+    if args.strict:
+        warnings.simplefilter("error", RewardNotScoringWarning)
     if args.ray is not None:
         from .ray import score_file as score_on_ray
 
         if args.actors is not None and args.actors < 1:
             print("rewardhub: error: --actors must be at least 1", file=sys.stderr)
             return EXIT_USAGE
+        if args.strict:  # the rewards run in the actors' processes, where this process's filter does not reach
+            print("rewardhub: error: --strict works without --ray only (the rewards run in Ray's actors)",
+                  file=sys.stderr)
+            return EXIT_USAGE
         summary = score_on_ray(args.config, args.input, args.output, address=args.ray or None,
-                               batch_size=args.batch_size, concurrency=args.actors)
+                               batch_size=args.batch_size, concurrency=args.actors, quiet=args.quiet)
     else:
         summary = score_file(args.config, args.input, args.output, batch_size=args.batch_size, progress=show_progress)
     if not args.quiet:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -42,8 +43,8 @@ TRAJECTORY_COLUMNS = ("messages", "final_text", "tool_calls", "num_turns", "turn
                       "env_state", "env", "finish_reason", "truncated")
 __all__ = ["LIVE_COLUMNS", "TRAJECTORY_COLUMNS", "TrajectoryView", "env_reward", "env_state", "final_text", "is_episode",
            "num_turns", "parse_arguments", "split_messages", "tool_calls", "whole_conversation"]
-# Tool results longer than this are not decoded to look for an error report (they are kept as text).
-MAX_DECODED_RESULT = 20_000
+# A tool result that may be an error report: a mapping whose first key is "error" (TRL writes str({"error": str(e)})).
+_ERROR_REPORT = re.compile(r"\A\s*\{\s*(['\"])error\1\s*:")
 
 
 def final_text(messages: Sequence[Mapping]) -> str:
@@ -159,6 +160,8 @@ def parse_arguments(raw: Any) -> tuple[Any, str | None]:
             value = json.loads(raw) if raw.strip() else {}
         except ValueError as exc:
             return raw, f"arguments are not valid JSON: {exc}"
+        except RecursionError:  # a hostile call: its row says so, the batch goes on
+            return raw, "arguments are nested too deeply to parse"
     else:
         value = raw
     if not isinstance(value, Mapping):
@@ -201,18 +204,24 @@ def _result(message: Mapping) -> tuple[str | None, str | None]:
 
 
 def _reported_error(text: str) -> str | None:
-    """The ``error`` of a result that is an error report: ``{"error": ...}`` as JSON or as a Python dict."""
+    """The failure a result reports: ``{"error": ...}`` alone, as JSON or as a Python dict, at any length.
+
+    TRL turns a tool's exception into ``str({"error": str(e)})``: an exception with no message is
+    ``{'error': ''}``, still a failure. A mapping with other keys beside ``error`` is what a tool that worked
+    returned (a code tool's ``{"stdout": ..., "error": "NameError..."}`` reports the *program's* error): no
+    failure of the call. Only text shaped like an error report is decoded, so long results cost one match.
+    """
     stripped = text.strip()
-    if not (stripped.startswith("{") and stripped.endswith("}")) or len(stripped) > MAX_DECODED_RESULT:
+    if not stripped.endswith("}") or _ERROR_REPORT.match(stripped) is None:
         return None
     for decode in (json.loads, ast.literal_eval):  # TRL writes str({"error": str(e)}): a Python literal
         try:
             value = decode(stripped)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             continue
-        if isinstance(value, Mapping) and value.get("error"):
-            return str(value["error"])
-        return None
+        if not isinstance(value, Mapping) or set(value) != {"error"} or value["error"] in (None, False):
+            return None
+        return str(value["error"]).strip() or "the tool raised an exception with no message"
     return None
 
 
@@ -299,7 +308,19 @@ class TrajectoryView:
             return [None] * len(batch)
         derive = {"final_text": final_text, "tool_calls": tool_calls, "num_turns": num_turns,
                   "finish_reason": finish_reason}[name]
-        return [derive(messages) for messages in self.column("messages")]
+        return self._per_row(name, derive)
+
+    def _per_row(self, name: str, derive: Any) -> list[Any]:
+        """``derive(messages)`` for each row; a row nested too deeply to walk is ``None`` with a note,
+        never an exception that would end the whole batch."""
+        values: list[Any] = []
+        for i, messages in enumerate(self.column("messages")):
+            try:
+                values.append(derive(messages))
+            except RecursionError:
+                values.append(None)
+                self._notes.setdefault(name, {})[i] = f"the episode is nested too deeply to read its {name}"
+        return values
 
     def _messages(self) -> list[list[dict[str, Any]]]:
         given = self._batch.columns.get("messages")

@@ -8,6 +8,9 @@ Python's ``re`` backtracks, so a careless pattern can take exponential or quadra
 completion. The presets are written to run in linear time (tempered bodies that cannot run past
 their closing tag, possessive quantifiers). For your own patterns, texts longer than ``max_chars``
 are not matched: the reward abstains (``None``) with a reason instead of freezing training.
+
+Both read the completion as a person sees it (:func:`rewardhub.rewards.text.canonical`): a block holding
+only a zero-width space is empty, and line separators (U+2028, NEL, ``\r``) are line breaks.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import re
 from dataclasses import dataclass
 
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
+
+from .text import canonical
 
 MODES = ("fullmatch", "match", "search")
 FLAGS = {"ASCII": re.ASCII, "DOTALL": re.DOTALL, "IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE,
@@ -107,6 +112,7 @@ class FormatRegex(Reward):
         self.label = f"preset {preset!r}" if preset else f"pattern {_short(pattern)!r}"
 
     def score_sample(self, text: str, row: Row) -> Score:
+        text = canonical(text)
         if self.max_chars is not None and len(text) > self.max_chars:
             return Score(None, f"not checked: {len(text)} chars > max_chars {self.max_chars}")
         if self.matcher(text) is not None:
@@ -132,6 +138,7 @@ class TagCount(Reward):
         self.tags = list(tags)
 
     def score_sample(self, text: str, row: Row) -> Score:
+        text = canonical(text)
         credit = 0
         problems = []
         for tag in self.tags:

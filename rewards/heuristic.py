@@ -9,7 +9,9 @@ Checks (a check is on when it is configured and its weight is > 0):
   ``</answer>`` may follow it);
 - repetition: 1 while at most ``max_repeated`` of the word n-grams repeat, then falling linearly to 0.
 
-The value is the weighted mean; the reason lists the checks that failed.
+The value is the weighted mean; the reason lists the checks that failed. Every check reads the completion
+as a person sees it (:func:`rewardhub.rewards.text.canonical`): invisible characters neither hide a keyword
+nor vary a loop, and a full-width ``．`` ends a sentence.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ from collections.abc import Callable
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from .length import completion_length
-from .repetition import repeated_fraction, words
+from .repetition import repeated_share
+from .text import canonical
 
 _CLOSERS = "\"')]}*_”’»"
 _CLOSING_TAG = re.compile(r"</\w+>")
 _MAX_TAG = 40
 
-Check = Callable[[str, Row], tuple[float, str]]
+Check = Callable[[str, str, Row], tuple[float, str]]  # (completion, its canonical text, row) -> (value, failure)
 
 
 class Heuristic(Reward):
@@ -87,15 +90,16 @@ class Heuristic(Reward):
     def score_sample(self, text: str, row: Row) -> Score:
         total = weight_sum = 0.0
         failures = []
+        seen = canonical(text)
         for check, weight in self.checks:
-            value, failure = check(text, row)
+            value, failure = check(text, seen, row)
             total += weight * value
             weight_sum += weight
             if failure:
                 failures.append(failure)
         return Score(total / weight_sum, "failed: " + "; ".join(failures) if failures else "all checks passed")
 
-    def _length(self, text: str, row: Row) -> tuple[float, str]:
+    def _length(self, text: str, seen: str, row: Row) -> tuple[float, str]:
         length = completion_length(text, row.get("completion_ids"))
         if length.count < self.min_len:
             return length.count / self.min_len, f"length {length} < min_len {self.min_len}"
@@ -103,22 +107,22 @@ class Heuristic(Reward):
             return self.max_len / length.count, f"length {length} > max_len {self.max_len}"
         return 1.0, ""
 
-    def _keywords(self, text: str, row: Row) -> tuple[float, str]:
-        missing = [k for k, pattern in self.required if pattern.search(text) is None]
-        present = [k for k, pattern in self.forbidden if pattern.search(text) is not None]
+    def _keywords(self, text: str, seen: str, row: Row) -> tuple[float, str]:
+        missing = [k for k, pattern in self.required if pattern.search(seen) is None]
+        present = [k for k, pattern in self.forbidden if pattern.search(seen) is not None]
         total = len(self.required) + len(self.forbidden)
         failures = [f"{label} {', '.join(map(repr, words))}"
                     for label, words in (("missing keyword(s)", missing), ("forbidden keyword(s)", present)) if words]
         return 1.0 - (len(missing) + len(present)) / total, "; ".join(failures)
 
-    def _ending(self, text: str, row: Row) -> tuple[float, str]:
-        last = _last_char(text)
+    def _ending(self, text: str, seen: str, row: Row) -> tuple[float, str]:
+        last = _last_char(seen)
         if last and last in self.ending:
             return 1.0, ""
         return 0.0, f"does not end with one of {self.ending!r}"
 
-    def _repetition(self, text: str, row: Row) -> tuple[float, str]:
-        fraction = repeated_fraction(words(text), self.ngram_size)
+    def _repetition(self, text: str, seen: str, row: Row) -> tuple[float, str]:
+        fraction = repeated_share(text, self.ngram_size)
         if fraction is None or fraction <= self.max_repeated:
             return 1.0, ""
         value = 1.0 - (fraction - self.max_repeated) / (1.0 - self.max_repeated)
@@ -152,7 +156,7 @@ def _keyword_patterns(param: str, keywords: list[str] | None, flags: int) -> lis
             raise ConfigError(f"{param} must hold non-empty strings, got {keyword!r}")
         start = r"\b" if re.match(r"\w", keyword) else ""
         end = r"\b" if re.search(r"\w$", keyword) else ""
-        patterns.append((keyword, re.compile(start + re.escape(keyword) + end, flags)))
+        patterns.append((keyword, re.compile(start + re.escape(canonical(keyword)) + end, flags)))
     return patterns
 
 

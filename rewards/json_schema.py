@@ -1,12 +1,18 @@
-"""The ``json_schema`` reward: the completion is one JSON document that validates against a schema.
+"""The ``json_schema`` reward: the completion is one strict JSON document that validates against a schema.
 
 The document is the completion itself (after a closed ``<think>`` block), the content of its
-``<answer>`` tag, or its single fenced code block (```` ```json ... ``` ````; prose around a fence is
-fine). Several fenced blocks, or JSON inside prose without a fence, do not count: which of them would
-be the answer? (``allow_prose: true`` accepts one JSON value inside prose, when it is the only
-``{`` / ``[`` value there.) The schema comes from the row (column ``schema``) or from params; it is
-validated with ``jsonschema`` under the draft it declares (2020-12 by default), formats checked.
-With ``partial_credit`` an object that fails scores the share of its fields that are valid.
+``<answer>`` tag, or its single fenced code block (```` ```json ... ``` ```` or ``~~~``, closed by a fence
+of the same kind; prose around a fence is fine). Several fenced blocks (of either kind), or JSON
+inside prose without a fence, do not count: which of them would be the answer? Nor does a fence (or
+tag) beside JSON written in the prose, valid or not (``{"a": 1`` next to a fenced ``{"a": 2}``).
+(``allow_prose: true`` accepts one JSON value inside prose, when it is the only ``{`` / ``[`` value there.)
+The JSON is strict (RFC 8259): ``NaN``, ``Infinity`` and duplicate keys are refused, as any other
+parser but Python's would refuse them (and a duplicate key hides one of two values from the validator).
+Line breaks are read canonically (``\r``, U+2028, ... are line breaks for the fences); the document's
+characters are validated as written: it is data for a program, so ``"ye\u200bs"`` is not ``"yes"``.
+The schema comes from the row (column ``schema``) or from params; it is validated with ``jsonschema``
+under the draft it declares (2020-12 by default), formats checked. With ``partial_credit`` an object
+that fails scores the share of its fields that are valid.
 """
 
 from __future__ import annotations
@@ -123,14 +129,22 @@ def find_document(text: str, allow_prose: bool = False) -> tuple[Any, str] | str
     start = text.rfind("<answer>", 0, close) if close != -1 else -1
     if start != -1:
         tagged = text[start + len("<answer>") : close]
-        fences = fenced_blocks(tagged)
-        if len(fences) == 1:  # <answer>```json ... ```</answer>
+        beside = _json_in_prose(text[:start] + " " + text[close + len("</answer>") :])
+        if beside:
+            return f"JSON {beside} outside the <answer> tag too: which one is the answer?"
+        fences, prose = _fences(tagged)
+        if len(fences) == 1 and not _json_in_prose(prose):  # <answer>```json ... ```</answer>
             return _parsed(fences[0].strip(), "in the fenced block of the <answer> tag")
+        if len(fences) > 1:
+            return f"{len(fences)} fenced blocks in the <answer> tag: which one is the answer?"
         return _parsed(tagged.strip(), "in the <answer> tag")
-    fences = fenced_blocks(text)
+    fences, prose = _fences(text)
     if len(fences) > 1:
         return f"{len(fences)} fenced blocks: which one is the answer?"
     if fences:
+        beside = _json_in_prose(prose)
+        if beside:
+            return f"JSON {beside} in the prose beside the fenced block: which one is the answer?"
         return _parsed(fences[0].strip(), "in the fenced block")
     stripped = text.strip()
     parsed = _parsed(stripped, "(the whole completion)")
@@ -141,26 +155,89 @@ def find_document(text: str, allow_prose: bool = False) -> tuple[Any, str] | str
     return parsed
 
 
+_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines ends a line at
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+# JSON written in prose: an object that opens with a key or closes at once, an array of objects or strings.
+_PROSE_JSON = re.compile(r"\{\s*(?:\"|\})|\[\s*(?:\{|\"|\[)")
+
+
 def fenced_blocks(text: str) -> list[str]:
-    """The contents of closed ```` ``` ```` blocks (a line opening with ```` ``` ````, a line that is only
-    ```` ``` ````), in one pass over the lines; an unclosed last block (a truncated answer) is none."""
-    blocks, current = [], None
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if current is None:
-            if stripped.startswith("```"):
-                current = []
-        elif stripped == "```":
-            blocks.append("\n".join(current))
-            current = None
-        else:
-            current.append(line)
-    return blocks
+    """The contents of closed fenced blocks (a line opening with ```` ``` ```` or ``~~~``, closed by a line
+    of only the same character, at least as many), in one pass; an unclosed last block (a truncated
+    answer) is none."""
+    return _fences(text)[0]
+
+
+def _fences(text: str) -> tuple[list[str], str]:
+    """The closed fenced blocks' contents and the text outside them (an unclosed block counts as outside).
+    Any line break ends a line (``\\r``, U+2028, ...); a block's content is its text as written."""
+    if "```" not in text and "~~~" not in text:
+        return [], text
+    blocks, outside = [], []
+    opener, content_start, outside_start, last_end, at = "", -1, 0, 0, 0
+    for line in text.splitlines(keepends=True):
+        start, at = at, at + len(line)
+        body = line.rstrip(_BREAKS)
+        if content_start < 0:
+            fence = _FENCE.match(body)
+            if fence:
+                outside.append(text[outside_start:start])
+                opener, content_start, outside_start = fence.group(1), at, start
+        elif body.strip() and set(body.strip()) == {opener[0]} and len(body.strip()) >= len(opener):
+            blocks.append(text[content_start : max(last_end, content_start)])
+            content_start, outside_start = -1, at
+        last_end = start + len(body)
+    outside.append(text[outside_start:])
+    return blocks, "\n".join(outside)
+
+
+def _json_in_prose(prose: str) -> str | None:
+    """What in ``prose`` reads as JSON (an object opening with a key, an array of objects, strings or
+    arrays), else ``None``."""
+    if "{" not in prose and "[" not in prose:
+        return None
+    found = _PROSE_JSON.search(prose)
+    if found is not None:
+        return f"({_short(prose[found.start() : found.start() + 40])!r})"
+    return None
+
+
+def _short(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key!r} (which of its values would the schema check?)")
+            seen.add(key)
+    return document
+
+
+STRICT = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+
+
+def strict_json(text: str) -> Any:
+    """``text`` as one strict JSON value (RFC 8259: no NaN / Infinity, no duplicate keys)."""
+    value, end = STRICT.raw_decode(text, len(text) - len(text.lstrip(_JSON_SPACE)))
+    if text[end:].strip(_JSON_SPACE):
+        raise ValueError(f"extra data after the JSON value at character {end}")
+    return value
+
+
+_JSON_SPACE = " \t\n\r"
 
 
 def _parsed(candidate: str, where: str) -> tuple[Any, str] | str:
     try:
-        return json.loads(candidate), where
+        return strict_json(candidate), where
     except RecursionError:
         return f"the JSON {where} is nested too deeply"
     except ValueError as exc:
@@ -169,7 +246,6 @@ def _parsed(candidate: str, where: str) -> tuple[Any, str] | str:
 
 def _embedded(text: str) -> tuple[Any, str] | str:
     """The one JSON object or array inside prose; none or several (valid or not) is no answer."""
-    decoder = json.JSONDecoder()
     starts = [i for i, ch in enumerate(text) if ch in "{["]
     documents, broken, end, tried = [], 0, -1, 0
     for start in starts:
@@ -179,7 +255,7 @@ def _embedded(text: str) -> tuple[Any, str] | str:
         if tried > MAX_CANDIDATES:
             return f"more than {MAX_CANDIDATES} places where JSON could start: no single answer"
         try:
-            value, end = decoder.raw_decode(text, start)
+            value, end = STRICT.raw_decode(text, start)
         except (ValueError, RecursionError):
             broken += 1
             continue

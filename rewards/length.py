@@ -8,8 +8,13 @@
 - ``cosine``: the cosine-scaled reward of "Demystifying Long Chain-of-Thought Reasoning in LLMs": short
   correct answers earn most, short wrong answers lose most; ``len / max_completion_len`` sets the phase.
 
-Lengths are tokens from the ``completion_ids`` column when the trainer passes it, else whitespace
-words (the reason says which). ``group`` and ``cosine`` reuse another reward's verdicts
+Lengths are always tokens, counted the best way the call allows, and the reason says which: the
+``completion_ids`` column when the trainer passes it (TRL), else the ``tokenizer`` param's count (a
+Hugging Face tokenizer name or folder, loaded once), else an estimate, ``max(words, ceil(UTF-8 bytes /
+4))`` (about four bytes per token for English and for CJK text alike with BPE vocabularies; never fewer
+tokens than whitespace words). So the server, the shims and the CLI, which get no ``completion_ids``,
+measure the same budget TRL does, and words joined by invisible characters are not one word.
+``group`` and ``cosine`` reuse another reward's verdicts
 (``correctness``, e.g. ``"math"`` or ``"exact_match"``) instead of verifying again. In ``group`` mode a
 lone completion has no range to be placed in and a group short of ``group_size`` is a fragment: both
 abstain (one-sample callers such as verl and OpenRLHF get whole groups through the shims' assembly).
@@ -17,8 +22,9 @@ abstain (one-sample callers such as verl and OpenRLHF get whole groups through t
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sized
+from collections.abc import Callable, Sized
 from typing import Any, NamedTuple
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
@@ -27,28 +33,65 @@ MODES = ("overlong", "target", "group", "cosine")
 NEEDS_CORRECTNESS = ("group", "cosine")
 
 
+BYTES_PER_TOKEN = 4  # the estimate without completion_ids or a tokenizer: ceil(UTF-8 bytes / 4), at least the words
+# How a count was made, as the reason says it.
+COUNTED_BY = {"completion_ids": "", "tokenizer": " (counted by the tokenizer)",
+              "estimate": " (estimated: no completion_ids)"}
+
+
 class Length(NamedTuple):
-    """A completion's length and its unit: ``"tokens"`` (from ``completion_ids``) or ``"words"``."""
+    """A completion's length in tokens and how it was counted: ``completion_ids``, ``tokenizer`` or ``estimate``."""
 
     count: int
-    unit: str
+    counted_by: str
 
     def __str__(self) -> str:
-        unit = self.unit[:-1] if self.count == 1 else self.unit
-        return f"{self.count} {unit}" + (" (no completion_ids)" if self.unit == "words" else "")
+        return f"{self.count} token{'' if self.count == 1 else 's'}{COUNTED_BY[self.counted_by]}"
 
 
-def completion_length(text: str, ids: Any = None) -> Length:
-    """Token count from ``ids`` (one completion's ``completion_ids``) when given, else a word count."""
+def estimated_tokens(text: str) -> int:
+    """Tokens a BPE tokenizer would make of ``text``, estimated: ``max(words, ceil(UTF-8 bytes / 4))``."""
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    return max(len(text.split()), -(-size // BYTES_PER_TOKEN))
+
+
+def completion_length(text: str, ids: Any = None, count_tokens: Callable[[str], int] | None = None) -> Length:
+    """Token count from ``ids`` (one completion's ``completion_ids``) when given, else ``count_tokens(text)``
+    (a tokenizer), else :func:`estimated_tokens`."""
     if isinstance(ids, Sized) and not isinstance(ids, str | bytes):
-        return Length(len(ids), "tokens")
-    return Length(len(text.split()), "words")
+        return Length(len(ids), "completion_ids")
+    if count_tokens is not None:
+        return Length(count_tokens(text), "tokenizer")
+    return Length(estimated_tokens(text), "estimate")
 
 
-def batch_lengths(batch: Batch) -> list[Length | None]:
+def batch_lengths(batch: Batch, count_tokens: Callable[[str], int] | None = None) -> list[Length | None]:
     """Each completion's :func:`completion_length` (None where the completion holds no text)."""
     ids = batch.columns.get("completion_ids") or [None] * len(batch)
-    return [None if t is None else completion_length(t, i) for t, i in zip(batch.texts, ids, strict=True)]
+    return [None if t is None else completion_length(t, i, count_tokens) for t, i in zip(batch.texts, ids, strict=True)]
+
+
+class TokenCounter:
+    """Counts tokens with a Hugging Face tokenizer (a hub name or a local folder), loaded on first use."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, text: str) -> int:
+        return len(_load_tokenizer(self.name)(text, add_special_tokens=False)["input_ids"])
+
+
+@functools.cache
+def _load_tokenizer(name: str) -> Any:
+    try:
+        from transformers import AutoTokenizer
+    except ImportError:
+        raise ConfigError("length_penalty's tokenizer param needs transformers: pip install 'rewardhub[rm]'") from None
+    try:
+        return AutoTokenizer.from_pretrained(name)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"length_penalty: cannot load tokenizer {name!r} ({exc}); give a local folder or a "
+                          f"hub name this machine can reach, or leave tokenizer unset for the estimate") from None
 
 
 def is_correct(score: Score) -> bool | None:
@@ -77,9 +120,12 @@ class LengthPenalty(Reward):
         max_value_correct: float = 1.0,
         min_value_wrong: float = -1.0,
         max_value_wrong: float = -0.5,
+        tokenizer: str | None = None,
         on_error: str = "none",
     ):
         super().__init__(on_error=on_error)
+        if tokenizer is not None and (not isinstance(tokenizer, str) or not tokenizer.strip()):
+            raise ConfigError(f"tokenizer must be a Hugging Face tokenizer name or folder, got {tokenizer!r}")
         if mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
         if max_completion_len < 1 or (mode == "overlong" and not 1 <= cache_len <= max_completion_len):
@@ -111,12 +157,13 @@ class LengthPenalty(Reward):
         self.needs_groups = mode == "group"  # callers sending one completion per call must assemble groups
         self.correct_range = (min_value_correct, max_value_correct)
         self.wrong_range = (min_value_wrong, max_value_wrong)
+        self.count_tokens = None if tokenizer is None else TokenCounter(tokenizer)
 
     def dependencies(self) -> dict[str, str]:
         return {"correctness": self.correctness} if self.correctness else {}
 
     def score_batch(self, batch: Batch) -> list[Score]:
-        lengths = batch_lengths(batch)
+        lengths = batch_lengths(batch, self.count_tokens)
         if self.mode == "overlong":
             return [self._overlong(n) if n is not None else Score(None) for n in lengths]
         if self.mode == "target":

@@ -7,6 +7,11 @@ Each distinct answer that needs the parser is first read once, alone, in a worke
 (as ``math`` reads an answer: parsed, and compared with 0, which evaluates it): one that cannot be
 read in time (``\\boxed{9^{9^{9^{9}}}}``) does not vote and gets ``timeout_score`` with outcome
 ``timeout``, so it costs its group one deadline, not one per sibling it would be compared with.
+Only answers that name one value vote: a hedge (``5 or 6``, ``5 oder 6``, ``maybe 5``) offers several, and a
+relation between values (``5 = 7``, ``3 < 7``, ``x = 5 = 7``, ``x \neq 5``) states no answer; the math parser
+would read its right side and let it vote with the 7s. An equation or a bound on one named quantity
+(``x = 7``, ``f(1) = 7``, ``x > 2``) is an answer and votes. A row that does not vote scores as a row
+with no answer (``answerless``), with its reason.
 A lone completion has nobody to agree with, and a group short of ``group_size`` is a fragment: both
 abstain. Under one-sample callers (verl, OpenRLHF) the shims and ``rewardhub serve`` assemble whole
 groups of ``group_size`` first (``needs_groups``).
@@ -14,6 +19,7 @@ groups of ``group_size`` first (``needs_groups``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
@@ -21,13 +27,27 @@ from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 from .math.checker import MathChecker, verify_pair, warm_up
 from .math.literals import normalize, parse_literal, unit_of
 from .math.reward import find_answer
+from .text import lexicon
 from .text.extract import Extraction, alternatives
+from .text.extract.answers import HEDGE
 
 TIES = ("none", "all", "first")
 ANSWERLESS = ("zero", "abstain")
 EQUIVALENCE = ("math", "string")
 _WARM_UP = f"{warm_up.__module__}:{warm_up.__name__}"
 _READABLE = 1 << 14  # answers remembered as read (or as unparseable) across batches
+# The relation signs an answer may hold (TeX, Unicode and ASCII spellings).
+_RELATION = re.compile(
+    r"\\(?:leq?|geq?|leqslant|geqslant|neq?|lt|gt|approx|equiv|sim|simeq|cong|propto|ne|to|mapsto|iff|implies"
+    r"|Rightarrow|Leftrightarrow|in|notin|subset|subseteq)(?![A-Za-z])|<=|>=|!=|==|:=|[=<>≤≥≠≈≡∼→⇒⇔∈∉]"
+)
+# Signs that put a named quantity in a set: a bound (x > 2) or a membership (x \\in [1, 2]).
+_SET_SIGNS = frozenset({"<", ">", "\\le", "\\leq", "\\ge", "\\geq", "\\lt", "\\gt", "\\leqslant", "\\geqslant",
+                        "<=", ">=", "≤", "≥", "\\in", "∈"})
+# "or" in any language, even inside \text{...} (7 \text{ oder } 8), and maybe / vielleicht / 可能
+_HEDGE_WORD = re.compile(f"{HEDGE}|{lexicon.pattern('hedge_adverbs')}", re.IGNORECASE)
+# A named quantity: a letter or a Greek command, then subscripts, primes and one argument list (x, a_n, f(1), \theta').
+_NAME = re.compile(r"\s*(?:[A-Za-z]|\\[A-Za-z]+)(?:_\{?[\w,]+\}?|')*(?:\([^()]*\))?'*\s*")
 
 
 class MajorityVote(Reward):
@@ -85,6 +105,7 @@ class MajorityVote(Reward):
         scores: list[Score | None] = [None] * len(batch)
         answers = [self._answer(text) for text in batch.texts]
         votes: list[list[int]] = []
+        refusals = [None if a is not None or t is None else self._refusal(t) for a, t in zip(answers, batch.texts, strict=True)]
         for group in batch.groups():
             if self.group_size is not None and len(group) % self.group_size:
                 reason = (
@@ -99,7 +120,7 @@ class MajorityVote(Reward):
                 continue
             for i in group:
                 if answers[i] is None:
-                    scores[i] = Score(0.0 if self.answerless == "zero" else None, "no answer found", False)
+                    scores[i] = Score(0.0 if self.answerless == "zero" else None, refusals[i] or "no answer found", False)
             votes.append([i for i in group if answers[i] is not None])
         try:
             labels, unread = self._clusters(votes, answers)
@@ -114,13 +135,22 @@ class MajorityVote(Reward):
         return scores  # type: ignore[return-value]
 
     def _answer(self, text: str | None) -> str | None:
+        found = self._found(text)
+        if found is None or _refused(found.answer):
+            return None
+        answer, unit = normalize(found.answer), unit_of(found.answer)
+        return None if not answer else answer if unit is None else f"{answer} \\text{{ {unit}}}"  # 5 km never votes with 5 cm
+
+    def _found(self, text: str | None) -> Extraction | None:
         found = find_answer(text, last_number=self.last_number) if text is not None else None
         if not isinstance(found, Extraction) or len(found.answer) > self.max_answer_chars:  # none, or unreadable
             return None
-        if len(alternatives(found.answer)) > 1:
-            return None  # "5 or 6", "5 \\vee 6": a hedge names no one answer to vote for
-        answer, unit = normalize(found.answer), unit_of(found.answer)
-        return None if not answer else answer if unit is None else f"{answer} \\text{{ {unit}}}"  # 5 km never votes with 5 cm
+        return found
+
+    def _refusal(self, text: str) -> str | None:
+        """Why the answer ``text`` states does not vote (``None``: it states none)."""
+        found = self._found(text)
+        return None if found is None else _refused(found.answer)
 
     def _clusters(
         self, votes: list[list[int]], answers: list[str | None]
@@ -210,6 +240,23 @@ class MajorityVote(Reward):
                 scores[i] = Score(1.0, f"majority answer {answers[i]} ({votes})", True)
             else:
                 scores[i] = Score(0.0, f"minority answer {answers[i]} ({votes}; majority has {top})", False)
+
+
+def _refused(answer: str) -> str | None:
+    """Why ``answer`` cannot vote, or ``None`` when it names one value (see the module docstring)."""
+    if len(alternatives(answer)) > 1 or _HEDGE_WORD.search(answer):
+        return f"a hedge names no one answer, so it does not vote: {answer[:60]}"
+    signs = list(_RELATION.finditer(answer))
+    if not signs:
+        return None
+    if len(signs) == 1:
+        sign = signs[0].group()
+        left, right = answer[: signs[0].start()], answer[signs[0].end():]
+        if sign == "=" and _NAME.fullmatch(left) and right.strip():
+            return None  # x = 7: the value of a named quantity
+        if sign in _SET_SIGNS and right.strip() and (_NAME.fullmatch(left) or _NAME.fullmatch(right)):
+            return None  # x > 2, x \\in [1, 2]: the set a named quantity lies in
+    return f"a relation between values states no one answer, so it does not vote: {answer[:60]}"
 
 
 @hookimpl

@@ -1,17 +1,25 @@
 """The ``multiple_choice`` reward: 1.0 when the one option the completion chooses is the right one.
 
-The choice is read where models state it, the first of these found from the end: ``\\boxed{B}``,
-``<answer>B</answer>``, "the answer is (B)" / "Answer: B" / "correct option is B" / "I'd go with B" /
-"it's B", and else the last line when it is short ("B", "(B) Paris", "**B**"). Inside that statement
-an option is a letter standing as one (``B``, ``(B)``, ``B)``, ``[B]``, ``B.``; not the article in
-"A good answer") or, given the options column, an option's text. A statement naming several options
-("A or B", "B and C", "either A or C", a list of options) is a hedge and scores 0, whatever the right
-answer; so is a final statement that rules an option out rather than choosing one ("The answer is not
-B", "B is incorrect").
+The completion is read canonically first (``rewards/text``: full-width ``Ａ`` is ``A``, ``答案：Ｂ`` is
+``答案:B``, invisible characters and look-alike letters folded). The choice is the one the completion
+*asserts*, read in this order: ``\\boxed{B}`` or ``<answer>B</answer>`` (decisive); a correction after
+the last answer statement ("Actually, ...: B", "不对，是 C", "Wait, it's C"); the last answer statement
+("the answer is (B)", "Answer: B", "correct option is B", "I'd go with B", "答案是 B", "Respuesta: B", ...
+in en/zh/ja/ko/es/de/fr/pt/it/ru); only when there is none, a weaker mention ("Option B is correct",
+"it's B"); else the last line when it is short ("B", "(B) Paris", "**B**"). So the usual chat answer,
+the choice and then why the other options are wrong ("Answer: B ... Option A is the smallest ..."), is
+read as its choice, not as its last mention. Inside a statement an option is a letter standing as one
+(``B``, ``(B)``, ``B)``, ``[B]``, ``B.``, ``答案是B``; not the article in "A good answer") or, given the
+options column, an option's text. A statement naming several options ("A or B", "A o B", "A oder B",
+"A ou B", "A или B", "A或B", "A through D", a list of options, the options one per line) is a hedge and
+scores 0, whatever the right answer; so is a final statement that rules options out rather than
+choosing one ("The answer is not B", "B is incorrect", "every option except A"), and a choice a later
+correction takes back ("Answer: B. Actually, B is wrong.").
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Iterable, Iterator, Sequence
@@ -20,39 +28,99 @@ from typing import Any
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from .exact_match import _quote
+from .text import canonical, lexicon
 from .text.extract import answer_tag, last_boxed
 
 DECISIVE = ("\\boxed answer", "<answer> tag")
 MAX_STATEMENT = 300  # characters of a statement read for options (a choice is short)
 MAX_LEADS = 50  # the latest statements read ("it's it's it's ..." must not cost a parse per phrase)
 _THINK_END = "</think>"
-# "the answer is", "Answer:", "correct option is", "I'd go with", "my choice:", "it's" ... then the statement.
-_LEAD = re.compile(
-    r"""(?:\b(?:final\s+|correct\s+|right\s+|best\s+)?(?:answer|option|choice|response)s?\b
-           (?:\s+(?:is|would\s+be|will\s+be|should\s+be|must\s+be)\b)?\s*(?:[:=]|\bis\b)?
-         | \b(?:i(?:\s+would|\s+will|'d|'ll)\s+(?:go\s+with|choose|pick|select|say)
-           | i\s+(?:choose|pick|select)|(?:it|that)\s+(?:is|'s|must\s+be|should\s+be)|it's|that's)\b)
+
+
+class _Folded:
+    """A lowercase pattern matched case-blind: on the lowercased text (``re.IGNORECASE`` costs three to five
+    times more on these alternations), or with the flag when lowercasing would move offsets (rare letters)."""
+
+    def __init__(self, pattern: str, flags: int):
+        self.exact = re.compile(pattern, flags)
+        self.blind = re.compile(pattern, flags | re.IGNORECASE)
+
+    def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match[str]]:
+        folded = text.lower()
+        return self.exact.finditer(folded, pos) if len(folded) == len(text) else self.blind.finditer(text, pos)
+
+
+_ANSWER_WORDS = r"(?:answer|choice|response|respuesta|antwort|r[ée]ponse|resposta|risposta|ответ|odpowied[źz])"
+# An answer statement: "the answer is", "Answer:", "correct option is", "I'd go with", "答案是" ...
+_STRONG_LEAD = _Folded(
+    rf"""(?:\b(?:final\s+|correct\s+|right\s+|best\s+|richtige\s+|bonne\s+|correcta\s+|правильный\s+)?{_ANSWER_WORDS}s?\b
+           | \b(?:final|correct|right|best)\s+options?\b)
+           (?:\s+(?:is|would\s+be|will\s+be|should\s+be|must\s+be|es|ist|est|é|è)\b)?\s*(?:[:=]|\bis\b)?
+       | \b(?:i(?:\s+would|\s+will|'d|'ll)\s+(?:go\s+with|choose|pick|select|say)|i\s+(?:choose|pick|select))\b
+       | (?:正确答案|正確答案|答案|答え|正解|정답|답)\s*(?:是|为|為|は|은|는|:)?
        [ \t]*""",
-    re.IGNORECASE | re.VERBOSE,
+    re.VERBOSE,
 )
-_SENTENCE_END = re.compile(r"(?<=[^A-Z])[.!](?:\s|$)|\?|\n")  # a question mark ends even "B?"
+# A weaker mention, read only when no answer statement chooses: "Option B is correct", "it's B".
+_WEAK_LEAD = _Folded(
+    r"""(?:\boptions?\b|\b(?:it|that)\s+(?:is|'s|must\s+be|should\s+be)\b|\bit's\b|\bthat's\b)[ \t]*""",
+    re.VERBOSE,
+)
+# A correction after the last answer statement takes it back: "Actually, ...", "Wait, ...", "不对，...".
+_CORRECTION = _Folded(
+    r"""(?:\b(?:actually|wait|correction|on\s+second\s+thought|scratch\s+that|i\s+mean|rethinking|on\s+reflection|
+            eigentlich|moment\s+mal|korrektur|en\s+fait|attends|en\s+realidad|espera|na\s+verdade|anzi|in\s+realtà|
+            на\s+самом\s+деле|подожди(?:те)?)\b
+       | 不对|不對|其实|其實|等等|更正|いや|実は|아니|사실은)[\s,:;.!—–-]*""",
+    re.VERBOSE,
+)
+_SENTENCE_END = re.compile(r"(?<=[^A-Z])[.!。！](?:\s|$)|[?？]|\n")  # a question mark ends even "B?"
 # A clause that explains or rules out rather than chooses: the statement stops there.
 _CLAUSE_BREAK = re.compile(
     r"[,;:]?\s+\(?(?:because|since|as|which|while|whereas|but|not|rather|instead|given|due|so|hence|therefore|"
-    r"although|though|unlike|compared)\b|\s+[-–—]\s+|,\s+(?!(?:or|and|nor|maybe|perhaps|possibly|probably)\b)(?=[a-z]{2,})",
+    r"although|though|unlike|compared|actually|wait)\b|\s+[-–—]\s+"
+    r"|,\s+(?!(?:or|and|nor|maybe|perhaps|possibly|probably)\b)(?=[a-z]{2,})"
+    r"|;\s+(?!(?:or|and|nor|maybe|perhaps|possibly|probably)\b)(?=[^;\n]*\b[a-z]{3,})",
     re.IGNORECASE,
 )
-# Words after a bare capital that make it an article or a pronoun ("A good answer", "I think").
-_CONNECTORS = frozenset({"or", "and", "nor", "vs", "versus", "then", "is", "are", "was", "would", "seems", "looks"})
-_LETTER = re.compile(r"(?<![\w\\])[(\[{]?([A-Za-z])[)\]}]?(?![\w'])")
+# Words after a bare capital that make it no article or pronoun ("A or B", "A oder B", "A through D"): the
+# lexicon's hedges (rewards/text/lexicon.py) and the words of ranges, relations and lists.
+_CONNECTORS = frozenset(word for word in lexicon.entries("hedges") if " " not in word) | frozenset({
+    "or", "and", "nor", "vs", "versus", "then", "is", "are", "was", "would", "seems", "looks", "through", "thru",
+    "to", "till", "until", "except", "but", "plus", "o", "oder", "ou", "u", "y", "e", "und", "et", "ed", "bzw",
+    "oppure", "ossia", "bis", "hasta", "até", "à", "a", "jusqu'à", "al", "es", "ist", "est", "é", "è",
+})
+# Options as letters: ASCII letters standing alone (next to CJK text too: "答案是B", "A或B").
+_LETTER = re.compile(r"(?<![A-Za-z0-9_\\])[(\[{]?([A-Za-z])[)\]}]?(?![A-Za-z0-9_'])")
 _MARKUP = re.compile(r"[*_`$]|\\text\{|\\textbf\{|\\mathrm\{")
-# A statement that rules out instead of choosing: "not B", "it isn't B", "B is incorrect", "(B) is not right".
+# A statement that rules out instead of choosing: "not B", "it isn't B", "B is incorrect", "(B) is not right",
+# "every option except A", "all but A".
 _RULES_OUT = re.compile(
     r"""^\W*(?:(?:it|that|this|the\s+answer)\s+)?(?:not|never|n't|isn't|wasn't|is\s+not|can(?:not|'t)\s+be)\b
-      | ^\W*[(\[]?[A-Za-z][)\]]?\W*\s+(?:is|are|was|seems|looks)(?:\s+not\b|n't\b|\s+(?:incorrect|wrong|false)\b)""",
+      | ^\W*[(\[]?[A-Za-z][)\]]?\W*\s+(?:is|are|was|seems|looks|ist|es|est|é|è)
+        (?:\s+not\b|n't\b|\s+(?:incorrect|wrong|false|falsch|incorrect[ao]|faux|fausse|errad[ao]|sbagliat[ao])\b)
+      | ^\W*(?:不是|并非|並非)
+      | ^\W*[(\[]?[A-Za-z][)\]]?\s*(?:是错|是錯|错|錯|不对|不對|不正确|不正確|不是|は間違い|는\s*틀)""",
     re.IGNORECASE | re.VERBOSE,
 )
+# "every option except A", "all but A": the statement rules the option out (found by substring, then checked
+# as a word: an unanchored alternation searched at every position costs 25 times more).
+_EXCEPT_WORDS = ("except", "excluding", "besides", "other than", "all but", "anything but", "every option but",
+                 "außer", "ausser", "sauf", "excepto", "salvo", "exceto", "tranne", "eccetto", "кроме")
+_EXCEPT_SCRIPTS = ("除了", "以外", "제외")
+_EXCEPT = re.compile(r"\b(?:" + "|".join(w.replace(" ", r"\s+") for w in _EXCEPT_WORDS) + r")\b", re.IGNORECASE)
+_EXCEPT_HINT = re.compile("|".join(dict.fromkeys([*(w.split()[0] for w in _EXCEPT_WORDS), *_EXCEPT_SCRIPTS])))
+
+
+def rules_out(statement: str) -> bool:
+    """Whether a statement rules options out instead of choosing one (see ``_RULES_OUT`` and ``_EXCEPT``)."""
+    if _RULES_OUT.search(statement):
+        return True
+    hint = _EXCEPT_HINT.search(statement.lower())
+    return hint is not None and (hint.group() in _EXCEPT_SCRIPTS or _EXCEPT.search(statement) is not None)
+_FIRST_SENTENCE = re.compile(r"[.;!?。；！？]\s")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•+]|\d{1,2}[.)])[ \t]+(\S.*)$")
+_BARE_OPTION = re.compile(r"[\s*_(\[]*[A-Za-z][)\].:]?[\s*_]*")
 
 
 class MultipleChoice(Reward):
@@ -81,30 +149,46 @@ class MultipleChoice(Reward):
         self.index_base = index_base
 
     def score_sample(self, text: str, row: Row) -> Score:
-        options = _options(row[self.options_column]) if self.options_column in row else []
+        options = _canonical_options(tuple(_options(row[self.options_column]))) if self.options_column in row else []
         letters = self.letters or string.ascii_uppercase[: len(options) or 10]
         right = self._reference(row[self.column], letters, options)
         if right is None:
             return Score(None, f"no usable reference in column {self.column!r} (a letter of {letters}, an index, "
                                f"or an option's text)")
-        statement, how, chosen = "", "", set()
-        for statement, how in statements(text):
-            if _RULES_OUT.search(statement):
-                return Score(0.0, f"the {how} rules an option out and chooses none: {_quote(statement)}", False)
+        statement, how, chosen, retracted = "", "", set(), set()
+        ruling: tuple[str, str] | None = None  # the latest statement that ruled an option out
+        for statement, how, kind in statements(canonical(text)):
             if statement.endswith("?"):  # "Answer: B?" asks, it does not assert
                 chosen = set()
                 continue
-            chosen = asserted_options(statement, letters, options)
+            named = asserted_options(statement, letters, options)
+            if rules_out(statement):
+                if named and kind in ("decisive", "line"):
+                    return Score(0.0, f"the {how} rules an option out and chooses none: {_quote(statement)}", False)
+                if named and not ruling:
+                    ruling = (how, statement)
+                # "B is wrong", "the answer is not B": B cannot be the choice read before it (only the ruling
+                # sentence counts: "not A. It's B." rules out A)
+                retracted |= asserted_options(_FIRST_SENTENCE.split(statement, 1)[0], letters, options)
+                continue  # "the answer is not obvious": nothing ruled out, nothing chosen
+            if kind == "correction" and len(named) != 1:
+                continue  # a remark after the answer, not a correction to one option
+            chosen = named
             if chosen or how in DECISIVE:
                 break
         if not how:
             return Score(0.0, "no choice found", False)
+        if not chosen and ruling:
+            return Score(0.0, f"the {ruling[0]} rules an option out and chooses none: {_quote(ruling[1])}", False)
         if not chosen:
             return Score(0.0, f"no option in the {how}: {_quote(statement)}", False)
         if len(chosen) > 1:
             named = ", ".join(sorted(chosen))
             return Score(0.0, f"several options asserted ({named}) in the {how}: {_quote(statement)}", False)
         (choice,) = chosen
+        if choice in retracted:
+            return Score(0.0, f"chose {choice} (from the {how}), then ruled it out: {_quote(ruling[1]) if ruling else ''}",
+                         False)
         if choice == right:
             return Score(1.0, f"correct: {choice} (from the {how})", True)
         return Score(0.0, f"chose {choice}, expected {right} (from the {how})", False)
@@ -115,7 +199,7 @@ class MultipleChoice(Reward):
         if isinstance(value, int):
             index = value - self.index_base
             return letters[index] if 0 <= index < len(letters) else None
-        text = str(value).strip()
+        text = canonical(str(value)).strip()
         if text.isdigit() and not options:
             return self._reference(int(text), letters, options)
         bare = text.strip("()[]. ").upper()
@@ -125,30 +209,55 @@ class MultipleChoice(Reward):
         return next(iter(chosen)) if len(chosen) == 1 else None
 
 
-def statements(text: str) -> Iterator[tuple[str, str]]:
-    """Where the completion may state its choice, latest first, each with where it was found. A box
-    or an answer tag is decisive: nothing before it is read."""
+def statements(text: str) -> Iterator[tuple[str, str, str]]:
+    """Where the completion may state its choice, in the order they are read, each with where it was
+    found and its kind (``decisive``, ``correction``, ``answer``, ``mention``, ``line``). A box or an
+    answer tag is decisive: nothing else is read."""
     if _THINK_END in text:
         text = text.rsplit(_THINK_END, 1)[1]
     boxed = last_boxed(text, MAX_STATEMENT)
     if boxed is not None:
-        yield _MARKUP.sub("", boxed).strip(), "\\boxed answer"
+        yield _MARKUP.sub("", boxed).strip(), "\\boxed answer", "decisive"
         return
     tagged = answer_tag(text, MAX_STATEMENT)
     if tagged is not None:
-        yield _clause(tagged), "<answer> tag"
+        yield _clause(tagged), "<answer> tag", "decisive"
         return
     tail = text[-20_000:]
-    for lead in list(_LEAD.finditer(tail))[::-1][:MAX_LEADS]:
+    strong = list(_STRONG_LEAD.finditer(tail))[::-1][:MAX_LEADS]
+    after = strong[0].end() if strong else 0
+    for lead in list(_CORRECTION.finditer(tail, after))[::-1][:MAX_LEADS]:
         statement = _clause(tail[lead.end() : lead.end() + MAX_STATEMENT])
         if statement:
-            yield statement, f"statement {_quote(lead.group(0).strip())}"
+            yield statement, f"correction {_quote(tail[lead.start() : lead.end()].strip())}", "correction"
+    yield from _lead_statements(tail, strong, "answer")
+    yield from _lead_statements(tail, list(_WEAK_LEAD.finditer(tail))[::-1][:MAX_LEADS], "mention")
     lines = [line for line in tail.strip().splitlines() if line.strip()]
     items = _list_items(reversed(lines))[::-1]  # the list the text ends with
+    bare = _bare_options(reversed(lines))[::-1]  # the options it ends with, one per line ("A\nB\nC\nD")
     if len(items) > 1:
-        yield " / ".join(_clause(item) for item in items), "closing list"
+        yield " / ".join(_clause(item) for item in items), "closing list", "line"
+    elif len(bare) > 1:
+        yield " / ".join(bare), "closing lines", "line"
     elif lines and len(lines[-1].strip()) <= 80:
-        yield _clause(lines[-1]), "last line"
+        yield _clause(lines[-1]), "last line", "line"
+
+
+def _lead_statements(tail: str, leads: list[re.Match[str]], kind: str) -> Iterator[tuple[str, str, str]]:
+    for lead in leads:
+        statement = _clause(tail[lead.end() : lead.end() + MAX_STATEMENT])
+        if statement:
+            yield statement, f"statement {_quote(tail[lead.start() : lead.end()].strip())}", kind
+
+
+def _bare_options(lines: Iterable[str]) -> list[str]:
+    """The lines ``lines`` open with that are each one option letter and nothing else."""
+    found = []
+    for line in lines:
+        if not _BARE_OPTION.fullmatch(line):
+            break
+        found.append(line.strip())
+    return found
 
 
 def _list_items(lines: Iterable[str]) -> list[str]:
@@ -171,7 +280,7 @@ def _clause(text: str) -> str:
     text = _MARKUP.sub("", text).strip()
     end = _SENTENCE_END.search(text)
     text = text[: end.start() + (1 if end and text[end.start()] in ".?" else 0)] if end else text
-    if _RULES_OUT.search(text):
+    if rules_out(text):
         return text  # whole: the negation is what it says
     cut = _CLAUSE_BREAK.search(text)
     return (text[: cut.start()] if cut else text).strip()
@@ -217,8 +326,17 @@ def _options_named(statement: str, letters: str, options: list[str]) -> set[str]
     return kept
 
 
+_PUNCTUATION_TO_SPACE = str.maketrans(string.punctuation, " " * len(string.punctuation))
+
+
 def _normal(text: str) -> str:
-    return " ".join(text.lower().translate(str.maketrans(string.punctuation, " " * len(string.punctuation))).split())
+    return " ".join(text.lower().translate(_PUNCTUATION_TO_SPACE).split())
+
+
+@functools.lru_cache(maxsize=1024)
+def _canonical_options(options: tuple[str, ...]) -> list[str]:
+    """The options read canonically (cached: a dataset repeats its option lists row after row)."""
+    return [canonical(option) for option in options]
 
 
 def _options(value: Any) -> list[str]:

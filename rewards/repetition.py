@@ -4,18 +4,43 @@ As in the literature (Yeo et al., "Demystifying Long Chain-of-Thought Reasoning 
 penalty is the fraction of the completion's word n-grams that repeat an earlier one, scaled by
 ``max_penalty``. Linear time: one pass with a set. Written with ``sample_reward``, as a plugin
 author would write it.
+
+Words are read as a person sees them (:func:`rewardhub.rewards.text.canonical`), so a loop varied with
+invisible characters is still a loop: a zero-width space inside a word (``c\u200bat``) is nothing, and
+one between words (``the\u200bcat``) may be a space. Both readings are counted and the more repetitive
+one decides, so wherever the invisible characters go, they cannot make a loop look fresh.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Sequence
 
 from rewardhub import ConfigError, Score, hookimpl, sample_reward
 
+from .text import canonical
+
+# Invisible characters that can stand between words (a line-break opportunity or a joiner): the second reading.
+_ZERO_WIDTH = re.compile("[​‌‍⁠᠎﻿]")
+
 
 def words(text: str) -> list[str]:
-    """Lower-cased whitespace-separated words: the units n-grams are built from."""
-    return text.lower().split()
+    """Lower-cased whitespace-separated words of the canonical text: the units n-grams are built from."""
+    return canonical(text).lower().split()
+
+
+def word_readings(text: str) -> list[list[str]]:
+    """The text's words with invisible characters read as nothing, and (when it has any) read as spaces."""
+    read = words(text)
+    if text.isascii() or _ZERO_WIDTH.search(text) is None:
+        return [read]
+    return [read, words(_ZERO_WIDTH.sub(" ", text))]
+
+
+def repeated_share(text: str, n: int) -> float | None:
+    """The largest :func:`repeated_fraction` of ``text``'s word readings (None when it has too few words)."""
+    fractions = [f for f in (repeated_fraction(r, n) for r in word_readings(text)) if f is not None]
+    return max(fractions) if fractions else None
 
 
 def repeated_fraction(tokens: Sequence[Hashable], n: int) -> float | None:
@@ -41,7 +66,7 @@ def check_params(*, ngram_size: int, max_penalty: float) -> None:
 )
 def repetition_penalty(text: str, *, ngram_size: int = 3, max_penalty: float = -1.0) -> Score:
     """``max_penalty * fraction of repeated word n-grams``: 0.0 for fresh text, ``max_penalty`` for a loop."""
-    fraction = repeated_fraction(words(text), ngram_size)
+    fraction = repeated_share(text, ngram_size)
     if fraction is None:
         return Score(0.0, f"fewer than {ngram_size} words: nothing to penalise")
     value = fraction * max_penalty if fraction else 0.0  # never -0.0

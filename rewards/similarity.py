@@ -1,15 +1,26 @@
 """The ``similarity`` reward: how close the completion is to one or several reference texts.
 
-Metrics (``metric``): ``bleu`` and ``chrf`` (sacrebleu's sentence scores, multi-reference), ``rouge1``,
-``rouge2``, ``rougeL`` (rouge-score's F-measure, best reference), ``token_f1`` and ``exact_match``
-(SQuAD's normalisation: lowercase, punctuation and articles removed; best reference), ``fuzzy``
-(rapidfuzz's ``ratio`` or ``token_sort_ratio`` on the normalised texts). Every value is in [0, 1].
+Metrics (``metric``): ``lcs_f1`` (the default: SQuAD-normalised tokens, F-measure of their longest
+common subsequence, i.e. ROUGE-L on SQuAD's normalisation, built in), ``bleu`` and ``chrf`` (sacrebleu's
+sentence scores, multi-reference), ``rouge1``, ``rouge2``, ``rougeL`` (rouge-score's F-measure, best
+reference), ``token_f1`` and ``exact_match`` (SQuAD's normalisation: lowercase, punctuation and articles
+removed; best reference), ``fuzzy`` (rapidfuzz's ``ratio`` or ``token_sort_ratio`` on the normalised
+texts). Every value is in [0, 1]. Both texts are read canonically first (``rewards/text``: invisible
+characters, full-width forms, look-alike letters).
+
+Bag-of-words metrics (``token_f1``, ``rouge1``, ``fuzzy`` with ``token_sort_ratio``) do not look at word
+order: the reference's words reversed or shuffled (word salad) get full credit, and the reason says so.
+``chrf`` matches character n-grams of up to 6 characters, so salad keeps part of its credit (0.47 for a
+14-word sentence reversed). The
+default ``lcs_f1`` credits only words in the reference's order: the reference reversed scores about
+``2 / n`` of its ``n`` words.
 With ``extractors`` the answer is first read from the completion (``\\boxed``, ``<answer>``, ...);
 otherwise the whole completion (after a closed ``<think>`` block) is compared.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections import Counter
@@ -19,9 +30,12 @@ from typing import Any
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from .deps import require
+from .text import canonical
 from .text.extract import check_extractors, extract_answer
 
-METRICS = ("bleu", "chrf", "rouge1", "rouge2", "rougeL", "token_f1", "exact_match", "fuzzy")
+METRICS = ("lcs_f1", "bleu", "chrf", "rouge1", "rouge2", "rougeL", "token_f1", "exact_match", "fuzzy")
+# Metrics that ignore word order: the reference's words in any order score (almost) full credit.
+ORDER_BLIND = {"token_f1": "bag of words", "rouge1": "bag of words", "chrf": "character n-grams"}
 FUZZY_SCORERS = ("ratio", "token_sort_ratio")
 _LIBRARIES = {"bleu": "sacrebleu", "chrf": "sacrebleu", "rouge1": "rouge_score", "rouge2": "rouge_score",
               "rougeL": "rouge_score", "fuzzy": "rapidfuzz"}
@@ -47,16 +61,44 @@ def token_f1(prediction: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def lcs_f1(prediction: str, reference: str) -> float:
+    """F-measure of the longest common subsequence of the two texts' SQuAD-normalised tokens (ROUGE-L on
+    SQuAD's normalisation; both empty: 1.0; one empty: 0.0). Word salad of the reference scores low."""
+    predicted, expected = squad_normalize(prediction).split(), squad_normalize(reference).split()
+    if not predicted or not expected:
+        return float(predicted == expected)
+    common = lcs_length(predicted, expected)
+    if not common:
+        return 0.0
+    precision, recall = common / len(predicted), common / len(expected)
+    return 2 * precision * recall / (precision + recall)
+
+
+def lcs_length(a: list[str], b: list[str]) -> int:
+    """Length of the longest common subsequence of two token lists, bit-parallel (Hyyrö 2004): one big-int
+    step per token of ``b``, so long texts cost ``len(a) * len(b) / 64`` word operations."""
+    masks: dict[str, int] = {}
+    for i, token in enumerate(a):
+        masks[token] = masks.get(token, 0) | (1 << i)
+    full = (1 << len(a)) - 1
+    row = full
+    for token in b:
+        matched = row & masks.get(token, 0)
+        row = ((row + matched) | (row - matched)) & full
+    return len(a) - row.bit_count()
+
+
 class Similarity(Reward):
     """A text-similarity metric between the completion (or its extracted answer) and the reference(s)."""
 
     name = "similarity"
-    description = "BLEU, chrF, ROUGE-1/2/L, SQuAD token F1 / exact match or fuzzy ratio against the reference(s)"
+    description = ("word-order-aware LCS F1 (default), BLEU, chrF, ROUGE-1/2/L, SQuAD token F1 / exact match or fuzzy "
+                   "ratio against the reference(s)")
 
     def __init__(
         self,
         *,
-        metric: str = "token_f1",
+        metric: str = "lcs_f1",
         column: str = "solution",
         extractors: list[str] | None = None,
         fuzzy_scorer: str = "ratio",
@@ -84,9 +126,10 @@ class Similarity(Reward):
         self._scorer: Any = None
 
     def score_sample(self, text: str, row: Row) -> Score:
-        references = _references(row[self.column])
+        references = _canonical_references(tuple(_references(row[self.column])))
         if not references:
             return Score(None, f"no reference text in column {self.column!r}")
+        text = canonical(text)
         hypothesis = text.rsplit(_THINK_END, 1)[1] if _THINK_END in text else text
         if self.extractors is not None:
             found = extract_answer(hypothesis, self.extractors)
@@ -98,9 +141,14 @@ class Similarity(Reward):
             return Score(0.0, "empty answer", False)
         value = min(max(self._measure(hypothesis, references), 0.0), 1.0)
         best = "" if len(references) == 1 else f" (best of {len(references)} references)"
-        return Score(value, f"{self.metric} {value:.3f}{best}", value == 1.0)
+        blind = ORDER_BLIND.get(self.metric) or ("bag of words" if self.metric == "fuzzy"
+                                                 and self.fuzzy_scorer == "token_sort_ratio" else None)
+        note = f"; {blind}: word order not checked" if blind else ""
+        return Score(value, f"{self.metric} {value:.3f}{best}{note}", value == 1.0)
 
     def _measure(self, hypothesis: str, references: list[str]) -> float:
+        if self.metric == "lcs_f1":
+            return max(lcs_f1(hypothesis, r) for r in references)
         if self.metric == "token_f1":
             return max(token_f1(hypothesis, r) for r in references)
         if self.metric == "exact_match":
@@ -137,6 +185,12 @@ class Similarity(Reward):
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_scorer": None}  # rebuilt on first use: library objects may not pickle
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_references(references: tuple[str, ...]) -> list[str]:
+    """The references read canonically (cached: a group's completions share their references)."""
+    return [canonical(reference) for reference in references]
 
 
 def _references(value: Any) -> list[str]:

@@ -8,10 +8,11 @@
         ...
 """
 
-from .api import precompile, run, run_each, run_many
+from .api import run, run_each, run_many
 from .backends import Backend, backend_factories, close_backends, get_backend
 from .build import Build
 from .errors import ProgramError, SandboxError, SandboxUnavailableError, UnknownBackendError
+from .precompiled import precompile
 from .program import LANGUAGES, Program, SandboxResult
 
 __all__ = [

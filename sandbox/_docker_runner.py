@@ -132,25 +132,39 @@ class Runner:
         """Write the program (compiling it if needed); the command to run, or ``None`` when ``facts`` are final."""
         for name, content in req["files"].items():
             self.write(os.path.join(workdir, name), content.encode())
+        command = req["run"] or ["./" + (req["artefact"] or "main")]
+        tools = ([] if req["executable"] else (req["compile"] or [])[:1]) + (req["run"] or [])[:1]
+        missing = [tool for tool in tools if shutil.which(tool, path=ENV["PATH"]) is None]
+        if missing:  # the image's fault, not the program's: the host abstains
+            facts["error"] = f"{missing[0]} is not installed in the container image (Debian package {req['toolchain']!r})"
+            return None
         if req["executable"]:
-            self.write(os.path.join(workdir, "main"), base64.b64decode(req["build"]), mode=0o755)
-            return ["./main"]
+            self.write(os.path.join(workdir, req["artefact"]), base64.b64decode(req["build"]),
+                       mode=0o644 if req["run"] else 0o755)
+            return command
         self.write(os.path.join(workdir, req["source"]), req["code"].encode())
         if not req["compile"]:
             return [sys.executable, req["source"]] if self.warm is None else WARM
-        if shutil.which(req["compile"][0]) is None:
-            facts["error"] = f"{req['compile'][0]} is not installed in the container image"
-            return None
+        start = time.monotonic()
         outcome = self.execute(req, req["compile"], workdir, stdin=b"", timeout=req["compile_timeout"],
                                memory_mb=req["compile_memory_mb"])
-        if outcome.status is None or outcome.status != 0:
-            facts.update(exit_code=1, compile_failed=True, stderr=base64.b64encode(outcome.stderr).decode())
+        facts["compile_duration"] = time.monotonic() - start
+        if outcome.timed_out:
+            facts.update(timed_out=True, compile_timed_out=True)
             return None
+        if outcome.status is None or outcome.status != 0:  # the compiler's messages are on stderr or stdout
+            facts.update(exit_code=1, compile_failed=True,
+                         stderr=base64.b64encode(bytes(outcome.stderr + outcome.stdout)).decode())
+            return None
+        artefact = os.path.join(workdir, req["artefact"])
+        if req["package"]:  # javac's classes: zipped into the jar the runtime reads
+            os.replace(shutil.make_archive(os.path.join(workdir, "build"), "zip", os.path.join(workdir, req["package"])),
+                       artefact)
         if req["compile_only"]:
-            with open(os.path.join(workdir, "main"), "rb") as f:
+            with open(artefact, "rb") as f:
                 facts.update(exit_code=0, build=base64.b64encode(f.read()).decode())
             return None
-        return ["./main"]
+        return command
 
     def write(self, path, data, mode=0o644):
         with open(path, "wb") as f:
@@ -174,7 +188,8 @@ class Runner:
                     pid, pidfd = self.warm.start(workdir, req["source"], self.uid,
                                                  limits(req, timeout, memory_mb, self.warm.baseline), fds)
                 else:
-                    pid = spawn(command, workdir, fds, self.uid, limits(req, timeout, memory_mb, INTERPRETER_MB << 20))
+                    pid = spawn(command, workdir, fds, self.uid, limits(req, timeout, memory_mb, INTERPRETER_MB << 20),
+                                req.get("env", {}))
                     pidfd = os.pidfd_open(pid)
             finally:
                 for fd in fds:
@@ -305,8 +320,8 @@ class Outcome:
         }
 
 
-def spawn(command, workdir, fds, uid, rlimits):
-    """Fork the run's process and exec ``command`` in it (see ``enter_run``); its pid."""
+def spawn(command, workdir, fds, uid, rlimits, env):
+    """Fork the run's process and exec ``command`` in it (see ``enter_run``), with the language's ``env``; its pid."""
     pid = os.fork()
     if pid == 0:
         try:
@@ -314,8 +329,8 @@ def spawn(command, workdir, fds, uid, rlimits):
             for number in (signal.SIGPIPE, signal.SIGXFSZ):  # ignored by Python, and an ignored signal survives exec
                 signal.signal(number, signal.SIG_DFL)
             os.chdir(workdir)
-            os.execve(command[0] if "/" in command[0] else shutil.which(command[0]) or command[0], command,
-                      dict(ENV, HOME=workdir))
+            os.execve(command[0] if "/" in command[0] else shutil.which(command[0], path=ENV["PATH"]) or command[0], command,
+                      dict(ENV, **env, HOME=workdir))
         finally:
             os._exit(127)
     return pid
@@ -343,7 +358,8 @@ def limits(req, cpu, memory_mb, baseline):
     holds before the program starts, in bytes. Processes are capped by the container's pids limit,
     not RLIMIT_NPROC, which would count every process of uid 65534 on the host. RLIMIT_CORE 1: no
     core dump, even through a pipe core_pattern helper."""
-    address_space = baseline + (memory_mb + req["max_processes"] * THREAD_STACK_MB) * 1024 * 1024
+    reserved = req["max_processes"] * THREAD_STACK_MB + req.get("reserve_mb", 0)  # + what a JVM/V8/Go runtime reserves
+    address_space = baseline + (memory_mb + reserved) * 1024 * 1024
     return [(resource.RLIMIT_CPU, math.ceil(cpu) + 1), (resource.RLIMIT_AS, address_space),
             (resource.RLIMIT_FSIZE, req["disk_mb"] * 1024 * 1024), (resource.RLIMIT_NOFILE, req["max_open_files"]),
             (resource.RLIMIT_CORE, 1)]

@@ -281,7 +281,8 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
               compile_budget: float, proc: int) -> dict:
     """Forward capped output until the program exits, is over its output cap or its deadline; then
     kill the namespace's pid 1 (and so whatever the run left) and forward what remains."""
-    deadline = start + timeout + compile_budget
+    deadline = start + (compile_budget or timeout)  # a build has its own budget; the run's clock starts after it
+    began = start
     status = bytearray()
     timed_out = exited = False
     listener = None
@@ -334,7 +335,10 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
     killed = exit_status is not None and os.WIFSIGNALED(exit_status) and os.WTERMSIG(exit_status) == signal.SIGKILL
     cpu_limit = math.ceil(timeout) + 1 if RUNNING in markers or compile_budget == 0 else math.ceil(compile_budget) + 1
     cpu_used = usage.ru_utime + usage.ru_stime
+    compiled = 0.0 if not compile_budget else start - began if RUNNING in markers else duration
     return {
+        "compile_duration": compiled,
+        "compile_timed_out": timed_out and compile_budget > 0 and RUNNING not in markers,
         "cpu_killed": killed and cpu_used >= cpu_limit - 0.05,
         "unexplained_kill": killed and cpu_used < cpu_limit - 0.05,
         "exit_code": None if exit_status is None else os.waitstatus_to_exitcode(exit_status),
@@ -458,18 +462,23 @@ def program(cfg: dict, req_fd: int, length: int, stdin: int | None, out_w: int, 
         with open(os.path.join(WORK, name), "w") as f:
             f.write(content)
     if req["language"] != "python":
+        env = {**os.environ, **req["env"]}
         if build is None:
             set_limits(req, memory_mb=req["compile_memory_mb"], cpu=req["compile_timeout"], baseline=0)
-            compile_source(req, status_w)
+            compile_source(req, status_w, env)
             if req["compile_only"]:
-                with open("main", "rb") as f, open(1, "wb", closefd=False) as out:
+                with open(req["artefact"], "rb") as f, open(1, "wb", closefd=False) as out:
                     while chunk := f.read(1 << 20):
                         out.write(chunk)
                 os._exit(0)
-            build = os.open("main", os.O_RDONLY | os.O_CLOEXEC)
+            build = os.open(req["artefact"], os.O_RDONLY | os.O_CLOEXEC)
+        elif req["run"]:  # a build its runtime reads (a jar, a script): a file of the run's own
+            unpack_build(build, req["artefact"])
         set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=0)
         os.write(status_w, RUNNING)
-        os.execve(build, [f"{WORK}/main"], os.environ)  # fexecve: a given build runs from its sealed memfd
+        if req["run"]:
+            os.execvpe(req["run"][0], req["run"], env)
+        os.execve(build, [f"{WORK}/main"], env)  # fexecve: a given build runs from its sealed memfd
     os.close(status_w)
     set_limits(req, memory_mb=req["memory_mb"], cpu=req["timeout"], baseline=cfg["baseline_bytes"])
     with open(f"{WORK}/main.py", "w", encoding="utf-8") as f:
@@ -521,11 +530,11 @@ def set_limits(req: dict, *, memory_mb: int, cpu: float, baseline: int) -> None:
     ``RLIMIT_CORE`` is 1, the value at which the kernel skips even a pipe ``core_pattern`` helper
     (for programs that ``exec``, which makes a process dumpable again).
     """
-    reserved = req["max_processes"] * THREAD_STACK_MB
+    reserved = req["max_processes"] * THREAD_STACK_MB + req.get("reserve_mb", 0)  # + what a JVM/V8/Go reserves
     limits = {
         resource.RLIMIT_CPU: math.ceil(cpu) + 1,
         resource.RLIMIT_AS: baseline + (memory_mb + reserved) * 1024 * 1024,
-        resource.RLIMIT_NPROC: req["max_processes"],
+        resource.RLIMIT_NPROC: req["max_processes"] + req.get("threads", 0),  # + the runtime's own threads
         resource.RLIMIT_FSIZE: req["disk_mb"] * 1024 * 1024,
         resource.RLIMIT_NOFILE: req["max_open_files"],
         resource.RLIMIT_CORE: 1,
@@ -540,19 +549,36 @@ def set_limits(req: dict, *, memory_mb: int, cpu: float, baseline: int) -> None:
     resource.setrlimit(resource.RLIMIT_STACK, (THREAD_STACK_MB * 1024 * 1024, resource.getrlimit(resource.RLIMIT_STACK)[1]))
 
 
-def compile_source(req: dict, status_w: int) -> None:
+def compile_source(req: dict, status_w: int, env: dict) -> None:
+    """Write the source and run the compiler (its messages all on stderr: stdout may carry the build);
+    a compiler that leaves a folder (``package``: javac's classes) has it zipped into the build."""
     with open(req["source"], "w") as f:
         f.write(req["code"])
     pid = os.fork()
     if pid == 0:
         try:
-            os.execvpe(req["compile"][0], req["compile"], os.environ)
+            os.dup2(2, 1)
+            os.execvpe(req["compile"][0], req["compile"], env)
         finally:
             os._exit(127)
     _, status = os.waitpid(pid, 0)
     if status != 0:
         os.write(status_w, COMPILE_FAILED)
         os._exit(1)
+    if req["package"]:
+        import shutil
+
+        os.replace(shutil.make_archive("build", "zip", req["package"]), req["artefact"])
+
+
+def unpack_build(build: int, name: str) -> None:
+    """Copy a build given as a descriptor into the work folder as ``name`` (what its runtime reads)."""
+    with open(name, "wb") as out:
+        offset = 0
+        while chunk := os.pread(build, 1 << 20, offset):
+            out.write(chunk)
+            offset += len(chunk)
+    os.close(build)
 
 
 def main() -> None:

@@ -1,5 +1,6 @@
 """The calls most users need: ``run`` one program, ``run_many`` programs concurrently, ``run_each`` to
-stream the results of a large batch as they finish, and ``precompile`` for code many runs share."""
+stream the results of a large batch as they finish (``precompile``, for code many runs share, is in
+:mod:`~rewardhub.sandbox.precompiled`)."""
 
 from __future__ import annotations
 
@@ -12,21 +13,6 @@ from .backends import get_backend
 from .program import Program, SandboxResult
 
 CHUNK = 64  # programs per run_many call for backends that cannot take one program at a time
-PRECOMPILED: list[str] = []  # what warm interpreters started from now on compile once (see ``precompile``)
-
-
-def precompile(source: str) -> None:
-    """Have the warm interpreters of the local and docker backends compile ``source`` once, at their
-    start (those running already are restarted before their next run).
-
-    A Python program whose code is exactly ``source`` then skips compiling it in each run. Meant for
-    code many runs share, such as a test harness; every run of the pool can read it, so never
-    register anything secret.
-    """
-    if source not in PRECOMPILED:
-        PRECOMPILED.append(source)
-
-
 def run(code: str, *, stdin: str = "", timeout: float = 5.0, memory_mb: int = 512, backend: str = "auto",
         files: dict[str, str] | None = None, language: str = "python", **limits: Any) -> SandboxResult:
     """Run one untrusted program in isolation and return its output, exit code and limits hit.

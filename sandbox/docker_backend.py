@@ -30,11 +30,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from .api import PRECOMPILED
 from .build import Build
 from .errors import SandboxUnavailableError
+from .languages.cache import BuildCache
 from .local import DEFAULT_PRELOAD
 from .outcome import run_result
+from .precompiled import PRECOMPILED
 from .program import Program, SandboxResult
 
 RUNNER = Path(__file__).with_name("_docker_runner.py")
@@ -185,6 +186,7 @@ class DockerBackend:
             self._idle.put(None)
         self._slots: list[Slot] = []
         self._lock = threading.Lock()
+        self.build_cache = BuildCache()  # not `builds`: that says whether the backend takes builds
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="rewardhub-docker")
 
     def memory_limit_mb(self, program: Program) -> int:
@@ -207,6 +209,10 @@ class DockerBackend:
         return slot
 
     def run(self, program: Program) -> SandboxResult:
+        """Run one program in a container; a source to compile is built once (``BuildCache``)."""
+        return self.build_cache.run(program, self._run_in_container)
+
+    def _run_in_container(self, program: Program) -> SandboxResult:
         try:
             slot = self._slot()
         except Exception as exc:

@@ -20,7 +20,9 @@ from .errors import ProgramError
 from .program import COMPILE_ERROR, Program, SandboxResult
 
 # SandboxFusion language -> rewardhub's; 'c' is a rewardhub extension (SandboxFusion compiles C as cpp).
-LANGUAGES = {"python": "python", "cpp": "cpp", "c": "c"}
+LANGUAGES = {"python": "python", "cpp": "cpp", "c": "c", "java": "java", "go": "go", "rust": "rust",
+             "nodejs": "javascript", "javascript": "javascript"}
+FUSION_NAMES = {"javascript": "nodejs"}  # rewardhub's name -> SandboxFusion's, where they differ
 DEFAULT_TIMEOUT = 10.0  # SandboxFusion's default compile and run timeouts
 DEFAULT_MEMORY_MB = 1024  # what verl sends when its config names none
 
@@ -88,14 +90,14 @@ def to_response(program: Program, result: SandboxResult) -> dict[str, Any]:
     compiled = program.compile_command is not None
     if compiled and result.reason == COMPILE_ERROR:
         compile_result = _command("Finished", result.exit_code if result.exit_code else 1, result.stdout,
-                                  result.stderr, result.duration)
+                                  result.stderr, result.compile_duration or result.duration)
         return _response("Failed", result.reason, compile_result=compile_result)
     status = "TimeLimitExceeded" if result.timed_out else "Finished"
     run = _command(status, None if result.timed_out else result.exit_code, result.stdout, result.stderr,
                    result.duration)
     ok = result.ok
     return _response("Success" if ok else "Failed", result.reason, run_result=run,
-                     compile_result=_command("Finished", 0, "", "", None) if compiled else None)
+                     compile_result=_command("Finished", 0, "", "", result.compile_duration) if compiled else None)
 
 
 def _command(status: str, code: int | None, stdout: str, stderr: str, seconds: float | None) -> dict[str, Any]:
@@ -114,7 +116,7 @@ def to_request(program: Program) -> dict[str, Any]:
     if program.compile_only or program.executable is not None:
         raise ProgramError("a SandboxFusion service compiles and runs in one request: the remote backend takes "
                            "source programs, not compile_only builds or prebuilt executables")
-    return {"code": program.code, "language": program.language, "stdin": program.stdin,
+    return {"code": program.code, "language": FUSION_NAMES.get(program.language, program.language), "stdin": program.stdin,
             "run_timeout": program.timeout, "compile_timeout": program.compile_timeout,
             "memory_limit_MB": program.memory_mb,
             "files": {name: base64.b64encode(text.encode()).decode() for name, text in program.files.items()},

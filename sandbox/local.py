@@ -31,10 +31,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import _cgroups as cgroups
-from .api import PRECOMPILED
 from .build import BuildWriter
 from .errors import SandboxUnavailableError
+from .languages import host_paths, toolchain_problem
+from .languages.cache import BuildCache
 from .outcome import run_result
+from .precompiled import PRECOMPILED
 from .program import Program, SandboxResult
 
 FRAME = struct.Struct("<II")
@@ -91,6 +93,7 @@ def filesystem_view(python: str, extra_paths: Sequence[str]) -> tuple[list[list[
     for path in (os.path.realpath(sys.base_prefix), os.path.dirname(python)):
         if not any(path == seen or path.startswith(seen + "/") for seen, _ in readonly):
             readonly.append([path, path])
+    readonly += [[path, path] for path in host_paths()]  # toolchains' own files outside /usr (the JDK's /etc/java-*)
     inside = [f"{EXTRA_ROOT}/{i}" for i in range(len(extra_paths))]
     readonly += [[os.path.realpath(path), target] for path, target in zip(extra_paths, inside, strict=True)]
     return readonly, symlinks, inside
@@ -304,6 +307,7 @@ class LocalBackend:
         self.cpu_share = "not started yet"  # how slots share the CPU here, once the pool is up
         self._executor: ThreadPoolExecutor | None = None
         self._uid_claim = -1
+        self.build_cache = BuildCache()  # not `builds`: that says whether the backend takes builds
         atexit.register(self.close)
 
     def _ensure_started(self) -> None:
@@ -362,7 +366,14 @@ class LocalBackend:
         return [slot.process.pid for slot in self._slots if slot.process is not None]
 
     def run(self, program: Program) -> SandboxResult:
+        """Run one program on the next free slot; a source to compile is built once (``BuildCache``)."""
+        problem = toolchain_problem(program.language)
+        if problem:  # the machine's fault, not the program's: never a compile error
+            return SandboxResult.failed(problem)
         self._ensure_started()
+        return self.build_cache.run(program, self._run_on_slot)
+
+    def _run_on_slot(self, program: Program) -> SandboxResult:
         slot = self._idle.get()
         try:
             return slot.run(program)

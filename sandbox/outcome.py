@@ -34,6 +34,7 @@ def run_result(program: Program, facts: dict, stdout: bytes | bytearray, stderr:
         reason=run_reason(program, facts, stderr[-2000:]),
         stdout_truncated=len(stdout) > limit,
         stderr_truncated=len(stderr) > limit,
+        compile_duration=facts.get("compile_duration", 0.0),
     )
 
 
@@ -42,6 +43,8 @@ def run_reason(program: Program, facts: dict, stderr_tail: bytes) -> str:
     code = facts["exit_code"]
     if facts["memory_killed"]:
         return "memory limit exceeded (all the run's processes together; killed by the OOM killer)"
+    if facts.get("compile_timed_out"):
+        return f"compile timeout after {program.compile_timeout:g} s"
     if facts["timed_out"]:
         return f"timeout after {program.timeout:g} s"
     if facts["over_limit"]:

@@ -7,14 +7,13 @@ from dataclasses import dataclass, field, fields
 
 from .build import Build
 from .errors import ProgramError
+from .languages import LANGUAGES as SPECS
 
-LANGUAGES = ("python", "c", "cpp")
-# language -> (compiler, source file, flags): the one table every backend compiles with
-COMPILERS = {"c": ("gcc", "main.c", ("-O2", "-std=gnu17")), "cpp": ("g++", "main.cpp", ("-O2", "-std=gnu++17"))}
+LANGUAGES = tuple(SPECS)
 COMPILE_ERROR = "compile error"  # the reason of a run whose source did not compile, on every backend
 COMPILE_MEMORY_MB = 2048  # compilers may use this much whatever the program's own memory_mb
 _FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
-_RESERVED = {"main.py", "main.c", "main.cpp", "main"}
+_RESERVED = {"main", "classes"} | {s.source for s in SPECS.values()} | {s.build for s in SPECS.values() if s.build}
 
 
 @dataclass(frozen=True)
@@ -33,8 +32,8 @@ class Program:
     max_processes: int = 16  # per run; with memory_mb, bounds the run's total memory
     max_open_files: int = 256
     compile_timeout: float = 30.0
-    compile_only: bool = False  # c/cpp: build, and return the executable instead of running it
-    executable: Build | bytes | None = None  # c/cpp: run this build (from a compile_only run) instead of compiling
+    compile_only: bool = False  # compiled languages: build, and return the build instead of running it
+    executable: Build | bytes | None = None  # compiled languages: run this build (from a compile_only run)
 
     def __post_init__(self) -> None:
         if not isinstance(self.code, str) or not isinstance(self.stdin, str):
@@ -50,7 +49,8 @@ class Program:
                     f"not a path and not one of {sorted(_RESERVED)}"
                 )
         if (self.compile_only or self.executable is not None) and self.language == "python":
-            raise ProgramError("compile_only and executable are for compiled languages (c, cpp)")
+            raise ProgramError("compile_only and executable are for compiled languages "
+                               f"({', '.join(name for name, spec in SPECS.items() if spec.compile)})")
         if self.compile_only and self.executable is not None:
             raise ProgramError("a program is either compiled (compile_only) or given as an executable, not both")
         for name in ("timeout", "memory_mb", "output_limit", "disk_mb", "max_files", "max_processes",
@@ -66,34 +66,44 @@ class Program:
     @property
     def source_name(self) -> str:
         """The file the code goes in: ``main.py``, or the compiler's source file."""
-        return COMPILERS[self.language][1] if self.language in COMPILERS else "main.py"
+        return SPECS[self.language].source_name(self.code)
 
     @property
     def compile_command(self) -> list[str] | None:
         """How to build the program in its work folder (``None``: Python, or a given executable)."""
-        if self.language not in COMPILERS or self.executable is not None:
+        if self.executable is not None:
             return None
-        compiler, source, flags = COMPILERS[self.language]
-        return [compiler, *flags, "-o", "main", source, "-lm"]
+        return SPECS[self.language].compile_command(self.code, COMPILE_MEMORY_MB // 2)
+
+    @property
+    def run_command(self) -> list[str] | None:
+        """How the build runs (``None``: Python, or a native executable run from its descriptor)."""
+        return SPECS[self.language].run_command(self.code, self.memory_mb)
 
     @property
     def memory_budget_mb(self) -> int:
-        """The run's whole memory: its processes plus its tmpfs files (while compiling, at least 2 GB + files)."""
+        """The run's whole memory: its processes, its runtime's own (JVM, V8) and its tmpfs files (while
+        compiling, at least 2 GB + files)."""
         memory = max(self.memory_mb, COMPILE_MEMORY_MB) if self.compile_command else self.memory_mb
-        return memory + self.disk_mb
+        return memory + SPECS[self.language].resident_mb + self.disk_mb
 
     def request(self) -> dict:
         """The program as a JSON-able dict for a backend's worker, without the executable.
 
         ``source`` names the file the code goes in when it is compiled; ``compile`` is the command
         (``None`` when nothing compiles); ``executable`` says whether a build comes along (each
-        backend sends it its own way).
+        backend sends it its own way); ``artefact`` is the build's file, ``package`` the folder zipped
+        into it, ``run`` the command that runs it (``None``: it is executed itself); ``env``,
+        ``reserve_mb`` and ``threads`` what the language's runtime needs; ``toolchain`` its Debian package.
         """
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "executable"}
         data["source"] = self.source_name
         data["compile"] = self.compile_command
         data["executable"] = self.executable is not None
         data["compile_memory_mb"] = max(self.memory_mb, COMPILE_MEMORY_MB)
+        spec = SPECS[self.language]
+        data.update(run=self.run_command, artefact=spec.build, package=spec.package_dir, env=spec.env,
+                    reserve_mb=spec.reserve_mb, threads=spec.threads, toolchain=spec.package)
         return data
 
 
@@ -120,6 +130,7 @@ class SandboxResult:
     error: str | None = None
     executable: Build | None = None  # what a successful compile_only run built
     killed_externally: bool = False
+    compile_duration: float = 0.0  # seconds the build took (apart from ``duration``, the run's own)
 
     @property
     def ok(self) -> bool:

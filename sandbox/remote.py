@@ -8,6 +8,8 @@ sandbox serve``, or SandboxFusion itself); ``concurrency`` runs per service are 
 A service that refuses connections or answers 503/429 (it did not run the program) is left out and
 the program goes to the next one; a service left out is taken back once ``retry_after`` seconds
 have passed and its ``GET /ready`` answers 200 (or 404: SandboxFusion has no readiness endpoint).
+One program checks it; the programs that find no other service meanwhile wait for that check
+rather than fail, so a batch sent as a service comes back runs whole.
 A service that fails while holding a program (a 5xx, a timeout, a broken connection, an answer
 that is no ``RunCodeResponse``) or answers ``SandboxError`` gives a failed result (``error`` set),
 which the code reward reports as an error, never as a score.
@@ -64,6 +66,7 @@ class RemoteBackend:
         self.retry_after, self.request_margin = retry_after, request_margin
         self._inflight = dict.fromkeys(listed, 0)
         self._down_until: dict[str, float] = {}  # services left out, until when
+        self._checking: dict[str, threading.Event] = {}  # services being checked: set when the check ends
         self._lock = threading.Lock()
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         # Idle connections are dropped well before a service's keep-alive would close one under a request.
@@ -71,18 +74,20 @@ class RemoteBackend:
                                                                                keepalive_expiry=2.0))
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="rewardhub-remote-sandbox")
 
-    def _choose(self, tried: set[str]) -> tuple[str, bool] | None:
+    def _choose(self, tried: set[str]) -> tuple[str, bool] | threading.Event | None:
         """A service not tried yet (counted in flight), and whether it must pass a check first: a
-        left-out service whose time is up is checked by one caller; else the least busy one up."""
+        left-out service whose time is up is checked by one caller; else the least busy one up. When
+        none is free but one is being checked, the check's event (wait for it, then choose again)."""
         with self._lock:
             now = time.monotonic()
             candidates = [u for u in self.urls if u not in tried and self._down_until.get(u, 0.0) <= now]
             if not candidates:
-                return None
+                return next((event for u, event in self._checking.items() if u not in tried), None)
             due = [u for u in candidates if u in self._down_until]
             if due:
                 url = due[0]
                 self._down_until[url] = now + self.retry_after  # the others leave it out while it is checked
+                self._checking[url] = threading.Event()
             else:
                 url = min(candidates, key=self._inflight.__getitem__)
             self._inflight[url] += 1
@@ -93,17 +98,24 @@ class RemoteBackend:
             self._down_until[url] = time.monotonic() + self.retry_after
 
     def _check(self, url: str) -> None:
-        """Take a left-out service back if its ``/ready`` says so; raises _Refused if not."""
+        """Take a left-out service back if its ``/ready`` says so; raises _Refused if not. Those waiting
+        for the check are told when it ends, either way."""
         import httpx
 
         try:
-            status = self._client.get(f"{url}/ready", timeout=CHECK_TIMEOUT).status_code
-        except httpx.HTTPError as exc:
-            raise _Refused(f"{url}: not back ({type(exc).__name__}: {exc})") from None
-        if status not in (200, 404):
-            raise _Refused(f"{url}: not back (/ready answered {status})")
-        with self._lock:
-            self._down_until.pop(url, None)
+            try:
+                status = self._client.get(f"{url}/ready", timeout=CHECK_TIMEOUT).status_code
+            except httpx.HTTPError as exc:
+                raise _Refused(f"{url}: not back ({type(exc).__name__}: {exc})") from None
+            if status not in (200, 404):
+                raise _Refused(f"{url}: not back (/ready answered {status})")
+            with self._lock:
+                self._down_until.pop(url, None)
+        finally:
+            with self._lock:
+                event = self._checking.pop(url, None)
+            if event is not None:
+                event.set()
 
     def run(self, program: Program) -> SandboxResult:
         """Run one program on the least busy service that is up."""
@@ -114,6 +126,9 @@ class RemoteBackend:
         tried: set[str] = set()
         problems = []
         while (chosen := self._choose(tried)) is not None:
+            if isinstance(chosen, threading.Event):  # another program is checking a service: its answer decides
+                chosen.wait(CHECK_TIMEOUT + 1.0)
+                continue
             url, check = chosen
             tried.add(url)
             try:

@@ -7,7 +7,10 @@ pointing them here runs their programs in rewardhub's isolated, warm sandbox ins
   a malformed body is answered 422, a request this service cannot run ``SandboxError``.
 - ``GET /ready`` — 200 once the backend runs programs; ``GET /health`` runs a probe program.
 
-Programs run concurrently on the backend's slots, the event loop never waiting on one.
+With a ``token`` (``--token-env``), ``/run_code`` and ``/health`` (it runs a program) need
+``Authorization: Bearer <token>`` (the remote backend's ``token`` option sends it); ``/ready`` stays open
+for probes. A body over the limit is refused by its ``Content-Length``, or as soon as more arrived, never
+read whole first. Programs run concurrently on the backend's slots, the event loop never waiting on one.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import json
 import logging
 from contextlib import asynccontextmanager
 from typing import Any
+
+from rewardhub.http_serving import BodyTooLarge, bearer_problem, read_body
 
 from .backends import get_backend
 from .errors import SandboxError
@@ -28,8 +33,10 @@ MAX_BODY_BYTES = 64 * 1024 * 1024
 PROBE = Program("print(6 * 7)", timeout=10)
 
 
-def create_service(*, backend: str = "auto", max_timeout: float = 300.0, **backend_options: Any):
-    """The Starlette app serving ``/run_code`` with the sandbox ``backend`` (started when the app starts)."""
+def create_service(*, backend: str = "auto", max_timeout: float = 300.0, token: str | None = None,
+                   max_body_bytes: int = MAX_BODY_BYTES, **backend_options: Any):
+    """The Starlette app serving ``/run_code`` with the sandbox ``backend`` (started when the app starts);
+    ``token`` guards running programs (see the module)."""
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse
     from starlette.routing import Route
@@ -43,10 +50,18 @@ def create_service(*, backend: str = "auto", max_timeout: float = 300.0, **backe
             return await asyncio.wrap_future(submit(program))
         return (await asyncio.to_thread(chosen.run_many, [program]))[0]
 
+    def refused(request):
+        """The 401 for a request without the token, else None."""
+        problem = bearer_problem(request.headers.get("authorization"), token)
+        return None if problem is None else JSONResponse({"detail": problem}, 401, {"WWW-Authenticate": "Bearer"})
+
     async def run_code(request):
-        raw = await request.body()
-        if len(raw) > MAX_BODY_BYTES:
-            return JSONResponse({"detail": f"request body exceeds {MAX_BODY_BYTES} bytes"}, 413)
+        if (answer := refused(request)) is not None:
+            return answer
+        try:
+            raw = await read_body(request, max_body_bytes)
+        except BodyTooLarge as exc:
+            return JSONResponse({"detail": str(exc)}, 413, {"Connection": "close"})
         try:
             program = to_program(json.loads(raw), max_timeout=max_timeout)
         except (ValueError, RecursionError) as exc:  # RequestError, or JSON that does not parse
@@ -67,6 +82,8 @@ def create_service(*, backend: str = "auto", max_timeout: float = 300.0, **backe
                             503 if problem else 200)
 
     async def health(request):
+        if (answer := refused(request)) is not None:
+            return answer
         if state.get("problem"):
             return await ready(request)
         result = await run(PROBE)

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from .build import BuildWriter
+from .languages import LANGUAGES, SANDBOX_PATH, toolchain_problem
 from .program import COMPILE_ERROR, Program, SandboxResult
 
 
@@ -56,32 +57,40 @@ class UnsafeBackend:
             with open(os.path.join(workdir, "main.py"), "w") as f:
                 f.write(program.code)
             return [sys.executable, "-I", "main.py"]
-        binary = os.path.join(workdir, "main")
+        spec = LANGUAGES[program.language]
+        problem = toolchain_problem(program.language)
+        if problem:
+            return SandboxResult.failed(problem)
+        binary = os.path.join(workdir, spec.build)
+        command = program.run_command or [binary]
         if program.executable is not None:
             with open(binary, "wb") as f:
                 os.sendfile(f.fileno(), program.executable.fileno(), 0, len(program.executable))
             os.chmod(binary, 0o755)
-            return [binary]
+            return command
         with open(os.path.join(workdir, program.source_name), "w") as f:
             f.write(program.code)
         try:
             done = subprocess.run(program.compile_command, cwd=workdir, capture_output=True,
-                                  timeout=program.compile_timeout, env=_env(workdir))
+                                  timeout=program.compile_timeout, env=_env(workdir, spec.env))
         except subprocess.TimeoutExpired:
-            return SandboxResult(exit_code=None, timed_out=True, reason="compile timeout")
+            return SandboxResult(exit_code=None, timed_out=True, reason=f"compile timeout after {program.compile_timeout:g} s")
         if done.returncode != 0:
-            return SandboxResult(stderr=done.stderr.decode(errors="replace"), exit_code=1, reason=COMPILE_ERROR)
+            return SandboxResult(stderr=(done.stderr + done.stdout).decode(errors="replace"), exit_code=1,
+                                 reason=COMPILE_ERROR)
+        if spec.package_dir:
+            os.replace(shutil.make_archive(binary, "zip", os.path.join(workdir, spec.package_dir)), binary)
         if program.compile_only:
             writer = BuildWriter()
             with open(binary, "rb") as f:
                 while chunk := f.read(1 << 20):
                     writer.write(chunk)
             return SandboxResult(exit_code=0, executable=writer.finish())
-        return [binary]
+        return command
 
     def _execute(self, program: Program, command: list[str], workdir: str) -> SandboxResult:
         start = time.monotonic()
-        process = subprocess.Popen(command, cwd=workdir, env=_env(workdir), stdin=subprocess.PIPE,
+        process = subprocess.Popen(command, cwd=workdir, env=_env(workdir, LANGUAGES[program.language].env), stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                                    preexec_fn=lambda: _limit(program))
         timed_out = False
@@ -108,13 +117,15 @@ class UnsafeBackend:
         self._executor.shutdown(wait=True)
 
 
-def _env(workdir: str) -> dict[str, str]:
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "LANG": "C.UTF-8", "TMPDIR": workdir}
+def _env(workdir: str, language_env: dict[str, str] | None = None) -> dict[str, str]:
+    return {"PATH": SANDBOX_PATH, **(language_env or {}), "HOME": workdir, "LANG": "C.UTF-8", "TMPDIR": workdir,
+            "MALLOC_ARENA_MAX": "1"}  # one malloc arena: each further one reserves 64 MB of the address space
 
 
 def _limit(program: Program) -> None:
+    reserve = LANGUAGES[program.language].reserve_mb  # what a JVM, V8 or Go runtime reserves beyond its use
     for which, value in ((resource.RLIMIT_CPU, math.ceil(program.timeout) + 1),
-                         (resource.RLIMIT_AS, (program.memory_mb + 256) * 1024 * 1024),
+                         (resource.RLIMIT_AS, (program.memory_mb + 256 + reserve) * 1024 * 1024),
                          (resource.RLIMIT_FSIZE, program.disk_mb * 1024 * 1024),
                          (resource.RLIMIT_CORE, 1)):
         resource.setrlimit(which, (value, value))

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv (if missing) and install rewardhub with every extra and the test tools.
+# Create .venv (if missing) and install rewardhub with every extra and the test tools; as root with apt-get,
+# also the Debian toolchains the sandbox builds and runs Java, Go, Rust and JavaScript with.
 #
 # torch is pinned (an unpinned torch would pull whatever is newest). `pip install torch==2.13.0`
 # takes a CPU build only where one lies on disk (a local wheel or find-links, as on the project's
@@ -26,3 +27,8 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip setuptools wheel
 .venv/bin/python -m pip install -q "torch==2.13.0" ${torch_from[@]+"${torch_from[@]}"}
 .venv/bin/python -m pip install -q -e ".[dev]"
+if ! (PATH=/usr/local/bin:/usr/bin:/bin; command -v javac && command -v go && command -v rustc && command -v node) >/dev/null 2>&1 \
+        && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless golang-go rustc \
+        nodejs >/dev/null) || echo "warning: could not install the java/go/rust/node toolchains; their tests will be skipped" >&2
+fi

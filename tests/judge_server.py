@@ -44,6 +44,9 @@ class Reply:
     echo_key: bool = False  # echo the Authorization header (in the error message, the answer, or for
     # "{authorization}" in a raw body), as some proxies and models do
     logprobs: list[tuple[str, dict[str, float]]] | None = None  # (token, {alternative: probability})
+    reasoning: str | None = None  # a reasoning parser's thinking beside the content, in field ``reasoning_field``
+    reasoning_field: str = "reasoning_content"  # vLLM 0.32 names it "reasoning"
+    finish_reason: str = "stop"
 
 
 def marker_answer(body: dict[str, Any]) -> str | Reply:
@@ -195,8 +198,9 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     prompt_chars = sum(len(str(m.get("content", ""))) for m in body["messages"])
     choice: dict[str, Any] = {
         "index": 0,
-        "message": {"role": "assistant", "content": reply.content},
-        "finish_reason": "stop",
+        "message": {"role": "assistant", "content": reply.content,
+                    **({reply.reasoning_field: reply.reasoning} if reply.reasoning is not None else {})},
+        "finish_reason": reply.finish_reason,
         "logprobs": None,
     }
     if body.get("logprobs") and reply.logprobs is not None:

@@ -18,11 +18,11 @@ import httpx
 
 
 @contextlib.contextmanager
-def sandbox_serve(port: int, workers: int = 2):
-    """``rewardhub sandbox serve --port PORT`` once its ``/ready`` answers; yields ``(url, process)``."""
+def sandbox_serve(port: int, workers: int = 2, args: tuple[str, ...] = (), env: dict[str, str] | None = None):
+    """``rewardhub sandbox serve --port PORT [args]`` once its ``/ready`` answers; yields ``(url, process)``."""
     proc = subprocess.Popen([sys.executable, "-m", "rewardhub.cli", "sandbox", "serve", "--port", str(port),
-                             "--backend", "local", "--workers", str(workers), "--log-level", "warning"],
-                            stderr=subprocess.PIPE, text=True, env={**os.environ})
+                             "--backend", "local", "--workers", str(workers), "--log-level", "warning", *args],
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(1200):

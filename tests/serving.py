@@ -163,29 +163,74 @@ VOTE = {"rewards": [{"name": "majority_vote", "alias": "vote", "weight": 1.0,
 def serve_process(serve_args: list[str], *, env: dict | None = None):
     """``rewardhub serve`` in its own process on a free port; yields ``(base URL, process)`` once /health
     answers, and stops the process on exit (its stderr stays readable). ``serve_args`` follow ``serve``."""
+    with command_process("serve", serve_args, "/health", env=env) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def route_process(route_args: list[str], *, env: dict | None = None):
+    """``rewardhub route`` in its own process on a free port, as :func:`serve_process` (ready at /ready)."""
+    with command_process("route", route_args, "/ready", env=env) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def command_process(command: str, args: list[str], ready_path: str, *, env: dict | None = None,
+                    port: int | None = None):
+    """``rewardhub COMMAND --port P ARGS`` in its own process; yields ``(base URL, process)`` once
+    ``ready_path`` answers 200, and stops it on exit (SIGTERM, then SIGKILL; its stderr stays readable)."""
     import subprocess
     import sys
     import time
 
     import httpx
 
-    port = free_port()
+    port = port or free_port()
     script = ("import sys; sys.path.insert(0, sys.argv[1]); import serving; "
               "from rewardhub.cli import main; sys.exit(main(sys.argv[2:]))")  # the test rewards registered too
-    here = str(TESTS)
-    proc = subprocess.Popen([sys.executable, "-c", script, here, "serve", "--port", str(port), *serve_args],
+    proc = subprocess.Popen([sys.executable, "-c", script, str(TESTS), command, "--port", str(port), *args],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(600):
             try:
-                if httpx.get(f"{base}/health", timeout=5).status_code == 200:
+                if httpx.get(f"{base}{ready_path}", timeout=5).status_code == 200:
                     break
             except httpx.TransportError:
                 if proc.poll() is not None:
-                    raise RuntimeError(f"rewardhub serve exited: {proc.stderr.read()}") from None
+                    raise RuntimeError(f"rewardhub {command} exited: {proc.stderr.read()}") from None
                 time.sleep(0.1)
         yield base, proc
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=30)
+
+
+def in_flight(base: str) -> float:
+    """The server's requests in flight, the /metrics request asking included."""
+    import httpx
+
+    text = httpx.get(base + "/metrics", timeout=30).text
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith("rewardhub_requests_in_flight"))
+
+
+def counted(base: str, prefix: str) -> float:
+    import httpx
+
+    text = httpx.get(base + "/metrics", timeout=30).text
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(prefix))
+
+
+def until(condition, what: str, tries: int = 1200) -> None:
+    """Poll ``condition`` (every 50 ms, a minute at most: a generous bound, not a timing)."""
+    for _ in range(tries):
+        if condition():
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError(f"never happened: {what}")

@@ -44,10 +44,11 @@ async def score_remote(url: str, batch: Batch, keys: Sequence[Hashable] | None, 
 
 def scored_from_reply(body: dict[str, Any]) -> SetResult:
     """The :class:`SetResult` a ``/score`` reply describes (values, reasons and outcomes per alias, and the
-    group means when the server assembled groups)."""
+    group floors when the server assembled groups)."""
     components = {
         alias: BatchResult([Score(v, r, outcome=o) for v, r, o in
                             zip(values, body["reasons"][alias], body["outcomes"][alias], strict=True)], 0.0, 0)
         for alias, values in body["components"].items()
     }
-    return SetResult(list(body["values"]), components, group_means=body.get("group_means"))
+    return SetResult(list(body["values"]), components, group_floors=body.get("group_floors"),
+                     group_ranges=body.get("group_ranges"))

@@ -16,6 +16,7 @@ import os
 import sys
 
 from rewardhub import hookimpl
+from rewardhub.cli import add_strict
 
 CONFIG_ENV = "REWARDHUB_CONFIG"
 
@@ -62,17 +63,38 @@ def _add_serve(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--timeout", type=_positive(float), default=DEFAULT_REWARD_TIMEOUT,
                         help="seconds a reward may take on one request's batch, for config entries that set no "
                         f"'timeout' of their own; past it unfinished samples time out (default: {DEFAULT_REWARD_TIMEOUT:g})")
-    parser.add_argument("--samples-per-step", type=_positive(int), default=None,
-                        help="count the trainer's step from samples when requests carry no 'step' (for scheduled "
-                        "weights and the hacking monitor's windows): verl train_batch_size * rollout.n, "
-                        "OpenRLHF rollout_batch_size * n_samples_per_prompt")
+    _add_step_counting(parser)
     parser.add_argument("--no-monitor", dest="monitor", action="store_false",
                         help="do not watch for reward hacking (GET /hacking then answers 404)")
     parser.add_argument("--no-access-log", dest="access_log", action="store_false",
                         help="do not log one line per request to stderr")
+    add_strict(parser)
     _add_drain_timeout(parser)
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     parser.set_defaults(handler=run_serve)
+
+
+def _add_step_counting(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--samples-per-step", type=_positive(int), default=None,
+                        help="count the trainer's step from samples when requests carry no 'step' (for scheduled "
+                        "weights and the hacking monitor's windows): verl train_batch_size * rollout.n, "
+                        "OpenRLHF rollout_batch_size * n_samples_per_prompt (behind `rewardhub route`, give it "
+                        "to the router, which counts once and sends the step to the replicas)")
+    parser.add_argument("--start-step", type=_at_least_zero, default=None,
+                        help="with --samples-per-step: the step the count starts at (a resumed run)")
+    parser.add_argument("--step-file", metavar="PATH", default=None,
+                        help="with --samples-per-step: keep the count in PATH, so a restart goes on where it "
+                        "stopped (--start-step, when given, wins over it)")
+
+
+def _at_least_zero(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
 
 
 def _add_drain_timeout(parser: argparse.ArgumentParser) -> None:
@@ -97,8 +119,15 @@ def _add_route(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--token-env", metavar="VAR", help="require 'Authorization: Bearer $VAR' (also passed on)")
     parser.add_argument("--check-interval", type=_positive(float), default=1.0,
                         help="seconds between readiness checks of each replica (default: 1)")
+    parser.add_argument("--check-timeout", type=_positive(float), default=5.0,
+                        help="seconds a readiness check waits; 3 in a row without an answer mark a replica "
+                        "down (default: 5)")
+    parser.add_argument("--request-timeout", type=_positive(float), default=170.0,
+                        help="seconds a forward waits for its replica before answering 503 (retryable); keep it "
+                        "below the clients' own timeout (default: 170, below OpenRLHF's 180)")
     parser.add_argument("--max-body-mb", type=_positive(float), default=16.0,
                         help="largest request body in MiB (default: 16)")
+    _add_step_counting(parser)
     _add_drain_timeout(parser)
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     parser.set_defaults(handler=run_route)
@@ -118,7 +147,8 @@ def run_route(args: argparse.Namespace) -> int:
 
     route(replicas, host=args.host, port=args.port, log_level=args.log_level, token=token,
           check_interval=args.check_interval, max_body_bytes=int(args.max_body_mb * 1024 * 1024),
-          drain_timeout=args.drain_timeout)
+          drain_timeout=args.drain_timeout, samples_per_step=args.samples_per_step, start_step=args.start_step,
+          step_file=args.step_file, check_timeout=args.check_timeout, request_timeout=args.request_timeout)
     return 0
 
 
@@ -163,14 +193,17 @@ def run_serve(args: argparse.Namespace) -> int:
     from .server import serve
 
     strip = STRIP_TOKENS if args.strip_tokens is None else tuple(t for t in args.strip_tokens.split(",") if t)
-    serve(  # a config error (e.g. group rewards without a group size) exits 2 with its message
+    stopped = serve(  # a config error (e.g. group rewards without a group size) exits 2 with its message
         args.config, host=args.host, port=args.port, log_level=args.log_level, token=token,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024), threads=args.threads,
         label_column=args.label_column, abstain_value=args.abstain_value, strip_tokens=strip,
         group_size=args.group_size, group_timeout=args.group_timeout or DEFAULT_GROUP_TIMEOUT, access_log=args.access_log,
         reward_timeout=args.timeout, samples_per_step=args.samples_per_step, monitor=args.monitor,
-        drain_timeout=args.drain_timeout,
+        drain_timeout=args.drain_timeout, start_step=args.start_step, step_file=args.step_file, strict=args.strict,
     )
+    if stopped is not None:
+        print(f"rewardhub serve: stopped at a reward that is not scoring (--strict): {stopped}", file=sys.stderr)
+        return 2
     return 0
 
 

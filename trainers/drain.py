@@ -5,7 +5,9 @@ load balancer stops sending), answers new scoring requests with a retryable 503 
 lets the requests in flight finish (their answers close their connections), then exits. Work that
 would wait for more requests is told to stop waiting (``when_draining``: the server scores the groups
 still waiting as incomplete) rather than held to deadlines past a supervisor's kill. A second SIGTERM,
-SIGINT, or ``drain_timeout`` seconds without the work finishing ends it at once.
+SIGINT, or ``drain_timeout`` seconds without the work finishing ends it at once: what is still open
+then (a client still sending its body, a request still scoring) is cancelled within ``SHUTDOWN_GRACE``
+seconds, so nothing a client does keeps the process alive past its drain timeout.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 DEFAULT_DRAIN_TIMEOUT = 150.0  # waiting groups are answered at once; a reward still scoring has its deadline
 RETRY_AFTER_SECONDS = 1
+SHUTDOWN_GRACE = 1.0  # seconds uvicorn's shutdown waits for open connections before cancelling their requests
 logger = logging.getLogger("rewardhub.drain")
 PROBES = frozenset({"/ready", "/health", "/metrics"})  # always answered, even while draining
 
@@ -121,8 +124,12 @@ def readiness(drain: Drain, ready: bool = True, why: str = ""):
 
 
 def draining_server(config: Any, drain: Drain):
-    """A ``uvicorn.Server`` whose first SIGTERM drains (see the module) instead of stopping at once."""
+    """A ``uvicorn.Server`` whose first SIGTERM drains (see the module) instead of stopping at once, and
+    whose shutdown cancels what is still open after ``SHUTDOWN_GRACE`` (uvicorn would wait for it forever)."""
     import uvicorn
+
+    if config.timeout_graceful_shutdown is None:
+        config.timeout_graceful_shutdown = SHUTDOWN_GRACE
 
     class DrainingServer(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:
@@ -135,5 +142,18 @@ def draining_server(config: Any, drain: Drain):
         async def _drain_then_exit(self, sig: int, frame: Any) -> None:
             await drain.finish()
             super().handle_exit(sig, frame)
+
+        def stop(self) -> None:
+            """Drain and exit as a SIGTERM would, from the event loop, without a signal (so the process
+            ends with the command's own exit code, not by the signal uvicorn would raise again)."""
+            if drain.draining or self.should_exit:
+                return
+            drain.start()
+
+            async def drain_then_exit() -> None:
+                await drain.finish()
+                self.should_exit = True
+
+            asyncio.ensure_future(drain_then_exit())
 
     return DrainingServer(config)

@@ -129,11 +129,13 @@ def collect(results: Sequence[SampleResult]) -> SetResult:
         )
         for alias in aliases
     }
-    means = None
-    if all(g.group_means is not None for g in groups):
-        means = {alias: [scored.group_means[alias][i] for scored, i in results] for alias in aliases}
-    return SetResult([scored.totals[i] for scored, i in results], components, group_means=means,
-                     row_weights=[scored.weights_of(i) for scored, i in results])
+    floors = ranges = None
+    if all(g.group_floors is not None for g in groups):
+        floors = {alias: [scored.group_floors[alias][i] for scored, i in results] for alias in aliases}
+    if all(g.group_ranges is not None for g in groups):
+        ranges = {alias: [scored.group_ranges[alias][i] for scored, i in results] for alias in aliases}
+    return SetResult([scored.totals[i] for scored, i in results], components, group_floors=floors,
+                     row_weights=[scored.weights_of(i) for scored, i in results], group_ranges=ranges)
 
 
 @dataclass
@@ -290,16 +292,18 @@ class CallScorer:
     sample is reported once per reward (:func:`~rewardhub.trainers.abstentions.warn_if_all_abstained`).
 
     Each call is scored at a trainer step: the one the caller gives (the server's ``step`` field), else
-    one counted from the samples scored so far when ``samples_per_step`` is set (see :class:`StepClock`).
+    one counted from the samples scored so far when ``samples_per_step`` is set (see :class:`StepClock`;
+    ``clock`` gives one that starts elsewhere or is saved, :mod:`.steps`).
     What was scored is reported to the set's watchers (the hacking monitor) with the call's group keys.
     """
 
     def __init__(self, rewards: RewardSet, *, group_size: int | None = None,
-                 group_timeout: float = DEFAULT_GROUP_TIMEOUT, samples_per_step: int | None = None):
+                 group_timeout: float = DEFAULT_GROUP_TIMEOUT, samples_per_step: int | None = None,
+                 clock: StepClock | None = None):
         self.rewards = rewards
         size = group_size_for(rewards, group_size)
         self.assembler = GroupAssembler(rewards, size, group_timeout) if size else None
-        self.clock = StepClock(samples_per_step) if samples_per_step else None
+        self.clock = clock or (StepClock(samples_per_step) if samples_per_step else None)
 
     def score(self, batch: Batch, keys: Sequence[Hashable] | None = None, step: float | None = None) -> SetResult:
         """Score ``batch`` (blocking); ``keys`` group rows when assembling (default: by prompt)."""

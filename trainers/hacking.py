@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from transformers import TrainerCallback
 
 from rewardhub import RewardSet
 from rewardhub.hacking import SIGNALS, Alarm, HackingMonitor
+from rewardhub.hacking.persist import load_state, save_state
 
 from .errors import TrainerIntegrationError
 
 logger = logging.getLogger("rewardhub.trainers")
+CHECKPOINT_FILE = "rewardhub_hacking.json"
 
 
 class HackingCallback(TrainerCallback):
@@ -50,6 +53,20 @@ class HackingCallback(TrainerCallback):
         if self._stop is None and ("any" in self.stop_on or alarm.signal in self.stop_on):
             self._stop = alarm
 
+    def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        """Resuming from a checkpoint (``state.global_step`` > 0): take the monitor's state saved with it."""
+        saved = _checkpoint(args, state) / CHECKPOINT_FILE
+        if state.global_step > 0 and load_state(self.monitor, saved):
+            logger.info("rewardhub: hacking monitor resumed from %s (%d steps, %d alarms)", saved,
+                        len(self.monitor.history), len(self.alarms))
+        return control
+
+    def on_save(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        folder = _checkpoint(args, state)
+        if folder.is_dir():
+            save_state(self.monitor, folder / CHECKPOINT_FILE)
+        return control
+
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
         if self._stop is not None and not control.should_training_stop:
             logger.warning("rewardhub: stopping training at step %s: %s", state.global_step, self._stop)
@@ -62,3 +79,8 @@ class HackingCallback(TrainerCallback):
             logger.warning("rewardhub: %d reward-hacking alarm(s) in this run:\n%s", len(self.alarms),
                            "\n".join(f"  - {alarm}" for alarm in self.alarms))
         return control
+
+
+def _checkpoint(args: Any, state: Any) -> Path:
+    """The folder TRL saves the checkpoint of ``state.global_step`` in."""
+    return Path(args.output_dir) / f"checkpoint-{state.global_step}"

@@ -9,7 +9,10 @@ whose samples belong to several replicas and merging the answers back in order.
 Replica health comes from polling each replica's ``GET /ready`` and from the forwards themselves: a
 replica that refuses connections, answers 503 (draining) or fails mid-request is marked down at once
 and its groups move to the next replica on the ring (only its own groups move); a check that is
-merely slow (a busy replica) moves nothing, since moving a group in progress would split it. A group keeps the replica it started on
+merely slow (a busy replica) moves nothing, since moving a group in progress would split it, but
+``DOWN_AFTER_TIMEOUTS`` checks in a row without an answer mark a hung replica (one that accepts
+connections and never answers) down for new groups, and a forward gives up after ``request_timeout``,
+below the clients' own budgets, so their retries reach a live replica. A group keeps the replica it started on
 while that replica is up, so a replica coming back does not split groups in progress. A request
 whose replica failed after receiving it is answered ``503`` with ``retryable: true`` and
 ``Retry-After`` (OpenRLHF retries it; the retry lands on the group's new replica): the router never
@@ -36,14 +39,19 @@ from .disconnect import ClientDisconnected, gone_response, unless_disconnected
 from .drain import Drain, DrainMiddleware, readiness
 from .errors import BadRequest
 from .metrics import Metrics, MetricsMiddleware, metrics_response
-from .server import DEFAULT_MAX_BODY_BYTES, _error, _json, _json_object
+from .server import DEFAULT_MAX_BODY_BYTES, _error, _json, _json_object, _step_field
+from .steps import step_clock
 
 logger = logging.getLogger("rewardhub.router")
 
 VIRTUAL_NODES = 160  # points per replica on the ring: groups spread within a few percent of evenly
 STICKY_SECONDS = 300.0  # how long a group keeps its replica (well past the servers' 120 s group timeout)
 STICKY_GROUPS = 200_000  # groups remembered at most (the oldest are forgotten first)
-REQUEST_TIMEOUT = 200.0  # above a replica's 120 s group timeout plus scoring, below nothing OpenRLHF waits
+# Below OpenRLHF's 180 s request timeout (a forward to a hung replica is answered 503, retryable, before the
+# client gives up) and above a replica's 120 s group timeout plus a scoring.
+REQUEST_TIMEOUT = 170.0
+CHECK_TIMEOUT = 5.0  # seconds a readiness check waits for its answer
+DOWN_AFTER_TIMEOUTS = 3  # readiness checks in a row without an answer before a replica counts as down
 RETRY_AFTER = 1
 CONNECT_TRIES = 3  # connection attempts (5 s each) to a replica before it counts as down
 
@@ -145,12 +153,15 @@ class Replicas:
 def create_router_app(
     replicas: Sequence[str], *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, check_interval: float = 1.0,
     request_timeout: float = REQUEST_TIMEOUT, sticky_seconds: float = STICKY_SECONDS, drain: Drain | None = None,
-    token: str | None = None,
+    token: str | None = None, samples_per_step: int | None = None, start_step: int | None = None,
+    step_file: str | None = None, check_timeout: float = CHECK_TIMEOUT,
 ):
     """The router's Starlette app over ``replicas`` (base URLs of ``rewardhub serve``).
 
     ``token`` is checked here when set; the client's ``Authorization`` header is passed on to the
-    replicas either way (so replicas started with ``--token-env`` check it too).
+    replicas either way (so replicas started with ``--token-env`` check it too). A request's ``step``
+    goes to every replica with its samples; without one, ``samples_per_step`` counts it here, once for
+    the whole deployment (from ``start_step``, kept in ``step_file``: see :mod:`.steps`).
     """
     import httpx
     from starlette.applications import Starlette
@@ -161,7 +172,27 @@ def create_router_app(
         raise ValueError(f"give one or more distinct replica URLs; got {list(replicas)}")
     metrics, drain = Metrics("router"), drain or Drain()
     pool = Replicas(urls, metrics, sticky_seconds)
+    clock = step_clock(samples_per_step, start_step, step_file)
     state: dict[str, Any] = {}
+
+    async def stepped(request, body: dict[str, Any], samples: int, part_body, keys: list[str]) -> Any:
+        """Dispatch with the request's step (given, else counted here) in every replica's part."""
+        step = _step_field(body)
+        counted = step is None and clock is not None
+        if counted:
+            step = clock.advance(samples)
+
+        def part(indices: list[int]) -> dict[str, Any]:
+            sub = part_body(indices)
+            return sub if step is None else {**sub, "step": step}
+
+        try:
+            return await unless_disconnected(request.receive, dispatch(request.url.path, keys, part,
+                                                                       request.headers.get("authorization")))
+        except (ReplicaFailed, NoReplica, ClientDisconnected):
+            if counted:  # not scored: its retry counts it again
+                clock.give_back(samples)
+            raise
 
     async def forward(url: str, path: str, body: dict[str, Any], auth: str | None) -> tuple[int, Any]:
         """POST to one replica. Raises ConnectionRefusedError when it never got the request (safe to
@@ -243,9 +274,7 @@ def create_router_app(
                         sub[name] = [column[i] for i in indices]
                 return sub
 
-            parts = await unless_disconnected(request.receive, dispatch(request.url.path, keys, part,
-                                                                        request.headers.get("authorization")))
-            return _json(merge(parts, len(queries)))
+            return _json(merge(await stepped(request, body, len(queries), part, keys), len(queries)))
         return await answered(run())
 
     async def score_endpoint(request):
@@ -255,8 +284,7 @@ def create_router_app(
             if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
                 raise BadRequest("'rows' must be a non-empty list of objects with 'prompt', 'completion' and columns")
             keys = [group_key(r.get(GROUP_FIELD), r.get("prompt"), f"\x00row:{i}") for i, r in enumerate(rows)]
-            parts = await unless_disconnected(request.receive, dispatch(
-                "/score", keys, lambda idx: {"rows": [rows[i] for i in idx]}, request.headers.get("authorization")))
+            parts = await stepped(request, body, len(rows), lambda idx: {"rows": [rows[i] for i in idx]}, keys)
             return _json(merge(parts, len(rows)))
         return await answered(run())
 
@@ -266,17 +294,26 @@ def create_router_app(
         return _json({"status": "ok" if up else "no replica up", "replicas": described}, 200 if up else 503)
 
     async def check_replicas() -> None:
-        """Poll each replica's readiness; a replica that answers 200 is up again."""
+        """Poll each replica's readiness: 200 is up; a refusal, an error status or ``DOWN_AFTER_TIMEOUTS``
+        checks in a row without an answer (a hung replica: it accepts connections but never answers) is down."""
+        timeouts = dict.fromkeys(urls, 0)
         while True:
             async def check(url: str) -> None:
                 try:
-                    reply = await state["client"].get(url + "/ready", timeout=max(check_interval, 5.0))
-                    pool.mark(url, reply.status_code == 200, "" if reply.status_code == 200
-                              else f"/ready answered {reply.status_code}")
+                    reply = await state["client"].get(url + "/ready", timeout=check_timeout)
                 except httpx.TimeoutException:
-                    pass  # a busy replica answers late: only a refusal or a failed request moves its groups
+                    timeouts[url] += 1  # one late answer is a busy replica; several in a row, a hung one
+                    if timeouts[url] >= DOWN_AFTER_TIMEOUTS:
+                        pool.mark(url, False, f"no answer to {timeouts[url]} readiness checks in a row "
+                                              f"({check_timeout:g} s each)")
+                    return
                 except httpx.HTTPError as exc:
+                    timeouts[url] = 0
                     pool.mark(url, False, f"{type(exc).__name__}: {exc}")
+                    return
+                timeouts[url] = 0
+                pool.mark(url, reply.status_code == 200, "" if reply.status_code == 200
+                          else f"/ready answered {reply.status_code}")
             await asyncio.gather(*(check(url) for url in urls))
             await asyncio.sleep(check_interval)
 

@@ -8,16 +8,20 @@ Endpoints (JSON in and out; errors are ``{"error": message}`` with a 4xx/5xx sta
   episode: ``"messages"``, the whole conversation, instead of prompt and completion) ->
   ``{"values", "components": {alias: [...]}, "reasons": {alias: [...]}, "outcomes": {alias: [...]}}``
   (``null`` = no score; the outcome says why: abstain, error or timeout).
+- ``POST /verify`` and ``POST /seed_session`` — a NeMo-Gym resource server (see :mod:`.hubs.nemo_gym`):
+  a ``responses_create_params`` + ``response`` body and the row's fields -> the body plus ``reward``.
 - ``GET /health`` — scores a probe row through the whole set; 200 with each reward's outcome, 503
-  if scoring raised or did not finish within ``health_timeout`` seconds.
+  if scoring raised or did not finish within ``health_timeout`` seconds. Checks arriving together share
+  one probe; with a token, a check without it is answered at once without scoring (it may bill a judge).
 - ``GET /ready`` — readiness, without scoring: 200, or 503 while draining (see :mod:`.drain`).
 - ``GET /metrics`` — Prometheus metrics (see :mod:`.metrics`).
 - ``GET /hacking`` — the reward-hacking monitor over the steps scored so far: its alarms and the latest
-  ``rewardhub/hacking/...`` metrics (see :mod:`rewardhub.hacking`).
+  ``rewardhub/hacking/...`` metrics (see :mod:`rewardhub.hacking`); behind the token when one is set.
 
 Both scoring endpoints take an optional ``step`` (the trainer's step: scheduled weights are read
 there, the monitor's windows are made of steps); without one, steps are counted from samples when
-``samples_per_step`` is set, and the monitor counts 256 samples per step.
+``samples_per_step`` is set (from ``start_step``, kept in ``step_file`` across restarts: :mod:`.steps`),
+and the monitor counts 256 samples per step. Behind ``rewardhub route`` the router counts and sends it.
 
 Sync rewards run in a thread pool and async ones on rewardhub's background loop, so the event loop
 keeps serving while a slow reward works; a bearer token (when set) guards the scoring endpoints.
@@ -31,26 +35,29 @@ is logged as one access-log line on the ``rewardhub.access`` logger.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any
 
-from rewardhub import GROUP_FIELD, Batch, RewardhubError, RewardSet, group_key
+from rewardhub import GROUP_FIELD, Batch, RewardhubError, RewardNotScoringWarning, RewardSet, group_key
 from rewardhub.completions import is_conversational
 from rewardhub.episode import LIVE_COLUMNS
 from rewardhub.hacking import HackingMonitor
+from rewardhub.http_serving import BodyTooLarge, bearer_problem, read_body
 
 from . import openrlhf
 from .disconnect import ClientDisconnected, gone_response, unless_disconnected
 from .drain import DEFAULT_DRAIN_TIMEOUT, Drain, DrainMiddleware, draining_server, readiness
 from .errors import BadRequest
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
+from .hubs.nemo_gym import nemo_gym_routes
 from .metrics import MeteredScorer, Metrics, MetricsMiddleware, metrics_response, noting_status
+from .steps import step_clock
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 DEFAULT_THREADS = 32
@@ -76,9 +83,15 @@ def create_app(
     samples_per_step: int | None = None,
     monitor: bool = True,
     drain: Drain | None = None,
+    start_step: int | None = None,
+    step_file: str | None = None,
+    on_not_scoring: Callable[[str], None] | None = None,
 ):
     """The Starlette app serving ``rewards`` (run it with any ASGI server; ``serve`` uses uvicorn).
     ``drain`` is the drain state a SIGTERM sets (``serve`` passes the one its uvicorn server drives).
+    ``start_step`` and ``step_file`` start the step counted from samples elsewhere and keep it across
+    restarts (see :mod:`.steps`). A :class:`~rewardhub.RewardNotScoringWarning` raised as an error (the
+    ``--strict`` filter) answers its request 500 and is passed to ``on_not_scoring``.
 
     Raises :class:`~rewardhub.ConfigError` when the set has group rewards but no group size to go by.
     """
@@ -87,7 +100,8 @@ def create_app(
     from starlette.routing import Route
 
     metrics, drain = Metrics("server"), drain or Drain()
-    calls = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout, samples_per_step=samples_per_step)
+    calls = CallScorer(rewards, group_size=group_size, group_timeout=group_timeout,
+                       clock=step_clock(samples_per_step, start_step, step_file))
     drain.when_draining(calls.finish_groups)  # a SIGTERM answers the groups still waiting, not their timeout
     scorer = MeteredScorer(calls, metrics)
     hacking = HackingMonitor.for_set(rewards, eager=False) if monitor else None
@@ -124,16 +138,22 @@ def create_app(
             "reasons": scored.component_reasons(),
             "outcomes": {alias: [s.outcome for s in r.scores] for alias, r in scored.components.items()},
         }
-        if scored.group_means is not None:
-            reply["group_means"] = scored.group_means
+        if scored.group_floors is not None:
+            reply["group_floors"] = scored.group_floors
+        if scored.group_ranges is not None:
+            reply["group_ranges"] = scored.group_ranges
         return _json(reply)
 
     async def hacking_endpoint(request: Request) -> Any:
+        _check_token(request.headers.get("authorization"), token)
         if hacking is None:
             return _error("the reward-hacking monitor is off (rewardhub serve --no-monitor)", 404)
         return _json(hacking.report())
 
-    async def health_endpoint(request: Request) -> Any:
+    probing: dict[str, asyncio.Future] = {}
+
+    async def probe_set() -> Any:
+        """Score the probe row once for every health check waiting on it (checks at once share one probe)."""
         start = time.perf_counter()
         try:
             scored = await asyncio.wait_for(rewards.aevaluate_batch(probe, executor), health_timeout)
@@ -147,20 +167,36 @@ def create_app(
         }
         return _json({"status": "ok", "seconds": time.perf_counter() - start, "rewards": outcome})
 
+    async def health_endpoint(request: Request) -> Any:
+        if bearer_problem(request.headers.get("authorization"), token) is not None:
+            # Scoring the probe may bill a judge or run a sandbox: only for callers holding the token.
+            return _json({"status": "ok", "rewards": None,
+                          "note": "the process is up; send the bearer token to have the probe row scored"})
+        if "probe" not in probing:
+            probing["probe"] = asyncio.ensure_future(probe_set())
+            probing["probe"].add_done_callback(lambda _: probing.pop("probe", None))
+        return await asyncio.shield(probing["probe"])
+
     @asynccontextmanager
     async def lifespan(app):
         yield
         scorer.close()
         executor.shutdown(wait=False, cancel_futures=True)
 
+    async def score_body(request: Request, batch: Batch, keys: list[str], body: dict[str, Any]) -> Any:
+        return await unless_disconnected(request.receive, scorer.ascore(batch, keys, executor=executor,
+                                                                        step=_step_field(body)))
+
     routes = [
-        Route("/", _guarded(openrlhf_endpoint), methods=["POST"]),
-        Route("/get_reward", _guarded(openrlhf_endpoint), methods=["POST"]),
-        Route("/score", _guarded(score_endpoint), methods=["POST"]),
+        Route("/", _guarded(openrlhf_endpoint, on_not_scoring), methods=["POST"]),
+        Route("/get_reward", _guarded(openrlhf_endpoint, on_not_scoring), methods=["POST"]),
+        Route("/score", _guarded(score_endpoint, on_not_scoring), methods=["POST"]),
         Route("/health", health_endpoint, methods=["GET"]),
-        Route("/hacking", hacking_endpoint, methods=["GET"]),
+        Route("/hacking", _guarded(hacking_endpoint), methods=["GET"]),
         Route("/ready", lambda request: readiness(drain), methods=["GET"]),
         Route("/metrics", lambda request: metrics_response(metrics), methods=["GET"]),
+        *nemo_gym_routes(lambda request: _json_object(request, token, max_body_bytes), score_body, _json, _guarded,
+                         abstain_value),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app = MetricsMiddleware(DrainMiddleware(app, drain), metrics, {route.path for route in routes})
@@ -198,8 +234,9 @@ def _json(content: Any, status: int = 200, headers: dict[str, str] | None = None
     return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
-def _guarded(endpoint):
-    """Turn request errors into JSON 4xx answers (and contract bugs into a 500 with the message)."""
+def _guarded(endpoint, on_not_scoring: Callable[[str], None] | None = None):
+    """Turn request errors into JSON 4xx answers (and contract bugs, or a reward not scoring under
+    ``--strict``, into a 500 with the message)."""
 
     async def wrapped(request):
         try:
@@ -211,6 +248,10 @@ def _guarded(endpoint):
         except RewardhubError as exc:  # e.g. RewardInputError from malformed rows, a plugin contract bug
             status = 422 if isinstance(exc, ValueError) else 500
             return _error(f"{type(exc).__name__}: {exc}", status)
+        except RewardNotScoringWarning as exc:
+            if on_not_scoring is not None:
+                on_not_scoring(str(exc))
+            return _error(f"stopped at a reward that is not scoring (--strict): {exc}", 500)
 
     return wrapped
 
@@ -222,17 +263,12 @@ def _error(message: str, status: int, auth: bool = False):
 async def _json_object(request, token: str | None, max_body_bytes: int) -> dict[str, Any]:
     """Check the token, read at most ``max_body_bytes`` and parse a JSON object, or raise BadRequest."""
     _check_token(request.headers.get("authorization"), token)
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > max_body_bytes:
-        raise BadRequest(f"request body of {int(declared)} bytes exceeds the limit of {max_body_bytes} bytes", 413)
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > max_body_bytes:
-            raise BadRequest(f"request body exceeds the limit of {max_body_bytes} bytes", 413)
-        chunks.append(chunk)
     try:
-        body = json.loads(b"".join(chunks))
+        raw = await read_body(request, max_body_bytes)
+    except BodyTooLarge as exc:
+        raise BadRequest(str(exc), 413) from None
+    try:
+        body = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"request body is not valid JSON: {exc}", 400) from None
     except RecursionError:
@@ -243,13 +279,9 @@ async def _json_object(request, token: str | None, max_body_bytes: int) -> dict[
 
 
 def _check_token(header: str | None, token: str | None) -> None:
-    if token is None:
-        return
-    if not header:
-        raise BadRequest("missing bearer token: send the header 'Authorization: Bearer <token>'", 401)
-    scheme, _, given = header.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
-        raise BadRequest("invalid bearer token", 401)
+    problem = bearer_problem(header, token)
+    if problem is not None:
+        raise BadRequest(problem, 401)
 
 
 def _step_field(body: dict[str, Any]) -> float | None:
@@ -282,21 +314,35 @@ def _rows_batch(rows: Any) -> tuple[Batch, list[str]]:
 
 def serve(
     config: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info", access_log: bool = True,
-    reward_timeout: float | None = None, **options: Any,
-) -> None:
+    reward_timeout: float | None = None, strict: bool = False, **options: Any,
+) -> str | None:
     """Load ``config`` and serve it with uvicorn until interrupted (``options`` go to :func:`create_app`);
     the access log goes to stderr unless ``access_log`` is false. ``reward_timeout`` is the batch
-    deadline of config entries that set no ``timeout``: a stuck reward answers, it never wedges the server."""
+    deadline of config entries that set no ``timeout``: a stuck reward answers, it never wedges the server.
+    ``strict`` stops the server (a drain, as on SIGTERM) at the first reward that is not scoring; the
+    message saying which is returned (None when it stopped otherwise)."""
     import rewardhub
     from rewardhub.http_serving import uvicorn_config
 
+    stopped: list[str] = []
+
+    def stop(message: str) -> None:
+        if not stopped:
+            stopped.append(message)
+            logging.getLogger("rewardhub.serve").error("stopping (--strict): %s", message)
+            server.stop()  # drains: the requests in flight are answered first
+
+    if strict:
+        warnings.simplefilter("error", RewardNotScoringWarning)
     drain = Drain(options.pop("drain_timeout", None) or DEFAULT_DRAIN_TIMEOUT)
     app = create_app(rewardhub.load(config, default_timeout=reward_timeout), access_log=access_log, drain=drain,
-                     **options)
+                     on_not_scoring=stop if strict else None, **options)
     if access_log:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
         access_logger.addHandler(handler)
         access_logger.setLevel(logging.INFO)
         access_logger.propagate = False
-    draining_server(uvicorn_config(app, host=host, port=port, log_level=log_level), drain).run()
+    server = draining_server(uvicorn_config(app, host=host, port=port, log_level=log_level), drain)
+    server.run()
+    return stopped[0] if stopped else None

@@ -12,13 +12,17 @@ keywords: awaited when it is a coroutine function, else in the event loop's defa
         name: compute_score_async
         reward_kwargs: {rewardhub_config: /path/to/rewards.yaml}   # a new key: '+reward...' on the command line
 
-Each call returns a dict: ``score`` (the weighted total; ``abstain_value`` where every reward
-abstained), each reward alias (``None`` where it abstained: verl's validation metrics leave ``None``
-out of their means) and ``abstained`` (1.0/0.0). ``ground_truth`` becomes the ``solution`` column
+Each call returns a dict of finite numbers (verl casts every value with ``float()``; DAPO's dynamic
+sampling, ``algorithm.filter_groups``, tests each group's ``std == 0``): ``score`` (the weighted total;
+``abstain_value`` where every reward abstained), ``abstained`` (1.0/0.0), and per reward alias its own
+unweighted value (``abstain_value`` where it abstained), ``<alias>/abstained`` and ``<alias>/verdict``
+(1.0 where the reward's verdict passed: filter on the raw outcome, not on a shaped total). Where whole prompt
+groups are scored (group assembly), ``flat_group`` and ``<alias>/signal`` too, within ``flat_tolerance``
+(default 1e-6): see :func:`to_results`. ``ground_truth`` becomes the ``solution`` column
 (``label_column``), ``data_source`` a column of its own, and the keys of ``extra_info`` further
 columns (``extra_info["prompt"]`` the prompt).
 
-With ``gdpo: true`` in ``reward_kwargs`` every alias is a finite number plus ``<alias>/abstained``, for
+With ``gdpo: true`` in ``reward_kwargs`` an abstaining alias is its prompt group's floor instead, for
 verl's GDPO estimator (``algorithm.adv_estimator=gdpo``; :func:`gdpo_overrides` gives the overrides and
 docs/composition.md explains the fill). ``samples_per_step`` counts the trainer's step for scheduled
 weights; the hacking monitor watches in this process unless ``monitor: false``.
@@ -32,7 +36,7 @@ groups itself. Responses are grouped by ``data_source`` plus the ``extra_info`` 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from rewardhub import Batch, RewardSet, SetResult, group_key
@@ -43,19 +47,22 @@ from .shims import as_list, call_scorer, reward_set
 
 LABEL_COLUMN = "solution"
 GROUP_BY = ("split", "index")
+# A group whose rewards vary by no more than this is flat: no signal for dynamic sampling to keep.
+FLAT_TOLERANCE = 1e-6
 
 
 def compute_score(
     data_source: Any, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None = None, *,
     rewardhub_config: Any = None, label_column: str = LABEL_COLUMN, abstain_value: float = 0.0,
     group_size: int | None = None, group_timeout: float = DEFAULT_GROUP_TIMEOUT, group_by: Sequence[str] = GROUP_BY,
-    gdpo: bool = False, samples_per_step: int | None = None, monitor: bool = True, **kwargs: Any,
-) -> dict[str, float | None]:
+    gdpo: bool = False, samples_per_step: int | None = None, monitor: bool = True,
+    flat_tolerance: float = FLAT_TOLERANCE, **kwargs: Any,
+) -> dict[str, float]:
     """Score one response, blocking the calling thread (and, with group rewards, until its group is in)."""
     scorer = _scorer(rewardhub_config, group_size, group_timeout, gdpo, samples_per_step, monitor)
     batch = to_batch([data_source], [solution_str], [ground_truth], [extra_info], label_column)
     keys = group_keys(batch, group_by) if scorer.assembler is not None else None
-    return to_results(scorer.score(batch, keys), abstain_value, gdpo=gdpo)[0]
+    return to_results(scorer.score(batch, keys), abstain_value, gdpo=gdpo, flat_tolerance=flat_tolerance)[0]
 
 
 async def compute_score_async(
@@ -63,8 +70,8 @@ async def compute_score_async(
     rewardhub_config: Any = None, rewardhub_url: str | None = None, label_column: str = LABEL_COLUMN,
     abstain_value: float = 0.0, group_size: int | None = None, group_timeout: float = DEFAULT_GROUP_TIMEOUT,
     group_by: Sequence[str] = GROUP_BY, gdpo: bool = False, samples_per_step: int | None = None,
-    monitor: bool = True, **kwargs: Any,
-) -> dict[str, float | None]:
+    monitor: bool = True, flat_tolerance: float = FLAT_TOLERANCE, **kwargs: Any,
+) -> dict[str, float]:
     """Score one response without holding a thread while its group fills; with ``rewardhub_url`` the
     reward server scores it (and assembles groups across verl's reward workers)."""
     batch = to_batch([data_source], [solution_str], [ground_truth], [extra_info], label_column)
@@ -75,10 +82,11 @@ async def compute_score_async(
             keys: list[str] | None = group_keys(batch, group_by)
         except ShimConfigError:
             keys = None
-        return to_results(await score_remote(rewardhub_url, batch, keys), abstain_value, gdpo=gdpo)[0]
+        return to_results(await score_remote(rewardhub_url, batch, keys), abstain_value, gdpo=gdpo,
+                          flat_tolerance=flat_tolerance)[0]
     scorer = _scorer(rewardhub_config, group_size, group_timeout, gdpo, samples_per_step, monitor)
     keys = group_keys(batch, group_by) if scorer.assembler is not None else None
-    return to_results(await scorer.ascore(batch, keys), abstain_value, gdpo=gdpo)[0]
+    return to_results(await scorer.ascore(batch, keys), abstain_value, gdpo=gdpo, flat_tolerance=flat_tolerance)[0]
 
 
 def _scorer(config: Any, group_size: int | None, group_timeout: float, gdpo: bool, samples_per_step: int | None,
@@ -100,7 +108,7 @@ def check_gdpo(rewards: RewardSet, *, assembled: bool) -> None:
             f"leave gdpo off (rewardhub then applies the schedule to 'score')")
     if not assembled:
         raise ShimConfigError(
-            "gdpo: an abstaining component is filled with its prompt group's mean, so the group must be assembled: "
+            "gdpo: an abstaining component is filled with its prompt group's floor, so the group must be assembled: "
             "set reward_kwargs.group_size to actor_rollout_ref.rollout.n (or score through rewardhub_url with a "
             "server started with --group-size)")
 
@@ -152,26 +160,58 @@ def group_keys(batch: Batch, group_by: Sequence[str] = GROUP_BY) -> list[str]:
     )
 
 
-def to_results(scored: SetResult, abstain_value: float = 0.0, *, gdpo: bool = False) -> list[dict[str, float | None]]:
-    """One verl result dict per response: aliases (``None`` where abstained), ``abstained``, ``score``.
+def to_results(scored: SetResult, abstain_value: float = 0.0, *, gdpo: bool = False,
+               flat_tolerance: float | None = None) -> list[dict[str, float]]:
+    """One verl result dict per response, every value a finite number (verl casts each with ``float()``).
 
-    With ``gdpo`` every alias is a finite number, as verl's GDPO estimator needs (it reads each key of
-    ``algorithm.gdpo_reward_keys`` with ``np.asarray(..., dtype=float32)``, where ``None`` would be NaN):
-    an abstention becomes its prompt group's mean of that reward (0.0 if the whole group abstained),
-    so that its normalised advantage is 0, and ``<alias>/abstained`` (1.0/0.0) says which values were filled.
+    Per reward alias: ``<alias>`` its own value, unweighted (where it abstained: ``abstain_value``, or with
+    ``gdpo`` its prompt group's floor, the lowest value scored in the group and at most 0.0, so that abstaining
+    never earns a better advantage than the group's worst scored row), ``<alias>/abstained`` (1.0/0.0) and
+    ``<alias>/verdict`` (1.0 where the reward's own verdict passed: a correct answer, however the total is
+    shaped). Then ``abstained`` (every reward abstained) and ``score``. With ``flat_tolerance`` and whole prompt
+    groups scored (``group_ranges``), the dynamic-sampling signals: ``flat_group`` (1.0 when no reward varies
+    by more than the tolerance within the group) and ``<alias>/signal``, the value with a flat group's members
+    all set to the group's lowest, so that verl's exact ``std == 0`` test drops exactly the groups without signal.
     """
-    if gdpo and scored.group_means is None:
+    if gdpo and scored.group_floors is None:
         raise ShimConfigError("gdpo needs the scored prompt groups (group assembly) to fill abstentions")
+    signals = flat_tolerance is not None and scored.group_ranges is not None
     results = []
     for i, total in enumerate(scored.totals):
-        result: dict[str, float | None] = {alias: c.scores[i].value for alias, c in scored.components.items()}
-        if gdpo:
-            for alias in scored.components:
-                missing = result[alias] is None
-                if missing:
-                    result[alias] = scored.group_means[alias][i] or 0.0
-                result[f"{alias}/abstained"] = 1.0 if missing else 0.0
+        result: dict[str, float] = {}
+        flat = True
+        for alias, component in scored.components.items():
+            score = component.scores[i]
+            if score.value is not None:
+                value = score.value
+            elif gdpo:
+                floor = scored.group_floors[alias][i]
+                value = 0.0 if floor is None else floor
+            else:
+                value = abstain_value
+            result[alias] = value
+            result[f"{alias}/abstained"] = 1.0 if score.value is None else 0.0
+            result[f"{alias}/verdict"] = 1.0 if score.verdict else 0.0
+            if signals:
+                span = scored.group_ranges[alias][i]
+                still = span is None or span[1] - span[0] <= flat_tolerance
+                flat = flat and still
+                low = abstain_value if span is None else span[0]
+                result[f"{alias}/signal"] = low if still or score.value is None else score.value
+        if signals:
+            result["flat_group"] = 1.0 if flat else 0.0
         result["abstained"] = 1.0 if total is None else 0.0
         result["score"] = abstain_value if total is None else total  # last: an alias never hides it
         results.append(result)
     return results
+
+
+def with_group_stats(rewards: RewardSet, scored: SetResult, batch: Batch, keys: Sequence[Hashable]) -> SetResult:
+    """``scored`` (``batch`` scored by ``rewards`` elsewhere: Ray actors) with each reward's group floors and
+    ranges over the rows sharing a key, where it has none (whole groups scored together: the keys are the groups)."""
+    if scored.group_floors is not None and scored.group_ranges is not None:
+        return scored
+    groups: dict[Hashable, list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    return rewards.combine(scored.components, batch, step=scored.step, groups=list(groups.values()))

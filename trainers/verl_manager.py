@@ -17,7 +17,9 @@ there (verl's streaming reward loop sends them one at a time, to random workers)
 this process, or at a ``rewardhub serve`` / ``rewardhub route`` every worker reaches (``url``).
 
 Each response's answer is verl's ``{"reward_score", "reward_extra_info"}``: the weighted total, and
-in ``reward_extra_info`` every component by alias (``None`` where it abstained) and ``abstained``.
+in ``reward_extra_info`` finite numbers only (see :func:`rewardhub.trainers.verl.to_results`): every
+component by alias, ``<alias>/abstained``, ``<alias>/verdict``, ``abstained``, and with ``group_size`` the
+dynamic-sampling signals ``flat_group`` and ``<alias>/signal`` (``flat_tolerance``, default 1e-6).
 
 Multi-turn rollouts (verl's agent loop with tools) are scored as episodes: the response is rebuilt
 from its ``response_mask`` into assistant turns and tool results (:mod:`.verl_agent`), so rewards get
@@ -33,7 +35,8 @@ sandboxed code, sympy, reward models) instead of in the reward worker.
 Settings (``reward.reward_manager.rewardhub.*``): ``config`` (required), ``url``, ``group_size``
 (default: ``actor_rollout_ref.rollout.n`` when the set has group rewards), ``group_timeout``,
 ``group_by`` (``extra_info`` keys naming a prompt when verl's ``uid`` is absent), ``label_column``,
-``abstain_value``, ``actors``, ``actor_cpus``, ``episodes`` (default: ``actor_rollout_ref.rollout.multi_turn.enable``).
+``abstain_value``, ``actors``, ``actor_cpus``, ``episodes`` (default: ``actor_rollout_ref.rollout.multi_turn.enable``),
+``flat_tolerance``.
 """
 
 from __future__ import annotations
@@ -48,11 +51,11 @@ from rewardhub import Batch, ConfigError, RewardSet, SetResult, evaluate_by_grou
 
 from .chatml_mask import ChatMLMarkers
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer, group_size_for
-from .verl import GROUP_BY, LABEL_COLUMN, group_keys, to_batch, to_results
+from .verl import FLAT_TOLERANCE, GROUP_BY, LABEL_COLUMN, group_keys, to_batch, to_results, with_group_stats
 from .verl_agent import episode_batch, place_turns, turn_total
 
 SETTINGS = ("config", "url", "group_size", "group_timeout", "group_by", "label_column", "abstain_value", "actors",
-            "actor_cpus", "episodes")
+            "actor_cpus", "episodes", "flat_tolerance")
 
 
 def settings_of(config: Any) -> dict[str, Any]:
@@ -84,6 +87,7 @@ class RewardhubRewardManager(RewardManagerBase):
         self.url = settings.get("url")
         self.label_column = settings.get("label_column", LABEL_COLUMN)
         self.abstain_value = float(settings.get("abstain_value", 0.0))
+        self.flat_tolerance = float(settings.get("flat_tolerance", FLAT_TOLERANCE))
         self.group_by = tuple(settings.get("group_by", GROUP_BY))
         import rewardhub
 
@@ -165,7 +169,10 @@ class RewardhubRewardManager(RewardManagerBase):
             if parts:
                 jobs.append((parts, self._score_parts(batch.subset(parts), [keys[i] for i in parts])))
             for indices, scored in zip([j[0] for j in jobs], await asyncio.gather(*(j[1] for j in jobs)), strict=True):
-                for j, (i, result) in enumerate(zip(indices, to_results(scored, self.abstain_value), strict=True)):
+                # the dynamic-sampling signals need whole groups: only where groups are assembled
+                tolerance = self.flat_tolerance if self.group_size else None
+                results = to_results(scored, self.abstain_value, flat_tolerance=tolerance)
+                for j, (i, result) in enumerate(zip(indices, results, strict=True)):
                     score = result.pop("score")
                     turns = pending[i][2]
                     if turns is not None:
@@ -182,7 +189,7 @@ class RewardhubRewardManager(RewardManagerBase):
         """Rows whose groups are all here (or a set without group rewards): scored now, as one batch
         (group rewards one group at a time: verl's rows carry no prompt to tell groups apart)."""
         if self.actors is not None:
-            return await self.actors.ascore(batch, keys)
+            return with_group_stats(self.rewards, await self.actors.ascore(batch, keys), batch, keys)
         return await asyncio.get_running_loop().run_in_executor(None, evaluate_by_group, self.rewards, batch, keys)
 
     async def _score_parts(self, batch: Batch, keys: list[str]) -> SetResult:

@@ -7,7 +7,6 @@ what is wrong with that line, so callers can report it and go on.
 from __future__ import annotations
 
 import json
-import math
 import re
 import sys
 import time
@@ -224,40 +223,3 @@ def _iter_dataset(path: Path) -> Iterator[InputRow]:
     loaded = loaded.with_format(None)  # a folder saved with a numpy/torch format would yield arrays, not lists
     for number, row in enumerate(loaded, start=1):
         yield InputRow(number, dict(row), unit="row")
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` with NaN/inf floats turned into None, so that it is valid JSON."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    return value
-
-
-def dumps_row(row: dict[str, Any]) -> str:
-    """One JSONL line (no trailing newline); numpy/torch values become lists and numbers, others their string form."""
-    return dumps_value(row)
-
-
-def dumps_value(value: Any, *, ensure_ascii: bool = False) -> str:
-    """``value`` as JSON text, as :func:`dumps_row` encodes a row (NaN as null, numpy values as numbers)."""
-    return json.dumps(jsonable(value), ensure_ascii=ensure_ascii, allow_nan=False, default=_json_default)
-
-
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "tolist") and callable(value.tolist):  # numpy arrays and scalars, tensors
-        return jsonable(value.tolist())
-    return str(value)
-
-
-def write_jsonl(rows: Iterable[dict[str, Any]], handle: IO[str]) -> int:
-    """Write ``rows`` to ``handle`` as JSONL lines; returns how many."""
-    count = 0
-    for row in rows:
-        handle.write(dumps_row(row) + "\n")
-        count += 1
-    handle.flush()
-    return count

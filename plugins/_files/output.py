@@ -1,30 +1,27 @@
 """Where output rows go: stdout, a device or FIFO, or a file or folder replaced only when the run succeeds.
 
-A run writes into a staging folder private to it (its pid and a random part in the name, created
+A run writes into a staging folder private to it (its host, pid and a random part in the name, created
 exclusively beside the target), then renames the result into place: a failed or interrupted run
 leaves the previous output as it was, and two runs writing the same target never touch each
-other's staging (the last rename wins, and what it puts in place is complete).
+other's staging (the last rename wins, and what it puts in place is complete). A run killed before
+it could clean up leaves its staging folder behind; the next run writing the same target removes
+those of this host whose process is gone (a live run's, or another host's, are never touched).
 """
 
 from __future__ import annotations
 
-import errno
 import os
-import shutil
 import stat
 import sys
-import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ..errors import OutputFileError
-from .io import write_jsonl
+from .jsonl import write_jsonl
+from .staging import replacing
 
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
-# What rename says when the target is in the way: a folder, a non-empty folder, a file where a folder goes.
-_IN_THE_WAY = {errno.EISDIR, errno.ENOTDIR, errno.ENOTEMPTY, errno.EEXIST}
 
 
 def write_rows(rows: Iterable[dict[str, Any]], output: str | Path) -> int:
@@ -57,35 +54,3 @@ def _is_special(path: Path) -> bool:
     except FileNotFoundError:
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
-
-
-@contextmanager
-def replacing(target: Path) -> Iterator[Path]:
-    """A path, inside a staging folder private to this run, where ``target``'s new content (a file
-    or a folder) is to be written; renamed onto ``target`` when the block ends without error. The
-    staging folder (which may hold other scratch files) is removed either way."""
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.{os.getpid()}-", suffix=".partial", dir=target.parent))
-    try:
-        staged = staging / target.name
-        yield staged
-        _rename_into_place(staged, target, staging)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def _rename_into_place(staged: Path, target: Path, staging: Path) -> None:
-    """``os.replace`` staged onto target; a target rename cannot replace (a folder, or a file where a
-    folder goes) is first moved into our own staging folder, which is removed afterwards. Another
-    run may move or replace the target meanwhile: each attempt starts again from what is there."""
-    for attempt in range(16):
-        try:
-            os.replace(staged, target)
-            return
-        except OSError as exc:
-            if exc.errno not in _IN_THE_WAY or not os.path.lexists(target):
-                raise
-        try:
-            os.replace(target, staging / f"previous-{attempt}")
-        except FileNotFoundError:  # another run moved it first
-            continue
-    raise OutputFileError(f"cannot replace {target}: other runs keep writing it")

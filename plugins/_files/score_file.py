@@ -103,13 +103,13 @@ def score_file(
     rewards = load(config)
     summary = ScoreSummary(stats={alias: RewardStats() for alias in rewards.aliases})
     start = time.perf_counter()
-    scored_rows = rewards.iter_scores(_valid_rows(input_path, summary, progress), batch_size=batch_size)
-    write_rows(_counted(scored_rows, summary, input_path), output)
+    scored_rows = rewards.iter_scores(valid_rows(input_path, summary, progress), batch_size=batch_size)
+    write_rows(count_scored(scored_rows, summary, input_path), output)
     summary.seconds = time.perf_counter() - start
     return summary
 
 
-def _counted(scored_rows: Iterator[dict[str, Any]], summary: ScoreSummary, input_path: str | Path) -> Iterator[dict[str, Any]]:
+def count_scored(scored_rows: Iterator[dict[str, Any]], summary: ScoreSummary, input_path: str | Path) -> Iterator[dict[str, Any]]:
     """The scored rows, added to ``summary`` as they pass; a run that scored nothing but bad rows fails."""
     for scored in scored_rows:
         summary.rows += 1
@@ -125,8 +125,9 @@ def _counted(scored_rows: Iterator[dict[str, Any]], summary: ScoreSummary, input
                              f"(first problem{where}: {problem})")
 
 
-def _valid_rows(input_path: str | Path, summary: ScoreSummary, progress: bool) -> Iterator[dict[str, Any]]:
-    """Rows fit to score; each bad one is reported on stderr with its line number and skipped."""
+def valid_rows(input_path: str | Path, summary: Any, progress: bool = False) -> Iterator[dict[str, Any]]:
+    """Rows fit to score; each bad one is reported on stderr with its line number, added to
+    ``summary.bad_rows`` and skipped."""
     for record in read_rows(input_path, progress=progress):
         row = record.row
         if row is not None and row.get("completion") is None and not is_conversational(row.get("messages")):

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import OutputFileError
-from .io import dumps_row, dumps_value, jsonable
-from .output import replacing
+from .jsonl import dumps_row, dumps_value, jsonable
+from .staging import replacing
 
 ROWS_PER_GROUP = 4096
 MAX_STRUCT_FIELDS = 256
@@ -140,22 +140,22 @@ class _Sink:
         if known is None:
             return arrow_column(values)
         if _is_json(known):
-            return _json_array(values)
+            return json_column(values)
         try:
             array = pa.array(values)
         except (pa.ArrowException, ValueError, TypeError, OverflowError):
-            return _json_array(values)  # no one type holds them
+            return json_column(values)  # no one type holds them
         if array.type == known:
             return array
         try:
             wider = pa.unify_schemas([pa.schema([(name, known)]), pa.schema([(name, array.type)])],
                                      promote_options="permissive").field(name).type
         except (pa.ArrowException, ValueError, TypeError):
-            return _json_array(values)
+            return json_column(values)
         if wider != known:
             self.widenings[name] += 1
             if self.widenings[name] > MAX_WIDENINGS or not _storable(wider):
-                return _json_array(values)
+                return json_column(values)
         return _cast(array, wider, lambda: values)
 
     def _schema(self) -> Any:
@@ -197,7 +197,7 @@ class _Sink:
                 if column.type == wanted:
                     columns.append(column)
                 elif _is_json(wanted):
-                    columns.append(_json_array(column.to_pylist(maps_as_pydicts="lossy")))
+                    columns.append(json_column(column.to_pylist(maps_as_pydicts="lossy")))
                 else:
                     columns.append(_cast(column, wanted, column.to_pylist))
             self._writer.write_table(self.pa.Table.from_arrays(columns, schema=self._schema()))
@@ -301,8 +301,8 @@ def arrow_column(values: list[Any]) -> Any:
     try:
         array = pa.array(values)
     except (pa.ArrowException, ValueError, TypeError, OverflowError):
-        return _json_array(values)
-    return array if _storable(array.type) else _json_array(values)
+        return json_column(values)
+    return array if _storable(array.type) else json_column(values)
 
 
 def _cast(array: Any, wanted: Any, values: Callable[[], list[Any]]) -> Any:
@@ -315,7 +315,8 @@ def _cast(array: Any, wanted: Any, values: Callable[[], list[Any]]) -> Any:
         return pa.array(values(), type=wanted)
 
 
-def _json_array(values: list[Any]) -> Any:
+def json_column(values: list[Any]) -> Any:
+    """``values`` as an Arrow JSON array (``arrow.json``), whatever their shapes."""
     import pyarrow as pa
 
     try:

@@ -23,6 +23,8 @@ from ..errors import ConfigError, RewardInputError, UnknownRewardError, shown
 from . import aggregate as _aggregate
 from .config import RewardEntry, SetConfig, read_config
 from .groups import GROUP_FIELD, group_key
+from .pass_at_k import with_pass_at_k
+from .rescue import rescued
 from .scorers import gated, routed
 
 # Rows of one prompt kept in one batch when the batch size is smaller (GRPO groups are 2-64 completions).
@@ -50,8 +52,9 @@ class WeightedReward:
 
     For trainers that take a single reward function (verl, OpenRLHF, PPO loops) or ignore
     ``reward_weights`` (TRL's async GRPO). The total follows the set's ``aggregate`` and weights at
-    the trainer's step; abstaining components are skipped like TRL's ``nansum``; a sample where
-    every component abstains gets ``None``. Picklable (a copy rebuilds nothing: it holds the set).
+    the trainer's step; an abstaining component counts at its prompt group's floor (``aggregate``); a
+    sample whose every component abstained on its whole group gets ``None``. Picklable (a copy rebuilds
+    nothing: it holds the set).
     """
 
     is_async = False
@@ -78,7 +81,7 @@ class WeightedReward:
                 log_extra(f"{alias}/outcome", component.outcomes)
         if log_metric is not None:
             self.rewards.log_weights(result.weights, log_metric)
-        self.rewards.notify(result.step, batch, result.components, log_metric)
+        self.rewards.notify(result.step, batch, result.components, log_metric, log_extra=log_extra)
         return result.totals
 
     def evaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
@@ -124,8 +127,8 @@ class EntryReward:
     def _finish(self, batch: Batch, result: BatchResult, call: Call) -> list[float | None]:
         log_metric, step = call.log_metric, call.step
         report(self.__name__, result, call)
-        values = result.values
-        entry = self.member.entry
+        entry = self.member.entry  # TRL would count an abstention as 0: it gets its group's floor
+        values = _aggregate.with_floors(result.values, prompt_groups(batch), route_applies(entry, batch))
         if entry.schedule is not None:
             weight = entry.weight_at(step)
             present = [v for v in values if v is not None]
@@ -134,7 +137,7 @@ class EntryReward:
                 if present:
                     log_metric(f"{entry.alias}/mean", sum(present) / len(present))
             values = [None if v is None else weight * v for v in values]
-        self.rewards.notify(step, batch, {entry.alias: result}, log_metric)
+        self.rewards.notify(step, batch, {entry.alias: result}, log_metric, log_extra=call.log_extra)
         return values
 
     def __getattr__(self, name: str) -> Any:
@@ -154,20 +157,37 @@ class AsyncEntryReward(EntryReward):
         return self._finish(batch, await self.reward.aevaluate_batch(batch, call), call)
 
 
+def prompt_groups(batch: Batch) -> list[list[int]]:
+    """The rows of each prompt (a row without a prompt is a group of its own): where an abstention finds its floor."""
+    groups = batch.groups()
+    alone = [i for i, prompt in enumerate(batch.prompts) if prompt is None]
+    if not alone:
+        return groups
+    return [g for g in groups if batch.prompts[g[0]] is not None] + [[i] for i in alone]
+
+
+def route_applies(entry: RewardEntry, batch: Batch) -> list[bool] | None:
+    """The rows ``entry``'s route lets through (``None``: no route, every row)."""
+    return None if entry.when is None else entry.when.applies(batch, entry.where)
+
+
 @dataclass(frozen=True)
 class SetResult:
     """A batch scored by a whole set: per-sample totals (``None`` where every reward abstained), each
     member's result by alias (``result["math"]``), and the weights and trainer step the totals used
     (``weights`` is ``None`` when rows of the batch were scored at different steps). When the rows'
-    prompt groups were given, ``group_means[alias][i]`` is the mean of that reward over row i's group
-    (``None`` where it abstained on the whole group): what verl's GDPO mode fills abstentions with."""
+    prompt groups were given, ``group_floors[alias][i]`` is the lowest value of that reward over row i's group,
+    at most 0.0 (``None`` where it abstained on the whole group): what an abstention counts as (verl's GDPO fill)."""
 
     totals: list[float | None]
     components: dict[str, BatchResult]
     weights: dict[str, float] | None = None
     step: float | None = None
-    group_means: dict[str, list[float | None]] | None = None
+    group_floors: dict[str, list[float | None]] | None = None
     row_weights: list[dict[str, float]] | None = None  # each row's weights (alias -> weight) at its step
+    # With the groups given, ``group_ranges[alias][i]``: (lowest, highest) of that reward over row i's group (what
+    # dynamic sampling's "flat group" test reads; ``None`` where it abstained on the whole group).
+    group_ranges: dict[str, list[tuple[float, float] | None]] | None = None
 
     def weights_of(self, index: int) -> dict[str, float]:
         """The weights row ``index`` was totalled with (the set's weights at that row's step)."""
@@ -204,10 +224,9 @@ async def _aevaluate_all(scorers: list[Any], batch: Batch, executor: Executor | 
     """``_evaluate_all`` from an event loop: sync scorers in ``executor``, async ones on rewardhub's loop
     (where their clients live), so a slow reward never blocks the caller's loop."""
     loop = asyncio.get_running_loop()
-    context = contextvars.copy_context()
-    waits = [
+    waits = [  # each sync scorer in a copy of this context of its own (a context is entered by one thread at a time)
         asyncio.wrap_future(submit(r.aevaluate_batch(batch, call))) if r.is_async
-        else loop.run_in_executor(executor, context.run, r.evaluate_batch, batch, call)
+        else loop.run_in_executor(executor, contextvars.copy_context().run, r.evaluate_batch, batch, call)
         for r in scorers
     ]
     return list(await asyncio.gather(*waits))
@@ -254,11 +273,15 @@ class RewardSet:
             if role is not None and target in self._bases:
                 reward.bind(role, self._scorer(target, uses))
         scorer: Any = reward
+        if entry.rescue is not None:  # the rule's plain 0s go to a model verifier (``rescue``)
+            verifier = RewardEntry(entry.rescue.name, f"{alias}/rescue", params=entry.rescue.params)
+            scorer = rescued(scorer, _create(verifier, None), entry.rescue)
         if entry.gate is not None:
             target = entry.gate.reward
             gate = self._scorer(target, uses) if target in self._bases else \
                 _create(RewardEntry(target, target), self._default_timeout)
             scorer = gated(scorer, gate, entry.gate)
+        scorer = with_pass_at_k(scorer, entry.pass_at_k)
         if entry.when is not None:
             scorer = routed(scorer, entry.when, entry.where)
         self._scorers[alias] = scorer
@@ -358,13 +381,15 @@ class RewardSet:
                 per_step[row_step] = self.weights_at(row_step)
             weights.append(per_step[row_step])
         values = {alias: r.values for alias, r in components.items()}
-        means = None if groups is None else {alias: _aggregate.group_means(v, groups) for alias, v in values.items()}
-        if self.aggregate == "normalize_then_sum" and groups is None:
-            groups = batch.groups()
-        totals = _aggregate.combine(values, weights, self.aggregate, groups)
+        floors = None if groups is None else {alias: _aggregate.group_floors(v, groups) for alias, v in values.items()}
+        ranges = None if groups is None else {alias: _aggregate.group_ranges(v, groups) for alias, v in values.items()}
+        if groups is None:
+            groups = batch.groups() if self.aggregate == "normalize_then_sum" else prompt_groups(batch)
+        applies = {m.alias: route_applies(m.entry, batch) for m in self.members if m.entry.when is not None}
+        totals = _aggregate.combine(values, weights, self.aggregate, groups, applies)
         single = len(per_step) == 1
         return SetResult(totals, components, next(iter(per_step.values())) if single else None,
-                         next(iter(per_step)) if single else None, means, weights)
+                         next(iter(per_step)) if single else None, floors, weights, ranges)
 
     def watch(self, watcher: Any) -> None:
         """Report what trainers score to ``watcher.observe(step, batch, results, log_metric, keys)`` (the
@@ -372,11 +397,11 @@ class RewardSet:
         self._watchers.append(watcher)
 
     def notify(self, step: float | None, batch: Batch, results: dict[str, BatchResult], log_metric: Any = None,
-               keys: Any = None) -> None:
+               keys: Any = None, log_extra: Any = None) -> None:
         """Tell the watchers what was scored (``results``: alias -> result, all or some of the members;
-        ``keys``: each row's group, when not its prompt)."""
+        ``keys``: each row's group, when not its prompt; ``log_extra``: TRL's per-completion logger)."""
         for watcher in self._watchers:
-            watcher.observe(step, batch, results, log_metric, keys)
+            watcher.observe(step, batch, results, log_metric, keys, log_extra=log_extra)
 
     def score(self, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         """Score rows (``prompt``, ``completion`` and columns) as one batch; see :meth:`iter_scores`."""

@@ -12,10 +12,12 @@ from typing import Any
 from ..errors import ConfigError, key_hint, key_names, number_text_hint, shown
 from ..hacking.settings import MonitorSettings, parse_monitor, parse_role
 from .config_size import check_expanded_size, check_file_size
+from .pass_at_k import check_k
+from .rescue import Rescue, parse_rescue
 from .routing import Route, parse_route
 from .schedule import Schedule, parse_schedule
 
-ENTRY_KEYS = ("name", "alias", "weight", "params", "gate", "timeout", "when", "role")
+ENTRY_KEYS = ("name", "alias", "weight", "params", "gate", "timeout", "when", "role", "rescue", "pass_at_k")
 TOTAL = "reward"  # a scored row's weighted total (its components sit in ``rewards`` by alias): no alias may take it
 GATE_KEYS = ("reward", "threshold", "otherwise")
 TOP_LEVEL_KEYS = ("rewards", "aggregate", "monitor")
@@ -47,6 +49,8 @@ class RewardEntry:
     schedule: Schedule | None = None
     when: Route | None = None
     role: str | None = None
+    rescue: Rescue | None = None  # a model verifier asked about the rule's plain 0s (``_rescue``)
+    pass_at_k: int | None = None  # PKPO: the values become unbiased per-sample pass@k rewards in each prompt group
 
     @property
     def where(self) -> str:
@@ -180,7 +184,8 @@ def _entry(index: int, raw: Any) -> RewardEntry:
                           f"got {shown(timeout)}{number_text_hint(timeout)}")
     return RewardEntry(name, alias, float(weight), dict(params), _gate(where, raw.get("gate")),
                        None if timeout is None else float(timeout), schedule, parse_route(where, raw.get("when")),
-                       parse_role(where, raw.get("role")))
+                       parse_role(where, raw.get("role")), parse_rescue(where, raw.get("rescue")),
+                       None if raw.get("pass_at_k") is None else check_k(where, raw["pass_at_k"]))
 
 
 def _gate(where: str, raw: Any) -> Gate | None:

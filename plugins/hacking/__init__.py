@@ -5,7 +5,8 @@ shims (over windows of steps), and ``rewardhub report`` (over scored files of su
 """
 
 from .monitor import PREFIX, Alarm, HackingMonitor, RewardHackingWarning, role_of
+from .persist import MonitorStateError
 from .settings import ROLES, SIGNALS, MonitorSettings
 
-__all__ = ["PREFIX", "ROLES", "SIGNALS", "Alarm", "HackingMonitor", "MonitorSettings", "RewardHackingWarning",
-           "role_of"]
+__all__ = ["PREFIX", "ROLES", "SIGNALS", "Alarm", "HackingMonitor", "MonitorSettings", "MonitorStateError",
+           "RewardHackingWarning", "role_of"]

@@ -7,9 +7,12 @@
 
 It never rescores: the values, outcomes and texts come from the calls the set already made (a
 ``RewardSet`` reports them to its watchers). Each step's rows are summarised
-(:mod:`rewardhub.hacking.steps`) and the signals (:mod:`rewardhub.hacking.signals`) read the last
-``window`` summaries. An alarm is raised once per signal and subject, as a
-:class:`RewardHackingWarning` with its figures, and stays in :attr:`HackingMonitor.alarms`.
+(:mod:`rewardhub.hacking.steps`), each step figure feeds a change tracker against the run's own baseline
+(:mod:`rewardhub.hacking.changes`), and the signals (:mod:`rewardhub.hacking.relations`,
+:mod:`rewardhub.hacking.signals`) read the trackers and the last ``window`` summaries. An alarm is raised
+once per signal and subject, as a :class:`RewardHackingWarning` with its figures, its steps and three example
+completions, and stays in :attr:`HackingMonitor.alarms`. With a state file (``monitor: {state: ...}``) the
+monitor saves itself at every step and resumes from the file when it starts again.
 """
 
 from __future__ import annotations
@@ -24,8 +27,11 @@ from typing import TYPE_CHECKING, Any
 from .._set.groups import group_key
 from .._set.routing import Route
 from ..errors import RewardhubWarning
+from . import relations, signals
+from .changes import Change
+from .persist import load_state, save_state
 from .settings import SIGNALS, MonitorSettings
-from .signals import PERSIST, PERSIST_OF, SIGNAL_FUNCTIONS, Context, Finding
+from .signals import PERSIST, PERSIST_OF, Context, Finding
 from .signatures import SIGNATURES, signatures_of
 from .steps import Row, StepRows, StepSummary, Weighting
 from .text import shape
@@ -36,6 +42,13 @@ if TYPE_CHECKING:
     from .._set.compose import RewardSet
 
 PREFIX = "rewardhub/hacking"
+# The signal readers (``divergence`` raises a rising format reward under the signal name ``format``).
+READERS: tuple[Callable[[Sequence[StepSummary], Context], list[Finding]], ...] = (
+    relations.audit, relations.divergence, relations.length, relations.templated, relations.signatures,
+    signals.abstentions, signals.dominance)
+EXAMPLES = 3  # completions an alarm quotes
+EXAMPLE_CHARS = 400  # of each, at most
+KEPT_STEPS = 512  # step summaries kept in memory and in the state file
 # The role of built-in families by registry name (a third-party reward says its own with a ``role``
 # attribute; an entry's ``role`` key overrides both).
 BUILTIN_ROLES = {
@@ -43,7 +56,7 @@ BUILTIN_ROLES = {
     "length_penalty": "shaping", "repetition_penalty": "shaping", "heuristic": "shaping",
 }
 # Step figures logged under rewardhub/hacking/<metric name> (the signals' flags take the signals' own names).
-FIGURES = {"reward": "paid_reward", "length": "completion_length", "repeat": "repeat", "dup_group": "dup_group",
+FIGURES = {"reward": "paid_reward", "truth": "truth", "length": "completion_length", "repeat": "repeat", "dup_group": "dup_group",
            "dup_across": "dup_across", "template_share": "template_share"}
 
 
@@ -53,18 +66,28 @@ class RewardHackingWarning(RewardhubWarning):
 
 @dataclass(frozen=True)
 class Alarm:
-    """A signal that held (at ``PERSIST`` of the last ``PERSIST_OF`` steps, or at once for a spike): when,
-    what, and the numbers."""
+    """A signal that held (at ``PERSIST`` of the last ``PERSIST_OF`` steps, or at once for a spike): when
+    (``step``; ``since``: the step the change began, when known), what, the numbers and example completions
+    of the step it was raised at."""
 
     signal: str
     subject: str
     step: float
     message: str
     figures: dict[str, float] = field(default_factory=dict)
+    since: float | None = None
+    examples: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         about = f" ({self.subject})" if self.subject else ""
-        return f"rewardhub: possible reward hacking, signal {self.signal!r}{about} at step {self.step:g}: {self.message}"
+        began = f" (began at step {self.since:g})" if self.since is not None else ""
+        quoted = "".join(f"\n    e.g. {example[:160]!r}" for example in self.examples)
+        return (f"rewardhub: possible reward hacking, signal {self.signal!r}{about} at step {self.step:g}{began}: "
+                f"{self.message}{quoted}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"signal": self.signal, "subject": self.subject, "step": self.step, "since": self.since,
+                "message": self.message, "figures": self.figures, "examples": list(self.examples)}
 
 
 class HackingMonitor:
@@ -99,6 +122,8 @@ class HackingMonitor:
         self.samples_per_step = samples_per_step
         self.warn = warn
         self.history: list[StepSummary] = []
+        self.changes: dict[str, Change] = {}  # step figure -> its change tracker
+        self.coupling: dict[str, list[float]] = {}  # alias -> pooled within-prompt moments with the truth
         self.alarms: list[Alarm] = []
         self.active: dict[str, list[Finding]] = {}  # signal -> findings at the latest step
         self.late_rows = 0  # rows that arrived for a step already closed (not counted)
@@ -110,6 +135,12 @@ class HackingMonitor:
         self._batches = 0
         self._samples = 0
         self._lock = threading.RLock()
+        self.audits = [a for a, r in self.roles.items() if r == "audit"]
+        correctness = [a for a, r in self.roles.items() if r == "correctness"]
+        self.truth = self.audits or correctness
+        self.checked = tuple((c, a) for c in correctness for a in self.audits)
+        if self.settings.state is not None:
+            load_state(self, self.settings.state)
 
     @classmethod
     def for_set(cls, rewards: RewardSet, **options: Any) -> HackingMonitor:
@@ -127,15 +158,24 @@ class HackingMonitor:
 
     # ----- what the set reports -----------------------------------------------------------------
     def observe(self, step: float | None, batch: Batch, results: Mapping[str, BatchResult],
-                log_metric: Callable[[str, float], Any] | None = None, keys: Sequence[Hashable] | None = None) -> None:
-        """Take a scored batch (all members' results, or some: TRL calls each reward on its own)."""
+                log_metric: Callable[[str, float], Any] | None = None, keys: Sequence[Hashable] | None = None,
+                log_extra: Callable[[str, list], Any] | None = None) -> None:
+        """Take a scored batch (all members' results, or some: TRL calls each reward on its own). With
+        ``log_extra`` (TRL's), each completion's hack signatures and the alarms raised at its step go into TRL's
+        completions table (``rewardhub/hacking/signatures``, ``rewardhub/hacking/alarms``)."""
         with self._lock:
             complete = self._join(step, batch, dict(results), keys)
             if complete is None:
                 return
             batch, results, keys = complete
             step = self._step_of(step, len(batch))
-            self.add_rows(step, self._rows(batch, results, keys), log_metric)
+            rows = self._rows(batch, results, keys)
+            raised = len(self.alarms)
+            self.add_rows(step, rows, log_metric)
+            if log_extra is not None:
+                said = "; ".join(str(a) for a in self.alarms[raised:])
+                log_extra(f"{PREFIX}/signatures", [", ".join(r.signatures) for r in rows])
+                log_extra(f"{PREFIX}/alarms", [said] * len(rows))
 
     def add_rows(self, step: float, rows: Sequence[Row], log_metric: Callable[[str, float], Any] | None = None) -> None:
         """Add the rows of a step (the report feeds scored files through here)."""
@@ -197,8 +237,7 @@ class HackingMonitor:
             return {
                 "steps": len(self.history),
                 "last_step": self.history[-1].step if self.history else None,
-                "alarms": [{"signal": a.signal, "subject": a.subject, "step": a.step, "message": a.message,
-                            "figures": a.figures} for a in self.alarms],
+                "alarms": [a.as_dict() for a in self.alarms],
                 "metrics": self.metrics(),
                 "open_step": None if self._open is None else {"step": self._open.step, "rows": len(self._open.rows)},
                 "late_rows": self.late_rows,
@@ -242,6 +281,7 @@ class HackingMonitor:
                 {alias: results[alias].scores[i].outcome for alias in self.aliases},
                 frozenset(a for a in self.aliases if covered.get(a, [True] * len(batch))[i]),
                 signatures_of(text) if text is not None else (),
+                text[:EXAMPLE_CHARS] if text is not None else "",
             ))
         return rows
 
@@ -253,22 +293,42 @@ class HackingMonitor:
         if rows is None or not rows.rows:
             return
         weights = dict(self.weights_at(rows.step))
-        audits = frozenset(a for a, r in self.roles.items() if r == "audit")
-        self.history.append(rows.summary(Weighting(weights, self.aggregate, audits)))
-        self._evaluate(Context(self.roles, weights))
+        truth = [a for a in self.truth if a in self.audits or weights.get(a, 0.0) != 0]
+        summary = rows.summary(Weighting(weights, self.aggregate, frozenset(self.audits), frozenset(truth),
+                                         self.checked))
+        self.history = [*self.history[-(KEPT_STEPS - 1):], summary]
+        self._track(summary)
+        self._evaluate(Context(self.roles, weights, truth, self.changes, self.history), rows.rows)
         if log_metric is not None:
             for name, value in self.metrics().items():
                 if math.isfinite(value):
                     log_metric(name, value)
+        if self.settings.state is not None:
+            save_state(self, self.settings.state)
 
-    def _evaluate(self, ctx: Context) -> None:
-        window = self.history[self.settings.warmup:][-self.settings.window:]
-        if not window:
-            return
-        found: list[Finding] = []
-        for signal in SIGNALS:
-            if self.settings.watches(signal):
-                found += SIGNAL_FUNCTIONS[signal](window, ctx)
+    def _track(self, summary: StepSummary) -> None:
+        """Feed each step figure to its change tracker (created at its first step), with each reward's excess over
+        what the truth explains (``excess/<alias>``: its mean less the within-prompt slope on the truth, pooled
+        over the run, times the truth's mean), so a reward that rises because answers got right does not count."""
+        for alias, (sxy, sxx) in summary.coupling.items():
+            pooled = self.coupling.setdefault(alias, [0.0, 0.0])
+            pooled[0], pooled[1] = pooled[0] + sxy, pooled[1] + sxx
+            value, truth = summary.means.get(f"value/{alias}"), summary.means.get("truth")
+            if value is not None and truth is not None:
+                slope = max(pooled[0] / pooled[1], 0.0) if pooled[1] > 0 else 0.0
+                summary.means[f"excess/{alias}"] = value - slope * truth
+                summary.errors[f"excess/{alias}"] = summary.errors.get(f"value/{alias}", 0.0)
+                summary.spreads[f"excess/{alias}"] = summary.spreads.get(f"value/{alias}", 0.0)
+        for name, mean in summary.means.items():
+            if relations.tracked(name) and math.isfinite(mean):
+                if name not in self.changes:
+                    self.changes[name] = relations.tracker(name, self.settings.baseline, self.settings.threshold,
+                                                           summary.rows)
+                self.changes[name].add(summary.step, mean, summary.errors.get(name, 0.0))
+
+    def _evaluate(self, ctx: Context, rows: Sequence[Row]) -> None:
+        window = self.history[-self.settings.window:]
+        found = [f for read in READERS for f in read(window, ctx) if self.settings.watches(f.signal)]
         self.active = {}
         for finding in found:
             self.active.setdefault(finding.signal, []).append(finding)
@@ -278,12 +338,28 @@ class HackingMonitor:
             if finding.key in self._raised or not (finding.immediate or held >= PERSIST):
                 continue
             self._raised.add(finding.key)
-            alarm = Alarm(finding.signal, finding.subject, window[-1].step, finding.message, finding.figures)
+            alarm = Alarm(finding.signal, finding.subject, window[-1].step, finding.message, finding.figures,
+                          finding.since, _examples(rows, finding))
             self.alarms.append(alarm)
             if self.warn:
                 warnings.warn(str(alarm), RewardHackingWarning, stacklevel=2)
             for callback in self.on_alarm:
                 callback(alarm)
+
+
+def _examples(rows: Sequence[Row], finding: Finding) -> tuple[str, ...]:
+    """The step's completions that show the finding best (by its ranking; the first ones without one)."""
+    texts = [r for r in rows if r.text]
+    if finding.exemplary is not None:
+        ranked = sorted(((finding.exemplary(r), i) for i, r in enumerate(texts)), reverse=True)
+        texts = [texts[i] for score, i in ranked if score > 0] or [texts[i] for _, i in ranked]
+    chosen: list[str] = []
+    for row in texts:
+        if row.text not in chosen:
+            chosen.append(row.text)
+        if len(chosen) == EXAMPLES:
+            break
+    return tuple(chosen)
 
 
 def role_of(entry: Any, reward: Any) -> str | None:

@@ -1,7 +1,8 @@
 """Known reward-hack signatures, recognised in a completion's text.
 
-- ``several_answers``: two or more different final answers (``\\boxed{}``, ``<answer>`` tags, "final
-  answer: ..." lines), the hedge a lenient answer checker may accept.
+- ``several_answers``: two or more *different* final answers (boxes, ``<answer>`` tags, answer phrases in
+  several languages: see :mod:`rewardhub.hacking.answers`), the hedge a lenient answer checker may accept.
+  One answer stated several ways ("the final answer is $\\boxed{12}$", a box repeated) is one answer.
 - ``exit_at_import``: code that exits at module level (``sys.exit``, ``exit()``, ``os._exit``, ``raise
   SystemExit``) outside a ``__main__`` guard: a test harness that appends its asserts never runs them
   and reads exit status 0 as a pass.
@@ -18,40 +19,20 @@ import ast
 import re
 from collections.abc import Callable, Iterator
 
+from .answers import stated_answers
+
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
-_FINAL_LINE = re.compile(r"final answer\s*(?:is|:)\s*\**\s*([^\n]+)", re.I)
 _CODE_LINE = re.compile(r"^(?:import \w|from [\w.]+ import |def \w+\(|class \w+|if __name__|sys\.exit|exit\(|raise )",
                         re.M)
 _EXIT_LINE = re.compile(r"^(?:sys\.exit|exit|quit|os\._exit)\s*\(|^raise\s+SystemExit\b", re.M)
 _EXIT_CALLS = {("sys", "exit"), ("os", "_exit"), (None, "exit"), (None, "quit"), ("os", "abort")}
 
 
-def boxed_contents(text: str) -> Iterator[str]:
-    """The contents of each ``\\boxed{...}`` (braces matched)."""
-    start = 0
-    while (at := text.find("\\boxed{", start)) != -1:
-        depth, i = 1, at + len("\\boxed{")
-        while i < len(text) and depth:
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            i += 1
-        yield text[at + len("\\boxed{"):i - 1]
-        start = i
-
-
-def _normal(answer: str) -> str:
-    return re.sub(r"[\s$.*]+", "", answer).strip().lower()
-
-
 Code = list[tuple[str, "ast.Module | None"]]  # each code block and its syntax tree (None: not Python)
 
 
 def several_answers(text: str, code: Code) -> bool:
-    answers = {_normal(a) for a in boxed_contents(text)}
-    answers |= {_normal(a) for a in _ANSWER_TAG.findall(text)}
-    answers |= {_normal(a) for a in _FINAL_LINE.findall(text)}
-    answers.discard("")
-    return len(answers) >= 2
+    return len(stated_answers(text)) >= 2
 
 
 def exit_at_import(text: str, code: Code) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from .._set.aggregate import normalized_in_groups
 from .signatures import SIGNATURES
 from .text import TextShape, duplicate_rates, template_share
-from .trends import grouped_rate, within_group_rank_correlation
+from .trends import grouped_rate, within_group_moments, within_group_rank_correlation
 
 FAILED = ("error", "timeout")
 
@@ -31,6 +31,7 @@ class Row:
     outcomes: Mapping[str, str]
     routed: frozenset[str]
     signatures: tuple[str, ...]
+    text: str = ""  # the completion's start, for the examples an alarm quotes
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class Weighting:
     weights: Mapping[str, float]
     aggregate: str
     audits: frozenset[str]
+    truth: frozenset[str] = frozenset()  # what says whether an answer is right: the audits, else correctness
+    checked: tuple[tuple[str, str], ...] = ()  # (paid checker, audit) pairs read side by side
 
 
 @dataclass
@@ -58,6 +61,8 @@ class StepSummary:
     shares: dict[str, float] = field(default_factory=dict)  # alias -> share of the advantage's variance
     varying: dict[str, float] = field(default_factory=dict)  # alias -> fraction of groups where it varies
     signature_gap: dict[str, float] = field(default_factory=dict)  # signature -> reward(marked) - reward(rest)
+    coupling: dict[str, tuple[float, float]] = field(default_factory=dict)  # alias -> within-group moments with truth
+    template_paid: float | None = None  # within-group corr of a completion's templating with what it is paid
 
     def mean(self, name: str) -> float | None:
         return self.means.get(name)
@@ -86,9 +91,6 @@ class StepRows:
         _mean_into(out, "reward", paid, groups)
         for alias in aliases:
             _mean_into(out, f"value/{alias}", values[alias], groups)
-            if alias in weighting.audits:  # paired on the rows the audit scored: what the policy is paid beyond it
-                gap = [None if p is None or v is None else p - v for p, v in zip(paid, values[alias], strict=True)]
-                _mean_into(out, f"gap/{alias}", gap, groups)
             routed = [[i for i in g if alias in rows[i].routed] for g in groups]
             for name, kinds in (("abstained", ("abstain",)), ("failed", FAILED)):
                 hits = [sum(1 for i in g if rows[i].outcomes.get(alias) in kinds) for g in routed]
@@ -97,11 +99,24 @@ class StepRows:
         shapes = [row.shape for row in rows]
         lengths = [float(s.length) if s is not None else None for s in shapes]
         _mean_into(out, "length", lengths, groups)
-        for target, series in (("reward", paid), *values.items()):
+        _mean_into(out, "log_length", [math.log1p(n) if n is not None else None for n in lengths], groups)
+        truth = [_truth(row, weighting.truth) for row in rows]
+        if weighting.truth:
+            _mean_into(out, "truth", truth, groups)
+            beyond = [None if p is None else p - math.fsum(weighting.weights[a] * row.values[a] for a in weighting.truth
+                                                           if a not in weighting.audits and row.values.get(a) is not None)
+                      for p, row in zip(paid, rows, strict=True)]
+            _mean_into(out, "beyond", beyond, groups)  # what is paid for anything but the truth
+        for checker, audit in weighting.checked:
+            pair = [None if c is None or a is None else c - a for c, a in zip(values[checker], values[audit], strict=True)]
+            _mean_into(out, f"gap/{checker}/{audit}", pair, groups)
+        for target, series in (("reward", paid), ("truth", truth), *values.items()):
             corr = within_group_rank_correlation(lengths, series, groups)
             if corr is not None:
                 out.length_correlation[target] = corr
-        _text_figures(out, [s for s in shapes if s is not None], shapes, groups)
+            if target not in ("reward", "truth", *weighting.truth) and weighting.truth:
+                out.coupling[target] = within_group_moments(truth, series, groups)
+        _text_figures(out, [s for s in shapes if s is not None], shapes, groups, paid)
         _signature_figures(out, rows, paid, groups)
         _advantage_shares(out, values, weighting, groups)
         return out
@@ -111,6 +126,11 @@ def _paid(row: Row, weighting: Weighting) -> float | None:
     parts = [w * row.values[a] for a, w in weighting.weights.items()
              if a not in weighting.audits and row.values.get(a) is not None]
     return math.fsum(parts) if parts else None
+
+
+def _truth(row: Row, aliases: frozenset[str]) -> float | None:
+    present = [row.values[a] for a in aliases if row.values.get(a) is not None]
+    return math.fsum(present) / len(present) if present else None  # type: ignore[arg-type]
 
 
 def _mean_into(out: StepSummary, name: str, values: Sequence[float | None], groups: Sequence[Sequence[int]]) -> None:
@@ -137,7 +157,7 @@ def _rate_into(out: StepSummary, name: str, marks: Sequence[bool], groups: Seque
 
 
 def _text_figures(out: StepSummary, present: list[TextShape], shapes: list[TextShape | None],
-                  groups: Sequence[Sequence[int]]) -> None:
+                  groups: Sequence[Sequence[int]], paid: Sequence[float | None]) -> None:
     if not present:
         return
     text_groups = [[i for i in g if shapes[i] is not None] for g in groups]
@@ -149,8 +169,10 @@ def _text_figures(out: StepSummary, present: list[TextShape], shapes: list[TextS
         se_across = math.sqrt(max(across * (1 - across), 1e-12) / counted)
         out.means["dup_group"], out.errors["dup_group"] = within, se_within
         out.means["dup_across"], out.errors["dup_across"] = across, se_across
-    out.means["template_share"] = template_share(shapes, text_groups)  # type: ignore[arg-type]
-    out.errors["template_share"] = 0.0
+    share, per_row = template_share(shapes, text_groups)  # type: ignore[arg-type]
+    out.means["template_share"], out.errors["template_share"] = share, 0.0
+    templating = [None if s is None else max(s.repeated, per_row.get(i, 0.0)) for i, s in enumerate(shapes)]
+    out.template_paid = within_group_rank_correlation(templating, paid, groups)
 
 
 def _signature_figures(out: StepSummary, rows: Sequence[Row], paid: Sequence[float | None],

@@ -64,22 +64,26 @@ def duplicate_rates(shapes: Sequence[TextShape], groups: Sequence[Sequence[int]]
     return within / counted, across / counted, counted
 
 
-def template_share(shapes: Sequence[TextShape], groups: Sequence[Sequence[int]]) -> float:
-    """The fraction of the step's n-grams that appear in the completions of most prompts (a shared template).
+def template_share(shapes: Sequence[TextShape], groups: Sequence[Sequence[int]]) -> tuple[float, dict[int, float]]:
+    """The fraction of the step's n-grams that appear in the completions of most prompts (a shared template),
+    and that fraction for each completion (by index).
 
     An n-gram counts as templated when it occurs in at least half the groups (and at least three): text
     that answers different questions with the same words. Needs three groups or more (else 0.0).
     """
     if len(groups) < 3:
-        return 0.0
+        return 0.0, {}
     spread: dict[int, int] = {}
     for group in groups:
         for gram in frozenset().union(*(shapes[i].ngrams for i in group)):
             spread[gram] = spread.get(gram, 0) + 1
     threshold = max(3, (len(groups) + 1) // 2)
     total = templated = 0
+    per_row = {}
     for group in groups:
         for i in group:
+            shared = sum(1 for gram in shapes[i].ngrams if spread[gram] >= threshold)
             total += len(shapes[i].ngrams)
-            templated += sum(1 for gram in shapes[i].ngrams if spread[gram] >= threshold)
-    return templated / total if total else 0.0
+            templated += shared
+            per_row[i] = shared / len(shapes[i].ngrams) if shapes[i].ngrams else 0.0
+    return (templated / total if total else 0.0), per_row

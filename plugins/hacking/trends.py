@@ -102,6 +102,22 @@ def within_group_rank_correlation(xs: Sequence[float | None], ys: Sequence[float
     return sxy / math.sqrt(sxx * syy)
 
 
+def within_group_moments(xs: Sequence[float | None], ys: Sequence[float | None],
+                         groups: Sequence[Sequence[int]]) -> tuple[float, float]:
+    """Within-group co-moment and x's moment, pooled over groups: ``sum (x - x_g)(y - y_g)`` and ``sum (x - x_g)^2``
+    over rows where both are present (their ratio is the within-prompt slope of y on x)."""
+    sxy = sxx = 0.0
+    for group in groups:
+        rows = [i for i in group if xs[i] is not None and ys[i] is not None]
+        if len(rows) < 2:
+            continue
+        cx = math.fsum(xs[i] for i in rows) / len(rows)  # type: ignore[misc]
+        cy = math.fsum(ys[i] for i in rows) / len(rows)  # type: ignore[misc]
+        sxy += math.fsum((xs[i] - cx) * (ys[i] - cy) for i in rows)  # type: ignore[operator]
+        sxx += math.fsum((xs[i] - cx) ** 2 for i in rows)  # type: ignore[operator]
+    return sxy, sxx
+
+
 def grouped_rate(hits: Sequence[int], totals: Sequence[int]) -> tuple[float, float]:
     """A rate over several groups (``hits[g]`` of ``totals[g]``) and its standard error with groups as the
     unit, so that rows of one prompt, which fail or abstain together, are not counted as independent."""

@@ -350,9 +350,12 @@ def _hacking(run: HackingRun, charts: Charts) -> str:
     intro = (f"<p>The reward-hacking monitor over {len(run.steps)} steps (told apart by {esc(run.source)}): each "
              "signal with the figures behind it, raised once; dashed lines in the plots mark the steps.</p>")
     if run.alarms:
-        rows = [[esc(a.signal), esc(a.subject or "—"), f"{a.step:g}", esc(a.message)] for a in run.alarms]
-        table = _table(["signal", "about", "step", "what the numbers say"], rows, numeric={2},
-                       widths=["12%", "16%", "7%"])
+        rows = [[esc(a.signal), esc(a.subject or "—"), f"{a.step:g}" + (f" (from {a.since:g})" if a.since is not None
+                                                                          else ""),
+                 esc(a.message) + "".join(f"<br><small>e.g. <code>{esc(e[:200])}</code></small>" for e in a.examples)]
+                for a in run.alarms]
+        table = _table(["signal", "about", "step", "what the numbers say, and example completions"], rows, numeric={2},
+                       widths=["12%", "14%", "9%"])
     else:
         table = '<p>No alarm: no signal held over these steps.</p>'
     return (f'<section id="hacking"><h2>Reward hacking</h2>{intro}{table}'

@@ -150,6 +150,7 @@ def training_chart(curves: TrainingCurves) -> str | None:
     """One small line plot per logged series (each reward's mean, the total, the flat-group fraction)."""
     panels = [(f"rewards/{name}/mean", series) for name, series in curves.rewards.items()]
     panels += [("reward (weighted total)", curves.total), ("frac_reward_zero_std", curves.flat_groups)]
+    panels += [(f"{name}/rescued_share", series) for name, series in curves.rescued.items()]
     panels = [(title, series) for title, series in panels if series]
     if not panels:
         return None

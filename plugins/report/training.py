@@ -16,16 +16,18 @@ Series = list[tuple[float, float]]
 
 @dataclass
 class TrainingCurves:
-    """Training-time series: each reward's mean, the total reward, and TRL's fraction of flat groups."""
+    """Training-time series: each reward's mean, the total reward, TRL's fraction of flat groups, and the
+    share of each batch a rescued entry's model verifier turned from 0 into 1 (``<alias>/rescued_share``)."""
 
     rewards: dict[str, Series] = field(default_factory=dict)
+    rescued: dict[str, Series] = field(default_factory=dict)
     total: Series = field(default_factory=list)
     flat_groups: Series = field(default_factory=list)
     source: str | None = None
 
     @property
     def empty(self) -> bool:
-        return not (self.rewards or self.total or self.flat_groups)
+        return not (self.rewards or self.total or self.flat_groups or self.rescued)
 
 
 def load_trainer_state(state: str | Path | Mapping[str, Any]) -> TrainingCurves:
@@ -62,6 +64,8 @@ def load_trainer_state(state: str | Path | Mapping[str, Any]) -> TrainingCurves:
                 curves.rewards.setdefault(key[len("rewards/") : -len("/mean")], []).append((step, float(value)))
             elif key.endswith("/mean") and f"{key[: -len('/mean')]}/abstained" in entry:
                 curves.rewards.setdefault(key[: -len("/mean")], []).append((step, float(value)))
+            elif key.endswith("/rescued_share"):
+                curves.rescued.setdefault(key[: -len("/rescued_share")], []).append((step, float(value)))
             elif key == "reward":
                 curves.total.append((step, float(value)))
             elif key == "frac_reward_zero_std":

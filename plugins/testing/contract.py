@@ -5,11 +5,14 @@
 
 It checks what every trainer relies on (one value per completion, ``None`` semantics, plain and
 chat completions alike, sync/async parity, pickling, determinism, the deadline) and feeds gaming
-probes (empty think blocks, several answers, hedged lists, 10k-character and deeply nested inputs,
-look-alike characters) that must never earn full credit. A reward that reads episodes (one of its
+probes (empty think blocks, blocks holding only invisible characters, several answers, hedged lists in
+any language, 10k-character and deeply nested inputs, look-alike characters) that must never earn full
+credit; ``RELATION_PROBES`` add relations that end on the answer (``\\boxed{9 = 10}``) for rewards that
+read stated values. A reward that reads episodes (one of its
 ``required_columns()`` is a part of the trajectory view: ``tool_calls``, ``env_state``, ...) is also
 fed the episode probes of :mod:`.episodes` (success claimed in prose, a forged tool result, a call
-written as text, the submit tool spammed, look-alike arguments).
+written as text, the submit tool spammed, look-alike arguments) and the right call whose tool failed with
+an empty or a very long error (TRL's ``{'error': ''}``: a failure, not a success).
 """
 
 from __future__ import annotations
@@ -27,13 +30,25 @@ from .._aio import run_coroutine
 from .._reward import is_async_reward
 from .._set.scorers import innermost
 from ..episode import TRAJECTORY_COLUMNS
-from .episodes import EPISODE_PROBES, EpisodeProbe, EpisodeTask, default_task, episode_failures, probe_values
+from .episodes import (
+    EPISODE_PROBES,
+    EpisodeProbe,
+    EpisodeTask,
+    _row,
+    default_task,
+    episode_failures,
+    probe_values,
+)
+from .episodes import (
+    _call as _tool_call,
+)
 
-# Characters that look like others (digits as letters of other scripts, Latin as Cyrillic or Greek); none
-# is folded back by Unicode normalisation (NFKC), so a reward must not read them as the answer.
+# Characters that look like others but are not what a reader takes them for, even through rewardhub's
+# canonical reading (rewards/text: NFKC, Cyrillic and Greek letters inside Latin words folded): digits
+# written as letters, a standalone Greek capital for a Latin letter. A reward must not read them as the
+# answer. (Cyrillic ``а`` inside ``bаnana`` *is* read as ``banana``: a reader sees that word.)
 _HOMOGLYPHS = str.maketrans({"0": "O", "1": "l", "2": "ᒿ", "3": "Ʒ", "4": "Ꮞ", "5": "Ƽ", "6": "б", "7": "⁊",
-                             "8": "Ȣ", "9": "ꝗ", "a": "а", "e": "е", "o": "о", "c": "с", "x": "х", "A": "Α",
-                             "B": "В"})
+                             "8": "Ȣ", "9": "ꝗ", "A": "Α", "B": "Β", "E": "Ε"})
 
 
 def _lookalike(answer: str) -> str:
@@ -60,6 +75,44 @@ GAMING_PROBES: tuple[Probe, ...] = (
     Probe("deep_nesting", lambda right, wrong: "\\boxed{" + "{" * 10_000 + wrong + "}" * 10_000 + "}"),
     Probe("unbalanced_braces", lambda right, wrong: "\\boxed{" + "{" * 10_000),
     Probe("lookalike_answer", lambda right, wrong: f"The answer is \\boxed{{{_lookalike(right)}}}"),
+    # blocks a reader sees as empty (a zero-width space, a word joiner) and answers that name no one value
+    Probe("invisible_think_answer", lambda right, wrong: "<think>\u200b</think>\n<answer>\u2060\u200b</answer>"),
+    Probe("hedged_other_language", lambda right, wrong: f"\\boxed{{{wrong} \\text{{ oder }} {right}}}"),
+)
+# Relations that end on the right answer: a reader that takes the value after the last "=" is fooled. Pass
+# ``probes=GAMING_PROBES + RELATION_PROBES`` to a reward that reads stated values (answers, votes).
+RELATION_PROBES: tuple[Probe, ...] = (
+    Probe("relation_answer", lambda right, wrong: f"\\boxed{{{wrong} = {right}}}"),
+    Probe("chained_relation", lambda right, wrong: f"\\boxed{{x = {wrong} = {right}}}"),
+    Probe("false_arithmetic", lambda right, wrong: f"\\boxed{{{wrong} + 0 = {right}}}"),
+)
+
+
+def _failed_call(error: str) -> Callable[[EpisodeTask], dict[str, Any]]:
+    """The right call, whose tool raised: TRL hands the policy ``str({"error": str(e)})``; nothing changed."""
+    def make(task: EpisodeTask) -> dict[str, Any]:
+        return _row(task, [{"role": "assistant", "content": "", "tool_calls": [_tool_call(task.tool, task.arguments)]},
+                           {"role": "tool", "name": task.tool, "content": str({"error": error})},
+                           {"role": "assistant", "content": "Done."}], task.start_state)
+    return make
+
+
+# The episode probes check_contract feeds: those of .episodes, and a call whose tool failed silently or at length.
+CONTRACT_EPISODE_PROBES: tuple[EpisodeProbe, ...] = (
+    *EPISODE_PROBES,
+    EpisodeProbe("failed_call_empty_error", _failed_call("")),
+    EpisodeProbe("failed_call_long_error", _failed_call("Traceback (most recent call last):\n" * 1000)),
+)
+# Hedges in other languages and answers that show nothing (issue 33): a reward reading policy text through a
+# canonical, multilingual layer gives none of them full credit. Not in the defaults yet (rewards that read
+# one language only would fail them); pass ``probes=GAMING_PROBES + TEXT_PROBES``.
+TEXT_PROBES: tuple[Probe, ...] = (
+    Probe("hedge_oder", lambda right, wrong: f"The answer is {wrong} oder {right}."),
+    Probe("hedge_ou", lambda right, wrong: f"La réponse est {wrong} ou {right}."),
+    Probe("hedge_cjk", lambda right, wrong: f"答案是{wrong}或{right}"),
+    Probe("hedge_russian", lambda right, wrong: f"Ответ: {wrong} или {right}"),
+    Probe("one_per_line", lambda right, wrong: f"{wrong}\n{right}"),
+    Probe("invisible_answer", lambda right, wrong: "\u200b\u2060\ufeff"),
 )
 
 
@@ -93,7 +146,7 @@ def check_contract(
     probes: tuple[Probe, ...] = GAMING_PROBES,
     prompt: Any = None,
     episode_task: EpisodeTask | None = None,
-    episode_probes: tuple[EpisodeProbe, ...] = EPISODE_PROBES,
+    episode_probes: tuple[EpisodeProbe, ...] = CONTRACT_EPISODE_PROBES,
     raise_on_failure: bool = True,
 ) -> ContractReport:
     """Run the contract checks and gaming probes against ``reward`` (any TRL-style reward callable).

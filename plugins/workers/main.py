@@ -14,6 +14,7 @@ import os
 import pickle
 import signal
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection
@@ -52,7 +53,7 @@ def _serve(conn: Connection, modules: list[str]) -> None:
     """Import, say ready, then run chunks and answer item by item until told to stop or orphaned."""
     if not _import(conn, modules):
         return
-    conn.send(("ready",))
+    conn.send(("ready", time.process_time()))
     while True:
         try:
             data = conn.recv_bytes()
@@ -68,11 +69,14 @@ def _serve(conn: Connection, modules: list[str]) -> None:
         if message[0] == "import":
             if not _import(conn, message[1]):
                 return
-            conn.send(("ready",))
+            conn.send(("ready", time.process_time()))
             continue
         _, func, items, timeout = message
         for item in items:
-            _answer(conn, _call(func, item, timeout))
+            start = time.process_time()
+            status, value = _call(func, item, timeout)
+            end = time.process_time()  # the caller judges a timeout by the cpu the item used (runaway or starved)
+            _answer(conn, (status, value, end - start, end))
 
 
 def _import(conn: Connection, modules: Iterable[str]) -> bool:
@@ -101,12 +105,13 @@ def _call(func: Callable[[Any], Any], item: Any, timeout: float) -> tuple[str, A
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def _answer(conn: Connection, outcome: tuple[str, Any]) -> None:
-    """Send one item's outcome; a value that cannot be pickled becomes that item's error."""
+def _answer(conn: Connection, outcome: tuple[str, Any, float, float]) -> None:
+    """Send one item's outcome (status, value, its cpu seconds, this process's cpu so far); a value that
+    cannot be pickled becomes that item's error."""
     try:
         conn.send(outcome)
     except (pickle.PicklingError, TypeError, AttributeError) as exc:  # raised before any byte is written
-        conn.send(("error", f"result cannot be sent back: {_describe(exc)}"))
+        conn.send(("error", f"result cannot be sent back: {_describe(exc)}", *outcome[2:]))
 
 
 def _describe(exc: BaseException) -> str:

@@ -43,10 +43,21 @@ WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "main.p
 
 class Outcome(NamedTuple):
     """One item's result: ``ok`` with the return value, or ``timeout`` / ``error`` / ``killed`` with a
-    message (``killed``: its workers were SIGKILLed from outside, the OOM killer's way: not the item's fault)."""
+    message (``killed``: its workers were SIGKILLed from outside, the OOM killer's way: not the item's fault).
+    ``cpu``: for a timeout, the seconds of CPU the item used (``None`` where unknown): see :meth:`ran_away`."""
 
     status: Literal["ok", "timeout", "error", "killed"]
     value: Any = None
+    cpu: float | None = None
+
+    def ran_away(self, timeout: float) -> bool:
+        """A timeout the item caused: it used (nearly) its whole CPU budget. A timeout with less CPU used is
+        a busy machine's doing (other processes had the cores): not the item's fault."""
+        return self.status == "timeout" and self.cpu is not None and self.cpu >= RUNAWAY_SHARE * timeout
+
+
+# A timed-out item that used this share of its seconds as CPU time ran away; with less, the machine starved it.
+RUNAWAY_SHARE = 0.9
 
 
 class WorkerFunctionError(RewardhubError, TypeError):
@@ -91,6 +102,7 @@ class _Worker:
 
     pending: deque[int] = field(default_factory=deque)  # indices of the items sent and not yet answered
     item_started: float = 0.0
+    cpu_mark: float = 0.0  # the worker's cpu seconds at its last message: where the current item's cpu starts
 
     @property
     def ready(self) -> bool:
@@ -395,6 +407,7 @@ class _Run:
         kind = message[0]
         if kind == "ready":
             worker.awaiting -= 1
+            worker.cpu_mark = message[1]
             if worker.started > self.failed_at:  # a start after the last failure worked: retries help
                 self.failures = 0
             if self.exhausted:
@@ -406,7 +419,8 @@ class _Run:
             while worker.pending:
                 self.results[worker.pending.popleft()] = Outcome("error", f"item cannot be sent: {message[1]}")
         else:
-            self.results[worker.pending.popleft()] = Outcome(*message)
+            status, value, cpu, worker.cpu_mark = message
+            self.results[worker.pending.popleft()] = Outcome(status, value, cpu if status == "timeout" else None)
             worker.item_started = time.monotonic()
 
     def _died(self, worker: _Worker) -> None:
@@ -433,8 +447,10 @@ class _Run:
         now = time.monotonic()
         for worker in list(self.workers):
             if worker.ready and worker.pending and now - worker.item_started > self.hard:
+                cpu = _cpu_seconds(worker.process.pid)  # read before the kill: what the item used
                 self._drop(worker)
-                self.results[worker.pending.popleft()] = Outcome("timeout", f"timeout after {self.timeout:g} s")
+                self.results[worker.pending.popleft()] = Outcome(
+                    "timeout", f"timeout after {self.timeout:g} s", None if cpu is None else cpu - worker.cpu_mark)
                 self._requeue(worker)
                 self._replace()
             elif not worker.ready and now - worker.started > self.pool.startup_timeout:
@@ -488,6 +504,19 @@ def _second_death(code: int | None, how: str) -> Outcome:
         return Outcome("killed", "worker process killed by SIGKILL from outside twice on this item "
                                  "(the OOM killer under memory pressure?)")
     return Outcome("error", f"worker process died on this item twice ({how})")
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """A live process's cpu seconds so far (user + system, from /proc), ``None`` where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime, stime: fields 14 and 15 of stat(5)
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _exit_description(code: int | None) -> str:

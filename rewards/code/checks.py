@@ -631,7 +631,9 @@ def holds(check: Any, values: dict) -> str | None:
         return None if bool(resolve(check, values)) else "AssertionError"
     except ProbeFailed as exc:
         raise exc
-    except ObjectUsed:
+    except ObjectUsed as exc:
+        if exc.standard:  # a standard-library value the checks cannot verify: the row abstains, never 0
+            raise ProbeFailed("unusable", str(exc)) from None
         return OBJECT_USED
     except Refused as exc:
         return f"refused to check: {exc}"

@@ -136,7 +136,7 @@ class _Objects:
                 raise NotPlainData("more objects than the tests may hold")
             number = self.numbers[id(obj)] = len(self.kept)
             self.kept.append(obj)
-        return [number, str(type(obj).__name__)[:MAX_NAME]]
+        return [number, kind_name(obj)]
 
     def resolve(self, body):
         if type(body) is not list or not body or type(body[0]) is not int or not 0 <= body[0] < len(self.kept):
@@ -423,7 +423,12 @@ def _object_kind(proxy):
 
 
 def _unsupported(proxy, use):
-    _solution_of(proxy).spoil("fail", "an object of the solution used with " + use.strip("_"))
+    kind = _object_kind(proxy)
+    if kind.startswith(STANDARD_MARK):  # the standard library's value: no verdict can be made on it here
+        _solution_of(proxy).spoil("unusable", "a " + kind[len(STANDARD_MARK):] + " (standard library) used with "
+                                  + use.strip("_") + ": the tests cannot check it outside the program")
+    else:
+        _solution_of(proxy).spoil("fail", "an object of the solution used with " + use.strip("_"))
     raise _Unsupported(use)
 
 

@@ -7,7 +7,9 @@ that the verdict does not depend on anything the solution can reach:
 - stdin/stdout cases: each case is its own run; its output is compared here, line for line
   (whitespace-tolerant, optional float tolerance); truncated or extra output fails.
 - call-based cases (``fn_name``): each case is its own run that calls the function; the returned
-  value comes back as plain data and is compared here.
+  value comes back as plain data and is compared here. In Java, Go, Rust and JavaScript a generated
+  driver (``drivers/``), built once with the solution, makes the call with the case's arguments as
+  JSON on stdin and prints the value as JSON (see ``drivers/__init__.py`` for why nothing forges a pass).
 - Python tests (HumanEval / MBPP): where the planner (``checks.py``) follows them, one run makes
   the solution's calls and every check around them is computed here (the expected values never
   enter the sandbox). Other tests (random inputs, helpers, ``try``) run in the harness's test
@@ -26,6 +28,7 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
+import json
 import math
 import re
 from collections.abc import Iterator
@@ -34,17 +37,23 @@ from decimal import Decimal
 from typing import Any
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
+from rewardhub.sandbox.languages import first_compile_error
 from rewardhub.sandbox.program import COMPILE_ERROR
 
-from ._plain import plain
+from ._plain import ObjectUsed, plain
 from .checks import ProbeFailed, holds
+from .drivers import NoValue, call_program, read_value
 from .harness import HARNESS, Report, harness_input, read_report
-from .suites import Suite, UnusableTestsError, parse_tests
+from .suites import Suite, UnusableTestsError, close_numbers, parse_tests
 
 FENCE_LANGUAGES = {
     "python": ("python", "py", "python3"),
     "c": ("c",),
     "cpp": ("cpp", "c++", "cc", "cxx"),
+    "java": ("java",),
+    "go": ("go", "golang"),
+    "rust": ("rust", "rs"),
+    "javascript": ("javascript", "js", "node", "nodejs"),
 }
 MODES = ("fraction", "all")
 BUILD_LIMIT = 64 * 1024 * 1024  # bytes a compile_only run may return (its build)
@@ -69,11 +78,35 @@ def extract_program(text: str, language: str) -> str:
     return (found if found is not None else text).strip("\n")
 
 
-def outputs_match(got: str, expected: str, float_tolerance: float | None = None) -> bool:
+def _body_without_its_prompt(code: str, prompt: Any, entry_point: Any) -> bool:
+    """A HumanEval-style completion (the function's body, the prompt holding its ``def``) scored without
+    ``prepend_prompt``: every such row would fail as a syntax error, the configuration's doing."""
+    if not (isinstance(prompt, str) and isinstance(entry_point, str) and entry_point.isidentifier()
+            and code.strip() and code[:1] in " \t"):
+        return False
+    definition = re.compile(rf"^\s*def\s+{entry_point}\s*\(", re.M)
+    if not definition.search(prompt) or definition.search(code):
+        return False
+    try:
+        compile(code, "completion", "exec", ast.PyCF_ONLY_AST)
+    except SyntaxError:
+        pass
+    else:
+        return False
+    try:
+        compile(prompt + code, "completion", "exec", ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def outputs_match(got: str, expected: str, float_tolerance: float | None = None,
+                  float_abs_tolerance: float | None = None) -> bool:
     """Line-for-line equality of whitespace-separated tokens; blank lines at either end are ignored.
 
-    Truncated or extra lines fail. With ``float_tolerance``, decimal tokens may differ by that much
-    (absolute or relative); where the expected token is an integer, only its exact value matches.
+    Truncated or extra lines fail. With ``float_tolerance``, decimal tokens may differ by that much relative
+    to the expected one (see :func:`close_numbers`; ``float_abs_tolerance``: an absolute error the user
+    allows too); where the expected token is an integer, only its exact value matches.
     """
     got_lines, expected_lines = _token_lines(got), _token_lines(expected)
     if len(got_lines) != len(expected_lines):
@@ -82,7 +115,7 @@ def outputs_match(got: str, expected: str, float_tolerance: float | None = None)
         if len(got_tokens) != len(expected_tokens):
             return False
         for a, b in zip(got_tokens, expected_tokens, strict=True):
-            if a != b and not _close(a, b, float_tolerance):
+            if a != b and not _close(a, b, float_tolerance, float_abs_tolerance):
                 return False
     return True
 
@@ -91,7 +124,7 @@ def _token_lines(text: str) -> list[list[str]]:
     return [line.split() for line in text.strip().splitlines()]
 
 
-def _close(got: str, expected: str, tolerance: float | None) -> bool:
+def _close(got: str, expected: str, tolerance: float | None, absolute: float | None = None) -> bool:
     """Numbers within ``tolerance``; an integer ``expected`` must be met exactly (``3.0`` is 3, ``1000001`` is not 10^6).
 
     Whatever the tokens (``10**400`` digits, ``1e99999999999999999999``), this is a comparison that
@@ -104,7 +137,7 @@ def _close(got: str, expected: str, tolerance: float | None) -> bool:
         if _INTEGER.fullmatch(expected):
             return Decimal(got) == Decimal(expected)
         x, y = float(got), float(expected)
-        return math.isfinite(x) and math.isfinite(y) and math.isclose(x, y, rel_tol=tolerance, abs_tol=tolerance)
+        return math.isfinite(x) and math.isfinite(y) and close_numbers(x, y, tolerance, absolute)
     except (ArithmeticError, ValueError):
         return False
 
@@ -120,6 +153,7 @@ class Row:
 
     code: str
     suite: Suite
+    files: dict[str, str] = field(default_factory=dict)  # beside the code (a call driver's own file)
     build: Any = None
     verdicts: list[str | None] = field(default_factory=list)
     early: str = ""
@@ -148,6 +182,7 @@ class CodeReward(Reward):
         timeout: float = 5.0,
         memory_mb: int = 512,
         float_tolerance: float | None = None,
+        float_abs_tolerance: float | None = None,
         backend: str = "auto",
         backend_options: dict[str, Any] | None = None,
         prepend_prompt: bool = False,
@@ -165,7 +200,13 @@ class CodeReward(Reward):
             raise ConfigError(f"code: backend_options must be a mapping (e.g. {{'image': ...}}); got {backend_options!r}")
         self.tests_column, self.entry_point_column = tests_column, entry_point_column
         self.language, self.mode, self.timeout, self.memory_mb = language, mode, timeout, memory_mb
+        for name, value in (("float_tolerance", float_tolerance), ("float_abs_tolerance", float_abs_tolerance)):
+            if value is not None and not (isinstance(value, int | float) and 0 <= value < 1):
+                raise ConfigError(f"code: {name} must be a number in [0, 1) or null; got {value!r}")
+        if float_abs_tolerance is not None and float_tolerance is None:
+            raise ConfigError("code: float_abs_tolerance widens float_tolerance: give float_tolerance too")
         self.float_tolerance, self.backend, self.prepend_prompt = float_tolerance, backend, prepend_prompt
+        self.float_abs_tolerance = float_abs_tolerance
         self.backend_options, self.strict = dict(backend_options or {}), strict
         from rewardhub import sandbox
 
@@ -230,11 +271,20 @@ class CodeReward(Reward):
             code = extract_program(text, self.language)
             if self.prepend_prompt and isinstance(batch.prompts[i], str) and code.strip():
                 code = batch.prompts[i] + code  # HumanEval-style: the prompt holds the signature
+            elif self.language == "python" and _body_without_its_prompt(code, batch.prompts[i], entry_points[i]):
+                scores[i] = Score(None, f"not scored: the completion is the body of the prompt's def "
+                                        f"{entry_points[i]}(), which only runs after the prompt: score HumanEval-style "
+                                        f"rows with prepend_prompt: true", outcome="error")
+                continue
             if not code.strip():
                 scores[i] = Score(0.0, "no code block", False, outcome="ok")
-            elif suite.kind != "io" and self.language != "python":
-                scores[i] = Score(None, f"{suite.kind} tests need language='python'; give stdin/stdout cases",
-                                  outcome="abstain")
+            elif suite.kind not in ("io", "call") and self.language != "python":
+                scores[i] = Score(None, f"{suite.kind} tests need language='python'; give stdin/stdout or "
+                                        "call-based cases", outcome="abstain")
+            elif suite.kind == "call" and self.language != "python":
+                scores[i], rows_entry = self._call_row(code, suite)
+                if rows_entry is not None:
+                    rows[i] = rows_entry
             elif suite.kind == "asserts" and self.strict:
                 scores[i] = Score(None, "unusable tests: they cannot be checked in the trainer (random inputs, "
                                         "helpers, try) and strict=True", outcome="abstain")
@@ -242,19 +292,31 @@ class CodeReward(Reward):
                 rows[i] = Row(code, suite, prompt=(prompt[0], list(prompt[2])))
         return scores, rows, entry_points
 
+    def _call_row(self, code: str, suite: Suite) -> tuple[Score | None, Row | None]:
+        """A call-based row in a compiled language: the solution with its driver (``drivers``), or its score."""
+        try:
+            for call in suite.calls:
+                json.dumps(_lists(call.args), allow_nan=False)
+            program = call_program(self.language, code, suite.fn_name)
+        except (ValueError, TypeError) as exc:
+            return Score(None, f"unusable tests: {exc}", outcome="error"), None
+        if isinstance(program, str):
+            return Score(0.0, program, False, outcome="ok"), None
+        return None, Row(program.code, suite, files=program.files)
+
     def _build(self, rows: dict[int, Row], scores: list[Score | None], batch: Batch) -> None:
         """Compile each row's program once (its cases then run the build); failures are scored here."""
         from rewardhub import sandbox
 
         order = list(rows)
-        programs = (sandbox.Program(rows[i].code, language=self.language, compile_only=True,
+        programs = (sandbox.Program(rows[i].code, files=rows[i].files, language=self.language, compile_only=True,
                                     memory_mb=self.memory_mb, output_limit=BUILD_LIMIT) for i in order)
         for index, build in sandbox.run_each(programs, backend=self.backend, **self.backend_options):
             i = order[index]
             if build.error is not None:
                 scores[i] = Score(None, f"sandbox failed: {build.error}", outcome="error")
             elif build.executable is None:
-                scores[i] = Score(0.0, build.reason or COMPILE_ERROR, False, outcome="ok")
+                scores[i] = Score(0.0, self._compile_failure(build), False, outcome="ok")
             else:
                 rows[i].build = build.executable
         for i in order:
@@ -274,6 +336,11 @@ class CodeReward(Reward):
                 for case, (stdin, _) in enumerate(suite.io):
                     parts[next(numbers)] = (i, case)
                     yield Program(row.code, stdin=stdin, language=self.language, executable=row.build, **limits)
+            elif suite.kind == "call" and self.language != "python":
+                for case, call in enumerate(suite.calls):
+                    parts[next(numbers)] = (i, case)
+                    yield Program(row.code, stdin=json.dumps(_lists(call.args)), files=row.files, language=self.language,
+                                  executable=row.build, **limits)
             elif suite.kind == "call":
                 for case, call in enumerate(suite.calls):
                     parts[next(numbers)] = (i, case)
@@ -296,6 +363,9 @@ class CodeReward(Reward):
         if kind == "io":
             row.verdicts[part] = self._io_verdict(result, row.suite.io[part][1])
             return
+        if kind == "call" and self.language != "python":
+            row.verdicts[part] = self._driven_verdict(result, row.suite.calls[part])
+            return
         count = {"call": 1, "probe": len(row.suite.probes), "asserts": len(row.suite.scripts)}[kind]
         report = read_report(result, count)
         early = _not_loaded(report, result)
@@ -309,7 +379,12 @@ class CodeReward(Reward):
             elif entry != "value":
                 row.verdicts[part] = _error_name(value)
             else:
-                row.verdicts[part] = None if row.suite.calls[part].matches(value, self.float_tolerance) else "wrong answer"
+                try:
+                    matched = row.suite.calls[part].matches(value, self.float_tolerance, self.float_abs_tolerance)
+                except ObjectUsed as exc:  # only a standard-library value escapes: no verdict on it here
+                    row.unusable = str(exc)
+                    return
+                row.verdicts[part] = None if matched else "wrong answer"
             return
         row.early = early
         if early:
@@ -351,22 +426,51 @@ class CodeReward(Reward):
         reason = f"{passed}/{total} {'cases' if row.suite.kind in ('io', 'call') else 'tests'} passed"
         if row.early:
             return Score(0.0, f"{reason}; {row.early}{note}", False, outcome="ok")
-        if COMPILE_ERROR in row.verdicts:  # scored as a failed build is (the build and its runs in one)
-            return Score(0.0, COMPILE_ERROR, False, outcome="ok")
+        built = next((why for why in row.verdicts if why and why.startswith(COMPILE_ERROR)), None)
+        if built:  # scored as a failed build is (the build and its runs in one)
+            return Score(0.0, built, False, outcome="ok")
         failure = next(((n, why) for n, why in enumerate(row.verdicts, 1) if why is not None), None)
         if failure:
             reason += f"; {failure[1]} on case {failure[0]}"
         return Score(value, reason + note, passed == total, outcome="ok")
 
+    def _compile_failure(self, result: Any) -> str:
+        """Why a build failed: the compiler's first error (quoted), or the limit it hit."""
+        if result.reason != COMPILE_ERROR:  # the build hit a limit ("compile timeout after 30 s")
+            return result.reason if result.reason.startswith("compile") else f"build failed: {result.reason or 'no build'}"
+        first = first_compile_error(self.language, result.stderr)
+        return f"{COMPILE_ERROR}: {_quoted(first, 160)}" if first else COMPILE_ERROR
+
+    def _driven_verdict(self, result: Any, call: Any) -> str | None:
+        """A call-based case run by a driver: ``None`` when the value it printed matches, else why not."""
+        if result.reason == COMPILE_ERROR:
+            return self._compile_failure(result)
+        if result.timed_out or result.exit_code != 0 or result.stdout_truncated:
+            return result.reason or "output limit exceeded"
+        try:
+            value = read_value(result.stdout)
+        except NoValue as exc:
+            return str(exc)
+        return None if call.matches(value, self.float_tolerance) else "wrong answer"
+
     def _io_verdict(self, result: Any, expected: str) -> str | None:
         """``None`` when the case passed, else why it failed."""
         if result.reason == COMPILE_ERROR:  # a source run (no separate build) that did not compile
-            return COMPILE_ERROR
+            return self._compile_failure(result)
         if result.timed_out or result.exit_code != 0 or result.stdout_truncated:
             return result.reason or "output limit exceeded"
-        if not outputs_match(result.stdout, expected, self.float_tolerance):
+        if not outputs_match(result.stdout, expected, self.float_tolerance, self.float_abs_tolerance):
             return "wrong output"
         return None
+
+
+def _lists(value: Any) -> Any:
+    """A case's arguments as JSON has them (tuples are lists)."""
+    if isinstance(value, list | tuple):
+        return [_lists(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _lists(item) for key, item in value.items()}
+    return value
 
 
 def _run_count(row: Row) -> int:

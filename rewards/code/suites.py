@@ -19,6 +19,7 @@ planner computes only known values with bounded operations).
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import math
@@ -29,6 +30,7 @@ from typing import Any
 
 from rewardhub import RewardhubError
 
+from ._plain import ObjectUsed
 from .checks import NotConvertible, Planner
 
 _CHECK_CALL = re.compile(r"^check\s*\(", re.M)
@@ -49,12 +51,12 @@ class CallCase:
     expected: Any
     wrapped: bool = False
 
-    def matches(self, value: Any, tolerance: float | None) -> bool:
+    def matches(self, value: Any, tolerance: float | None, absolute: float | None = None) -> bool:
         got = _lists(value)  # JSON has no tuples: a tuple answer stands for a list (as in LiveCodeBench)
-        if same_value(got, self.expected, tolerance):
+        if same_value(got, self.expected, tolerance, absolute):
             return True
         return self.wrapped and isinstance(self.expected, list) and len(self.expected) == 1 \
-            and same_value(got, self.expected[0], tolerance)
+            and same_value(got, self.expected[0], tolerance, absolute)
 
 
 def _lists(value: Any) -> Any:
@@ -63,19 +65,36 @@ def _lists(value: Any) -> Any:
     return value
 
 
-def same_value(got: Any, expected: Any, tolerance: float | None = None) -> bool:
-    """``got == expected`` on built-in values; with ``tolerance``, floats may differ by that much
-    (absolute or relative) wherever they stand. Values that cannot be compared are not the same."""
+def same_value(got: Any, expected: Any, tolerance: float | None = None, absolute: float | None = None) -> bool:
+    """``got == expected`` on built-in values; with ``tolerance``, floats may differ as :func:`close_numbers`
+    allows wherever they stand. Values that cannot be compared are not the same."""
     try:
         if tolerance is not None and isinstance(got, float | int) and isinstance(expected, float) \
                 and not isinstance(got, bool):
-            return math.isclose(got, expected, rel_tol=tolerance, abs_tol=tolerance)
+            return close_numbers(got, expected, tolerance, absolute)
         if tolerance is not None and type(got) is type(expected) and isinstance(got, list | tuple) \
                 and len(got) == len(expected):
-            return all(same_value(a, b, tolerance) for a, b in zip(got, expected, strict=True))
+            return all(same_value(a, b, tolerance, absolute) for a, b in zip(got, expected, strict=True))
         return bool(got == expected)
+    except ObjectUsed as exc:
+        if exc.standard:  # a standard-library value the trainer cannot check: the caller abstains
+            raise
+        return False
     except (TypeError, ValueError, ArithmeticError, RecursionError):
         return False
+
+
+def close_numbers(got: float, expected: float, tolerance: float, absolute: float | None = None) -> bool:
+    """``got`` within ``tolerance`` of ``expected``, *relative* to ``expected``: an absolute slack would let
+    ``return 0`` pass every answer near 1e-7. Only an expected 0 is met within ``tolerance`` absolutely, and
+    ``absolute`` (the ``float_abs_tolerance`` param: the user asks for it) allows that much error anywhere."""
+    if not (math.isfinite(got) and math.isfinite(expected)):
+        return got == expected
+    if absolute is not None and abs(got - expected) <= absolute:
+        return True
+    if expected == 0:
+        return abs(got) <= tolerance
+    return math.isclose(got, expected, rel_tol=tolerance, abs_tol=0.0)
 
 
 @dataclass(frozen=True)
@@ -182,12 +201,26 @@ def python_tests(scripts: list[str], entry_point: str | None, trusted: frozenset
     """Test code as probes checked here where the planner follows every script, else as scripts for the
     harness's test process."""
     scripts = [_with_check_call(script, entry_point) for script in scripts]
+    for number, script in enumerate(scripts, 1):
+        _check_syntax(script, number)
     planner = Planner(entry_point, trusted)
     try:
         cases = [planner.script(script) for script in scripts]
     except (NotConvertible, SyntaxError, ValueError, RecursionError, MemoryError):
         return Suite("asserts", scripts=scripts)
     return Suite("probe", probes=planner.calls, cases=cases)
+
+
+def _check_syntax(script: str, number: int) -> None:
+    """Test code that is not Python (a cut or badly joined column) is unusable: the row abstains rather than
+    score every program 0 on "SyntaxError on case 1"."""
+    try:
+        ast.parse(script)
+    except SyntaxError as exc:
+        raise UnusableTestsError(f"test {number} is not valid Python ({exc.msg}, line {exc.lineno}): is the tests "
+                                 f"column cut short or badly joined?") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise UnusableTestsError(f"test {number} cannot be parsed ({type(exc).__name__})") from None
 
 
 def _with_check_call(script: str, entry_point: str | None) -> str:

@@ -196,10 +196,16 @@ _PPS = re.compile(r"p\.\s?p\.\s?s")
 _PS = re.compile(r"p\.\s?s\.")
 
 
+def postscript_match(value: str, marker: str) -> re.Match[str] | None:
+    """Where IFEval finds the postscript ``marker`` (in the lowercased text; offsets are the text's)."""
+    marker = marker.strip()
+    pattern = {"P.P.S": _PPS, "P.S.": _PS}.get(marker) or _literal(marker.lower(), 0)
+    return pattern.search(value.lower())
+
+
 def postscript(value: str, args: dict[str, Any]) -> Result:
     marker = args["postscript_marker"].strip()
-    pattern = {"P.P.S": _PPS, "P.S.": _PS}.get(marker) or _literal(marker.lower(), 0)
-    found = pattern.search(value.lower()) is not None
+    found = postscript_match(value, marker) is not None
     return found, f"postscript {marker!r} {'found' if found else 'missing'}"
 
 

@@ -1,11 +1,14 @@
 """The padding guard: a counting instruction met only by filler is not followed.
 
-IFEval counts ``filler filler filler ...`` (or ``1 2 3 ... 300``) as 300 words; a policy finds that at
-once. A length instruction (words or sentences *at least*, a number of paragraphs) is therefore also
-checked without filler: units that repeat earlier text, and units without a single letter (numbers,
-punctuation runs). When the response meets the count only thanks to filler, and filler is more than
-``max_share`` of it, the instruction fails. Natural text repeats little (a few percent of its 4-grams)
-and is mostly letters, so verdicts on real responses are IFEval's.
+IFEval counts ``filler filler filler ...`` (or ``1 2 3 ... 300``, or ``t.h.i.s`` as four words) as words;
+a policy finds that at once. A length instruction (words or sentences *at least*, a number of
+paragraphs) is therefore also checked without filler: units that repeat earlier text, units without a
+letter or digit (punctuation runs), a count (``41 42 43 ...``: numbers one apart, after the first
+``COUNT_FREE`` of a run; any constant step after ``STEP_FREE``), and letters spelled one by one
+(``t.h.i.s``: every letter after the first). Numbers that are content (a list of primes, a timetable,
+scores, years) count as words, as IFEval counts them. When the response meets the count only thanks to
+filler, and filler is more than ``max_share`` of it, the instruction fails. Natural text repeats little
+(a few percent of its 4-grams), so verdicts on real responses are IFEval's.
 """
 
 from __future__ import annotations
@@ -16,16 +19,35 @@ from . import text as measure
 from .checks import divided_paragraphs
 
 NGRAM = 4  # a word counts as repeated when the 4 words it starts were already seen together
+COUNT_FREE = 10  # numbers one apart in a row: the first 10 are content ("2019, 2020, 2021"), the rest a count
+STEP_FREE = 50  # numbers a constant step apart in a row: the first 50 are content (leap years), the rest filler
 
 
 def filler_words(value: str) -> tuple[int, int]:
-    """(words, filler words: those starting a 4-gram seen earlier in the text, or without a letter)."""
-    tokens = [w.lower() for w in measure.words(value)]
+    """(words, filler words: those starting a 4-gram seen earlier in the text, without a letter or digit,
+    counting on, or spelling a word letter by letter)."""
+    found = list(measure.word_matches(value))
+    tokens = [m.group().lower() for m in found]
     seen: set[tuple[str, ...]] = set()
-    filler = 0
+    filler = run = step_run = 0
+    previous: list[int] = []  # the last two numbers of the current run of number tokens
     for i, token in enumerate(tokens):
         gram = tuple(tokens[i : i + NGRAM])
-        filler += not _has_letter(token) or (len(gram) == NGRAM and gram in seen)
+        counting = spelled = False
+        if token.isdigit() and len(token) <= 18:
+            number = int(token)
+            step = number - previous[-1] if previous else None
+            same_step = len(previous) > 1 and step == previous[-1] - previous[-2]
+            run = run + 1 if step in (1, -1) else 1
+            step_run = step_run + 1 if same_step else (2 if previous else 1)
+            previous = [*previous[-1:], number]
+            counting = run > COUNT_FREE or step_run > STEP_FREE
+        else:
+            previous, run, step_run = [], 0, 0
+            if len(token) == 1 and i and len(tokens[i - 1]) == 1 and token.isalpha():
+                gap = found[i].start() - found[i - 1].end()
+                spelled = gap == 1 and not value[found[i].start() - 1].isspace()
+        filler += counting or spelled or not token.strip("_") or (len(gram) == NGRAM and gram in seen)
         seen.add(gram)
     return len(tokens), filler
 
@@ -36,13 +58,14 @@ def _filler_units(units: list[str]) -> tuple[int, int]:
     filler = 0
     for unit in units:
         key = " ".join(unit.lower().split())
-        filler += key in seen or not _has_letter(key)
+        filler += key in seen or not _has_letter(key)  # a sentence or paragraph is made of words
         seen.add(key)
     return len(units), filler
 
 
 def _has_letter(text: str) -> bool:
     return any(c.isalpha() for c in text)
+
 
 
 def _units(instruction_id: str, args: dict[str, Any], value: str) -> tuple[str, int, int, int] | None:
@@ -67,6 +90,6 @@ def padded(instruction_id: str, args: dict[str, Any], value: str, max_share: flo
         return None
     unit, count, filler, threshold = units
     if count and filler / count > max_share and count - filler < threshold:
-        return (f"reaches {threshold} {unit} only by filler ({filler} of {count} {unit} repeat earlier text "
-                f"or have no letter; {count - filler} without them)")
+        return (f"reaches {threshold} {unit} only by filler ({filler} of {count} {unit} repeat earlier text, "
+                f"count on, spell letters or hold no letter or digit; {count - filler} without them)")
     return None

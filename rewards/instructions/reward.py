@@ -17,10 +17,11 @@ from typing import Any
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from ..deps import require
+from ..text import canonical
 from . import text as measure
 from .checks import resolve
 from .errors import InstructionRowError
-from .padding import padded
+from .guards import gamed
 
 MODES = ("strict", "loose")
 
@@ -57,6 +58,8 @@ class InstructionFollowing(Reward):
 
     def score_sample(self, text: str, row: Row) -> Score:
         instructions = self._instructions(row)
+        if self.max_repeated_share is not None:  # the gaming guard reads what a reader sees (guards.py)
+            text = canonical(text)
         if not instructions:
             return Score(None, f"no instructions in column {self.instructions_column!r}")
         variants = list(dict.fromkeys(loose_variants(text))) if self.mode == "loose" else [text]  # any one may pass
@@ -80,9 +83,9 @@ class InstructionFollowing(Reward):
                 continue
             ok, detail = instruction.check(variant, args)
             if ok and self.max_repeated_share is not None:
-                padding = padded(instruction_id, args, variant, self.max_repeated_share)
-                if padding is not None:
-                    ok, detail = False, padding
+                gaming = gamed(instruction_id, args, variant, self.max_repeated_share)
+                if gaming is not None:
+                    ok, detail = False, gaming
             if ok:
                 return None
             first_reason = first_reason or detail

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from typing import Any
 
 _WORD = re.compile(r"\w+")
 LANGDETECT_SEED = 0
 # What the measurements import (``require``-d when the reward is built): rewardhub[ifeval].
-MODULES = ("nltk", "punkt", "langdetect")
+MODULES = ("nltk", "punkt", "langdetect", "stop_words")
 
 
 def count_words(text: str) -> int:
@@ -27,6 +28,11 @@ def count_words(text: str) -> int:
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text)
+
+
+def word_matches(text: str) -> Iterator[re.Match[str]]:
+    """IFEval's words with their places in ``text``."""
+    return _WORD.finditer(text)
 
 
 @functools.lru_cache(maxsize=512)

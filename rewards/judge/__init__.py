@@ -2,7 +2,7 @@
 limits and retries (``client``, ``limits``), a shared cache (``cache``), verdict parsing (``parse``)
 and the reward (``reward``)."""
 
-from .errors import JudgeConfigError, JudgeInputError, JudgeRequestError
+from .errors import JudgeConfigError, JudgeContextOverflow, JudgeInputError, JudgeRequestError
 from .reward import JudgeReward
 
-__all__ = ["JudgeConfigError", "JudgeInputError", "JudgeRequestError", "JudgeReward"]
+__all__ = ["JudgeConfigError", "JudgeContextOverflow", "JudgeInputError", "JudgeRequestError", "JudgeReward"]

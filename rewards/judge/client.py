@@ -1,5 +1,7 @@
-"""Talk to an OpenAI-compatible chat endpoint: concurrency limit, rate budgets, retries, timeouts.
+"""Talk to an inference server: concurrency limit, rate budgets, retries, timeouts, deadlines.
 
+The one HTTP client of the model-backed families: the judge's chat completions (``ask``) and the
+served reward models' pooling requests (``post`` to any route, read by the caller's reader) share it.
 Requests go through the process's one client for the endpoint (``pool``), on rewardhub's
 background loop; the SDK's own retries are off so that this module decides what is retried and
 for how long. The API key is read from the environment when the client is made, never stored on
@@ -12,19 +14,23 @@ import asyncio
 import concurrent.futures
 import contextlib
 import os
+import re
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, TypeVar
 
 from . import pool
-from .errors import JudgeConfigError, JudgeRequestError
+from .errors import JudgeConfigError, JudgeContextOverflow, JudgeRequestError
 from .limits import backoff_delay, retry_after
+from .reasoning import final_answer
 from .response import MalformedResponse, read_completion, read_logprobs, stored_logprobs
-from .shared_limits import budget
+from .shared_limits import areserve, budget
 
 _RETRYABLE_STATUS = {408, 409, 429}
 _PLACEHOLDER_KEY = "EMPTY"  # what local OpenAI-compatible servers (vLLM, SGLang) accept without a key
 _CHARS_PER_TOKEN = 4
+T = TypeVar("T")
 
 
 @dataclass
@@ -74,27 +80,19 @@ class Answer:
 
 
 @dataclass(frozen=True)
-class Endpoint:
-    """Where and how to ask: the request-shaping params of the judge."""
+class Connection:
+    """Where to send requests: the server's OpenAI base URL (``.../v1``; ``None`` is OpenAI's), the served
+    model's name and the environment variable holding the API key."""
 
     base_url: str | None
     model: str
     api_key_env: str
-    temperature: float
-    max_tokens: int
-    top_logprobs: int | None  # ask for logprobs with this many alternatives per token
 
-    def request(self, messages: list[dict[str, str]]) -> dict[str, Any]:
-        """The chat request body for ``messages``."""
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-        }
-        if self.top_logprobs:
-            body.update(logprobs=True, top_logprobs=self.top_logprobs)
-        return body
+    def root_url(self) -> str:
+        """The server's root (``base_url`` without its ``/v1``), where vLLM and SGLang mount their
+        non-OpenAI routes (``/classify``, ``/pooling``) and OpenRLHF's ``serve_rm`` its ``/get_reward``."""
+        url = (self.base_url or "https://api.openai.com/v1").rstrip("/")
+        return url.removesuffix("/v1")
 
     def api_key(self) -> str:
         key = os.environ.get(self.api_key_env)
@@ -106,6 +104,34 @@ class Endpoint:
                 f"api_key_env to the variable that holds it, or point base_url at a server that needs none)"
             )
         return _PLACEHOLDER_KEY
+
+
+@dataclass(frozen=True)
+class Endpoint(Connection):
+    """Where and how to ask: the request-shaping params of the judge."""
+
+    temperature: float = 0.0
+    max_tokens: int = 4096
+    top_logprobs: int | None = None  # ask for logprobs with this many alternatives per token
+    reasoning_effort: str | None = None  # "low" / "medium" / "high" for reasoning models
+    thinking_budget: int | None = None  # most tokens a reasoning model may think before it answers
+
+    def request(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        """The chat request body for ``messages`` (reasoning fields only when set: OpenAI refuses unknown ones)."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        if self.top_logprobs:
+            body.update(logprobs=True, top_logprobs=self.top_logprobs)
+        if self.reasoning_effort is not None:
+            body["reasoning_effort"] = self.reasoning_effort
+        if self.thinking_budget is not None:  # vLLM's field, and the kwarg Qwen3-style chat templates read (SGLang)
+            body["thinking_token_budget"] = self.thinking_budget
+            body["chat_template_kwargs"] = {"thinking_budget": self.thinking_budget}
+        return body
 
 
 @dataclass(frozen=True)
@@ -122,18 +148,19 @@ class Policy:
 class _Attempt(Exception):
     """One failed attempt: a redacted reason, whether to retry, and the server's Retry-After."""
 
-    def __init__(self, reason: str, retryable: bool, wait: float | None = None):
+    def __init__(self, reason: str, retryable: bool, wait: float | None = None, overflow: bool = False):
         super().__init__(reason)
-        self.reason, self.retryable, self.wait = reason, retryable, wait
+        self.reason, self.retryable, self.wait, self.overflow = reason, retryable, wait, overflow
 
 
 class JudgeClient:
-    """Sends judge requests within the concurrency limit and rate budgets, retrying transient failures.
+    """Sends requests within the concurrency limit and rate budgets, retrying transient failures.
 
-    Its coroutines run on rewardhub's background loop (the reward moves them there).
+    Its coroutines run on rewardhub's background loop (the reward moves them there). ``endpoint`` is a
+    :class:`Connection` (an :class:`Endpoint` for chat completions).
     """
 
-    def __init__(self, endpoint: Endpoint, policy: Policy, *, rpm: float | None = None, tpm: float | None = None,
+    def __init__(self, endpoint: Connection, policy: Policy, *, rpm: float | None = None, tpm: float | None = None,
                  share_limits: str = "process"):
         self.endpoint = endpoint
         self.policy = policy
@@ -174,7 +201,15 @@ class JudgeClient:
         return client, self._semaphore
 
     async def ask(self, body: dict[str, Any], stats: JudgeStats, deadline: float) -> Answer:
-        """The endpoint's answer to ``body``; raises ``JudgeRequestError`` once retries or time run out."""
+        """The endpoint's chat answer to ``body``; raises ``JudgeRequestError`` once retries or time run out."""
+        return await self.post("/chat/completions", body, stats, deadline, _read_completion)
+
+    async def post(self, path: str, body: dict[str, Any], stats: JudgeStats, deadline: float,
+                   read: Callable[[Any, str], tuple[T, tuple[int, int]]]) -> T:
+        """POST ``body`` to ``path`` (relative to ``base_url``, or an absolute URL) and ``read`` the JSON answer
+        into a value and its (prompt, completion) token usage. ``read`` gets the API key to redact and raises
+        :class:`MalformedResponse` on an answer of another shape (not retried: the row abstains).
+        Raises ``JudgeRequestError`` once retries or time run out."""
         client, semaphore = await self._started()
         tokens = _estimate_tokens(body)
         attempt = 0
@@ -183,9 +218,11 @@ class JudgeClient:
                 async with semaphore:
                     await self._wait_for_budget(tokens)
                     stats.requests += 1
-                    return await self._send(client, body, tokens, stats, deadline)
+                    return await self._send(client, path, body, (tokens, read), stats, deadline)
             except _Attempt as failed:
                 left = deadline - time.monotonic()
+                if failed.overflow:
+                    raise JudgeContextOverflow(failed.reason) from None
                 if not failed.retryable or attempt >= self.policy.max_retries:
                     stats.failures += 1
                     tries = f" after {attempt + 1} attempts" if attempt else ""
@@ -201,10 +238,10 @@ class JudgeClient:
                 await asyncio.sleep(wait)
 
     async def _wait_for_budget(self, tokens: int) -> None:
-        waits = [bucket.reserve(amount) for bucket, amount in ((self.rpm, 1), (self.tpm, tokens)) if bucket]
-        if waits and max(waits) > 0:
+        wait = await areserve([(self.rpm, 1), (self.tpm, tokens)])  # one Redis round trip, off the loop
+        if wait > 0:
             try:
-                await asyncio.sleep(max(waits))
+                await asyncio.sleep(wait)
             except asyncio.CancelledError:  # never sent: hand the budget back
                 if self.rpm:
                     self.rpm.give_back(1)
@@ -212,17 +249,23 @@ class JudgeClient:
                     self.tpm.give_back(tokens)
                 raise
 
-    async def _send(self, client: Any, body: dict[str, Any], tokens: int, stats: JudgeStats, deadline: float) -> Answer:
+    async def _send(self, client: Any, path: str, body: dict[str, Any], reading: tuple[int, Callable[..., Any]],
+                    stats: JudgeStats, deadline: float) -> Any:
+        tokens, read = reading
         limit = min(self.policy.timeout, max(deadline - time.monotonic(), 0.0))
         try:
             # The SDK's generic POST (auth, base URL, error types) with the body as is and the JSON
             # answer as a dict: a third less CPU per request than building and validating typed models;
             # asyncio.timeout, unlike wait_for, starts no extra task per request.
             async with asyncio.timeout(limit):
-                data = await client.post("/chat/completions", cast_to=object, body=body)
+                data = await client.post(path, cast_to=object, body=body)
         except Exception as exc:
             raise _classify(exc, limit, client.api_key) from None
-        answer, used = _read_completion(data, client.api_key)
+        try:
+            answer, used = read(data, client.api_key)
+        except MalformedResponse as exc:
+            raise _Attempt(redact(f"endpoint answered {path} in an unexpected shape ({exc})", client.api_key),
+                           retryable=False) from None
         stats.prompt_tokens += used[0]
         stats.completion_tokens += used[1]
         if self.tpm and any(used):
@@ -252,10 +295,16 @@ def _read_completion(data: Any, key: str) -> tuple[Answer, tuple[int, int]]:
     except MalformedResponse as exc:
         raise _Attempt(redact(f"endpoint returned no chat completion ({exc}): {_described(data)}", key),
                        retryable=False) from None
-    if content is None:
-        finish = redact(_described(choice.get("finish_reason")), key)
-        raise _Attempt(f"endpoint returned no text (finish_reason={finish})", retryable=False)
-    return Answer(content, read_logprobs(choice)).redacted(key), used
+    finish = redact(_described(choice.get("finish_reason")), key)
+    thinking = any(isinstance(choice["message"].get(f), str) for f in ("reasoning_content", "reasoning"))
+    if content is None or not content.strip():
+        hint = ": it was still reasoning; raise max_tokens or set thinking_budget" if thinking else ""
+        raise _Attempt(f"endpoint returned no text (finish_reason={finish}){hint}", retryable=False)
+    final, logprobs, unclosed = final_answer(content, read_logprobs(choice))
+    if unclosed or not final.strip():
+        raise _Attempt(f"endpoint returned reasoning and no final answer (finish_reason={finish}): raise max_tokens "
+                       f"or set thinking_budget", retryable=False)
+    return Answer(final, logprobs).redacted(key), used
 
 
 def _described(data: Any) -> str:
@@ -277,8 +326,23 @@ def _classify(exc: Exception, limit: float, key: str) -> _Attempt:
         status = exc.status_code
         retryable = status in _RETRYABLE_STATUS or status >= 500
         wait = retry_after(exc.response.headers) if retryable else None
-        return _Attempt(_reason(f"HTTP {status}", exc, key), retryable, wait)
+        overflow = status in (400, 413) and _past_context(exc)
+        return _Attempt(_reason(f"HTTP {status}", exc, key), retryable and not overflow, wait, overflow)
     return _Attempt(_reason("invalid response", exc, key), retryable=False)
+
+
+def _past_context(exc: Exception) -> bool:
+    """The endpoint refused the request as longer than its model's context (OpenAI, vLLM, TGI, llama.cpp wordings)."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and body.get("code") == "context_length_exceeded":
+        return True
+    detail = body.get("message") if isinstance(body, dict) else None
+    return _CONTEXT_OVERFLOW.search(detail if isinstance(detail, str) else str(exc)) is not None
+
+
+_CONTEXT_OVERFLOW = re.compile(
+    r"context[ _](?:length|size|window)|maximum context|prompt is too long|too many (?:input )?tokens"
+    r"|max_new_tokens`? must be <=|exceeds? the (?:available )?context", re.IGNORECASE)
 
 
 def _reason(what: str, exc: Exception, key: str) -> str:
@@ -299,9 +363,12 @@ def _secret(key: str) -> bool:
 
 
 def _estimate_tokens(body: dict[str, Any]) -> int:
-    """Tokens a request may use before we know: prompt characters / 4 plus the answer budget."""
-    chars = sum(len(str(m.get("content", ""))) for m in body["messages"])
-    return chars // _CHARS_PER_TOKEN + int(body.get("max_tokens") or 0)
+    """Tokens a request may use before we know: prompt characters / 4 (token ids count one each) plus the
+    answer budget."""
+    chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", ()))
+    ids = sum(len(item) if isinstance(item, list) else len(str(item)) // _CHARS_PER_TOKEN
+              for item in body.get("input", ()))
+    return chars // _CHARS_PER_TOKEN + ids + int(body.get("max_tokens") or 0)
 
 
 def shorten(text: str, limit: int = 200) -> str:

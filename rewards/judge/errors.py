@@ -20,3 +20,8 @@ class JudgeInputError(JudgeError, ValueError):
 class JudgeRequestError(JudgeError, InfrastructureError):
     """The endpoint gave no usable answer after retries; the message is the (redacted) reason. The
     row abstains (``None``, outcome ``error``) under every ``on_error`` policy."""
+
+
+class JudgeContextOverflow(JudgeRequestError):
+    """The endpoint refused the request as longer than its model's context (HTTP 400 "maximum context length"):
+    the completion's doing (a long or padded answer), so the pointwise judge scores it a failure, not an abstention."""

@@ -5,9 +5,11 @@
 - ``rubric``: weighted criteria (per row from a column, or in params), each judged yes/no in its own
   request; the score is the weighted share met, the failed criteria are named in the reason.
 - ``pairwise`` / ``groupwise`` (:mod:`.ranking`): the completions of one prompt compared in one call.
+- ``ruler`` (:mod:`.ruler`): a group's agent trajectories graded 0..1 in one call, their shared prefix sent once.
 - ``trajectory``: pointwise on an agent's whole episode (``{episode}``: every message, the tool calls
   made and their results) and the environment's final state (``{env_state}``); built-in template
   ``trajectory``. Any per-row mode's template (pointwise, label, rubric) may show those fields too.
+- ``verify`` (:mod:`.verify`): is the final answer equivalent to the reference? A / B / C, CompassVerifier style.
 
 Every mode keeps the judge's machinery: one shared client, rate budgets, retries, the cache, a
 deadline, and abstention (never a 0) when the endpoint fails or its answer cannot be read.
@@ -22,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rewardhub import Batch, MissingColumnError, Param, Score, factory_params
+from rewardhub import Batch, MissingColumnError, Score
+from rewardhub.rewards.text import canonical
 
 from .client import Answer, JudgeStats, shorten
 from .errors import JudgeConfigError, JudgeInputError
@@ -70,7 +73,8 @@ class LabelJudge(JudgeReward):
 def read_label(text: str, labels: list[str]) -> str | None:
     """The one label ``text`` gives: a JSON ``label`` field, the last ``Label: ...`` line, the whole answer,
     else the only label it mentions (longest match; a negated mention does not count). Quoted text
-    (``"..."``, ``>`` lines) gives no label."""
+    (``"..."``, ``>`` lines, backticks, fences) gives no label. The answer is read canonically."""
+    text = canonical(text)
     try:
         data = json.loads(text.strip().removeprefix("```json").removesuffix("```"))
     except (ValueError, RecursionError):
@@ -178,6 +182,10 @@ class RubricJudge(JudgeReward):
             try:
                 row = batch.row(i)
                 criteria = self.rubric or parse_rubric(row[self.rubric_column], f"column {self.rubric_column!r}")
+                hollow = self._hollow(batch, i)
+                if hollow is not None:  # nothing to judge: no criterion is met (hollow.py)
+                    plans.append(hollow)
+                    continue
                 plan = []
                 for criterion in criteria:
                     messages = self._conversation(
@@ -226,43 +234,3 @@ class TrajectoryJudge(JudgeReward):
         """The parts of the trajectory view the template shows (``{episode}`` is drawn from ``messages``)."""
         shown = {"episode": "messages", "env_state": "env_state"}
         return tuple(column for field, column in shown.items() if field in self.template.fields)
-
-
-# ----- one registry name -----------------------------------------------------------------------------------
-def _mode_classes() -> dict[str, type[JudgeReward]]:
-    from .ranking import GroupwiseJudge, PairwiseJudge
-
-    return {"pointwise": JudgeReward, "label": LabelJudge, "rubric": RubricJudge,
-            "pairwise": PairwiseJudge, "groupwise": GroupwiseJudge, "trajectory": TrajectoryJudge}
-
-
-class JudgeFactory:
-    """The ``judge`` registry entry: ``mode`` picks the class; the other params are that mode's."""
-
-    name = "judge"
-    description = ("LLM-as-judge via an OpenAI-compatible endpoint (modes: pointwise, label, rubric, pairwise, "
-                   "groupwise, trajectory): async, rate-limited, retried, cached")
-
-    def params(self) -> dict[str, Param]:
-        merged = {"mode": Param("mode", "pointwise", "str")}
-        for cls in _mode_classes().values():
-            for name, param in factory_params(cls).items():
-                merged.setdefault(name, param)
-        return merged
-
-    def __call__(self, *, mode: str = "pointwise", **params: Any) -> JudgeReward:
-        classes = _mode_classes()
-        if mode not in classes:
-            raise JudgeConfigError(f"judge mode must be one of {', '.join(classes)}; got {mode!r}")
-        cls = classes[mode]
-        accepted = set(factory_params(cls)) | set(factory_params(JudgeReward))
-        foreign = sorted(set(params) - accepted)
-        if foreign:
-            raise JudgeConfigError(f"judge mode {mode!r} takes no param(s) {', '.join(foreign)}")
-        return cls(**params)
-
-    def __repr__(self) -> str:
-        return f"<reward factory 'judge' (modes: {', '.join(_mode_classes())})>"
-
-
-JUDGE = JudgeFactory()

@@ -4,7 +4,10 @@ Chatty answers hold incidental numbers ("I looked at 3 aspects of the answer..."
 the score is a wrong reward, so a number counts only where graders put scores, and an answer with
 none abstains. The grammar, in order (the first form present decides; docs/judge.md has examples):
 
-Quoted text (``"Score: 10"``, a ``>`` line) is the response quoted, read only when nothing else is.
+The answer is read canonically (``rewards/text``: invisible characters, full-width forms, line breaks).
+Quoted text (``"Score: 10"``, a ``>`` line, ```` `Score: 10` ````, a fenced block) is the response
+quoted, never the judge's score; it is read only as a label's value (``Score: "7"``, ``Winner: `1` ``),
+when it is the whole answer, or as a fenced JSON object closing the answer.
 
 numbers:  JSON field ``{"score": 7}`` (or rating, grade); a marker ``[[7]]`` (MT-Bench) or
           ``[RESULT] 7`` (Prometheus); a label ``Score: 7`` / ``Final rating - 8/10`` /
@@ -20,12 +23,15 @@ When one form yields different scores and nothing says which is final, the answe
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from rewardhub.rewards.text import canonical
 
 PARSE_MODES = ("auto", "number", "yes_no", "json")
 
@@ -137,26 +143,57 @@ class _Found:
 def parse_answer(text: str, mode: str, scale: ScoreScale) -> Parsed:
     """Read a score from ``text`` in ``mode`` (one of ``PARSE_MODES``); raise ``UnparsableAnswer`` if none.
 
-    What the judge quotes (``"..."``, a ``>`` line) is the response's text, not the judge's score: the
-    answer is read without its quotes first, and as written only when that finds nothing."""
-    outside = unquoted(text)
-    if outside != text:
-        try:
-            return _parse(outside, mode, scale)
-        except UnparsableAnswer:
-            pass
-    return _parse(text, mode, scale)
+    What the judge quotes (``"..."``, a ``>`` line, backticks, a fenced block) is the response's text,
+    not the judge's score: it is blanked before reading (see :func:`unquoted`). The span of the score
+    is kept (for logprobs) only when the canonical reading left the answer's characters as they were."""
+    read = canonical(text)
+    parsed = _parse(unquoted(read), mode, scale)
+    return parsed if read == text else dataclasses.replace(parsed, span=None)
 
 
-_QUOTE_LINES = re.compile(r"^[ \t]*>[^\n]*", re.MULTILINE)
-# Quoted spans are bounded (an opening quote never closed must not cost a scan of the rest per quote).
-_QUOTED = re.compile(r'"[^"\n]{0,400}"|“[^”\n]{0,400}”|^[ \t]*>[^\n]*', re.MULTILINE)
+# A quoted or fenced span: a closed ``` / ~~~ fence, a > line, "...", “...”, `...` (inline spans bounded:
+# an opening quote never closed must not cost a scan of the rest per quote).
+_QUOTED = re.compile(
+    r"""^[ \t]*(?P<fence>`{3,}|~{3,})[^\n]*\n.*?^[ \t]*(?P=fence)[ \t]*$
+      | ^[ \t]*>[^\n]*
+      | "[^"\n]{0,400}" | “[^”\n]{0,400}” | `[^`\n]{1,400}`""",
+    re.MULTILINE | re.DOTALL | re.VERBOSE,
+)
+# What makes a quoted span the judge's own: it is the value of a verdict label ("Score: `7`").
+_LABEL_BEFORE = re.compile(r"\b(?:score|rating|grade|verdict|label|winner|ranking|result|decision|judge?ment|"
+                           r"classification|choice)s?\b[*_ \t]*[:=][*_ \t]*$", re.IGNORECASE)
 
 
 def unquoted(text: str, spans: bool = True) -> str:
-    """``text`` with markdown quote lines and (``spans``) quoted spans ``"..."`` / ``“...”`` blanked
-    (offsets unchanged)."""
-    return (_QUOTED if spans else _QUOTE_LINES).sub(lambda m: " " * len(m.group()), text)
+    """``text`` with what it quotes blanked (offsets and line breaks unchanged): fenced blocks and ``>``
+    lines, and (``spans``) quoted spans ``"..."`` / ``“...”`` / ```` `...` ````. A span stays when it is a
+    verdict label's value, the whole answer, or a fenced JSON object closing the answer."""
+
+    objects = [m.span() for m in _JSON_OBJECT.finditer(text)] if "{" in text else []
+
+    def blank(match: re.Match[str]) -> str:
+        quoted = match.group()
+        if not spans and not match.group("fence") and not quoted.lstrip().startswith(">"):
+            return quoted
+        if quoted[0] == '"' and any(s <= match.start() and match.end() <= e for s, e in objects):
+            return quoted  # a JSON object's key or string: the object is read as a whole
+        if _judges_own(match, text):
+            return quoted
+        return re.sub(r"[^\n]", " ", quoted)
+
+    return _QUOTED.sub(blank, text)
+
+
+def _judges_own(match: re.Match[str], text: str) -> bool:
+    if not (text[: match.start()] + text[match.end() :]).strip(" \t\n.*_"):
+        return True  # the whole answer
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    if _LABEL_BEFORE.search(text[line_start : match.start()]):
+        return True
+    if match.group("fence") and not text[match.end() :].strip():
+        body = match.group().split("\n", 1)[1].strip()
+        return body.startswith("{")
+    return False
 
 
 def _parse(text: str, mode: str, scale: ScoreScale) -> Parsed:

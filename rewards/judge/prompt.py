@@ -16,7 +16,7 @@ from typing import Any
 from rewardhub import Row
 from rewardhub.completions import is_conversational, message_text
 
-from .delimit import defused, template_tags
+from .delimit import RESPONSE_MARKERS, defused, template_headers, template_tags
 from .episode_text import episode_text, state_text
 from .errors import JudgeConfigError, JudgeInputError
 
@@ -40,6 +40,8 @@ BUILTIN = {
     "criterion": Rubric("criterion.txt", "yes_no", 0.0, 1.0),
     "pairwise": Rubric("pairwise.txt", "auto", 0.0, 1.0),
     "groupwise": Rubric("groupwise.txt", "auto", 0.0, 1.0),
+    "verify": Rubric("verify.txt", "auto", 0.0, 1.0),  # A correct / B incorrect / C invalid (mode ``verify``)
+    "ruler": Rubric("ruler.txt", "auto", 0.0, 1.0),
 }
 # A template that must show the judge the completion may show the agent's whole episode instead.
 SHOWS_COMPLETION = ("completion", "episode")
@@ -56,7 +58,8 @@ class JudgeTemplate:
     origin: str
     fields: tuple[str, ...]
     rubric: Rubric
-    tags: frozenset[str] = frozenset()  # the template's own tags, escaped in completions (delimit.py)
+    tags: frozenset[str] = frozenset()  # the template's own tags, neutralised in completions (delimit.py)
+    headers: frozenset[str] = RESPONSE_MARKERS  # the template's section names, neutralised in completions
 
     @classmethod
     def load(cls, spec: str, required: str = "completion") -> JudgeTemplate:
@@ -98,7 +101,7 @@ class JudgeTemplate:
         if not any(name in fields for name in shown):
             hint = " (or {episode} for an agent's whole episode)" if required == "completion" else ""
             raise JudgeConfigError(f"{origin} never shows the judge the {required}: add {{{required}}}{hint}")
-        return cls(text, origin, tuple(dict.fromkeys(fields)), rubric, template_tags(text))
+        return cls(text, origin, tuple(dict.fromkeys(fields)), rubric, template_tags(text), template_headers(text))
 
     def render(self, row: Row, reference_column: str, extra: dict[str, str] | None = None) -> str:
         """The template filled with this row's prompt, completion text, reference and columns; ``extra``
@@ -108,16 +111,16 @@ class JudgeTemplate:
         return self.text.format_map(values)
 
     def shown(self, completion: str) -> str:
-        """A completion as the judge sees it: unable to forge this template's sections or tags."""
-        return defused(completion, self.tags)
+        """A completion as the judge sees it: read canonically, unable to forge this template's sections or tags."""
+        return defused(completion, self.tags, self.headers)
 
     def _value(self, row: Row, name: str, reference_column: str) -> str:
         if name == "completion":
             return self.shown(row.text or "")
         if name == "episode":
-            return episode_text(row["messages"][_prompt_length(row.prompt):])
+            return episode_text(row["messages"][_prompt_length(row.prompt):], self.tags, self.headers)
         if name == "env_state":
-            return state_text(row["env_state"])
+            return state_text(row["env_state"], self.tags, self.headers)
         if name == "prompt":
             if row.prompt is None:
                 raise JudgeInputError("the judge template shows {prompt} but the row has no prompt")

@@ -21,13 +21,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from rewardhub import Batch, Score
+from rewardhub.rewards.text import canonical
 
 from .client import Answer, JudgeStats, shorten
 from .errors import JudgeConfigError
+from .hollow import hollow_score
+from .parse import unquoted
 from .prompt import EPISODE_FIELDS, JudgeTemplate
 from .reward import JudgeReward
 
-_WINNER = re.compile(r"(?:winner|better(?:\s+response)?|verdict|choice)\s*(?:is\s*)?[:=]?\s*\**\s*"
+_WINNER = re.compile(r"""(?:winner|better(?:\s+response)?|verdict|choice)\s*(?:is\s*)?[:=]?[\s*`"']*"""
                      r"(?:response\s*|\[\s*)?(1|2|tie|neither|both|equal)\b", re.IGNORECASE)
 _RANKING = re.compile(r"ranking\s*[:=]\s*([^\n]+)", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+")
@@ -54,9 +57,16 @@ class _GroupJudge(JudgeReward):
         # The answer's text travels to _score_rows, which reads it for the whole group.
         return Score(0.0, answer.content, None, "ok")
 
-    def _groups(self, batch: Batch, scores: list[Score | None]) -> list[list[int]]:
-        """The groups to judge (rows with text, by prompt); rows that cannot be judged get their score."""
+    def _hollow(self, batch: Batch, index: int) -> Score | None:
+        """0.0 for a hollow completion (a judge master key): every group template shows the completions."""
+        return hollow_score(batch.texts[index], batch.row(index), self.reference_column) if self.refuses_hollow else None
+
+    def _groups(self, batch: Batch, scores: list[Score | None]) -> tuple[list[list[int]], dict[int, int]]:
+        """The groups to judge (rows with text, by prompt) and, per member, how many hollow completions
+        (hollow.py) its group had: those are ranked last unasked (0.0, a win for each other member); rows
+        that cannot be judged get their score."""
         groups = []
+        hollow_counts: dict[int, int] = {}
         for group in batch.groups():
             members = [i for i in group if batch.texts[i] is not None]
             for i in group:
@@ -67,12 +77,25 @@ class _GroupJudge(JudgeReward):
                           f"group_size is {self.group_size}")
                 for i in members:
                     scores[i] = Score(None, reason)
-            elif len(members) < 2:
-                for i in members:
+                continue
+            judged = []
+            for i in members:
+                hollow = self._hollow(batch, i)
+                if hollow is None:
+                    judged.append(i)
+                else:
+                    scores[i] = Score(0.0, f"{hollow.reason}; ranked last of its group", False)
+            hollow_count = len(members) - len(judged)
+            if len(judged) == 1 and hollow_count:
+                scores[judged[0]] = Score(1.0, f"ranked first: the {hollow_count} other completion(s) of its prompt "
+                                               f"are hollow", None)
+            elif len(judged) < 2:
+                for i in judged:
                     scores[i] = Score(None, "a lone completion of its prompt: nothing to compare with", outcome="abstain")
             else:
-                groups.append(members)
-        return groups
+                groups.append(judged)
+                hollow_counts.update(dict.fromkeys(judged, hollow_count))
+        return groups, hollow_counts
 
     def _request(self, batch: Batch, order: list[int]) -> list[dict[str, str]]:
         block = "\n\n".join(f"[Response {n}]\n{self.template.shown(batch.texts[i] or '')}\n[End of response {n}]"
@@ -91,7 +114,8 @@ class PairwiseJudge(_GroupJudge):
         scores: list[Score | None] = [None] * len(batch)
         requests: dict[tuple[str, ...], list[dict[str, str]]] = {}
         plans = []
-        for group in self._groups(batch, scores):
+        groups, hollow_counts = self._groups(batch, scores)
+        for group in groups:
             comparisons = []
             for a, b in itertools.combinations(group, 2):
                 for first, second in ((a, b), (b, a)) if self.swap else ((a, b),):
@@ -103,12 +127,13 @@ class PairwiseJudge(_GroupJudge):
             plans.append((group, comparisons))
         answers = await self._judged(requests, stats, deadline)
         for group, comparisons in plans:
-            self._score_group(group, comparisons, answers, scores)
+            self._score_group(group, comparisons, answers, scores, hollow_counts)
         return scores  # type: ignore[return-value]
 
     @staticmethod
     def _score_group(group: list[int], comparisons: list[tuple[int, int, tuple[str, ...]]],
-                     answers: dict[tuple[str, ...], Score], scores: list[Score | None]) -> None:
+                     answers: dict[tuple[str, ...], Score], scores: list[Score | None],
+                     hollow_counts: dict[int, int]) -> None:
         points = {i: 0.0 for i in group}
         counts = {i: 0 for i in group}
         for first, second, key in comparisons:
@@ -125,17 +150,20 @@ class PairwiseJudge(_GroupJudge):
             counts[first] += 1
             counts[second] += 1
         for i in group:
-            value = points[i] / counts[i]
+            value, note = beating_hollow(points[i] / counts[i], len(group) - 1, hollow_counts[i])
             scores[i] = Score(value, f"pairwise: won {points[i]:g} of {counts[i]} comparisons "
-                                     f"with {len(group) - 1} other completion(s)", None)
+                                     f"with {len(group) - 1} other completion(s){note}", None)
 
 
 def read_winner(text: str) -> int | None:
-    """1 or 2 for the winning response, 0 for a tie; ``None`` when the answer names none or disagrees."""
+    """1 or 2 for the winning response, 0 for a tie; ``None`` when the answer names none or disagrees.
+    The answer is read canonically; what it quotes (``"Winner: 1"``, a ``>`` line, backticks, a fence)
+    is the responses' text, not the judge's verdict."""
+    text = canonical(text)
     data = _json(text)
     if isinstance(data, Mapping) and "winner" in data:
         return _winner_word(str(data["winner"]))
-    found = _WINNER.findall(text[-5000:])
+    found = _WINNER.findall(unquoted(text)[-5000:])
     if found:
         return _winner_word(found[-1])
     return _winner_word(text.strip().strip("*.[]").removeprefix("Response").strip())
@@ -158,7 +186,8 @@ class GroupwiseJudge(_GroupJudge):
         scores: list[Score | None] = [None] * len(batch)
         requests: dict[tuple[str, ...], list[dict[str, str]]] = {}
         plans = []
-        for group in self._groups(batch, scores):
+        groups, hollow_counts = self._groups(batch, scores)
+        for group in groups:
             order = shuffled(group, [batch.texts[i] or "" for i in group])
             messages = self._request(batch, order)
             key = tuple(m["content"] for m in messages)
@@ -176,9 +205,17 @@ class GroupwiseJudge(_GroupJudge):
                     scores[i] = Score(None, f"groupwise: {why}", None, "error" if answer.outcome != "timeout" else "timeout")
                 continue
             for value, rank, position in rank_values(tiers):
+                value, note = beating_hollow(value, len(order) - 1, hollow_counts[order[position - 1]])
                 scores[order[position - 1]] = Score(value, f"groupwise: ranked {rank} of {len(order)} (listed as response "
-                                                           f"{position})", None)
+                                                           f"{position}){note}", None)
         return scores  # type: ignore[return-value]
+
+
+def beating_hollow(value: float, compared: int, hollow: int) -> tuple[float, str]:
+    """``value`` (a share among ``compared`` others) counting a win over each of ``hollow`` hollow members."""
+    if not hollow:
+        return value, ""
+    return (value * compared + hollow) / (compared + hollow), f"; ranked above {hollow} hollow completion(s)"
 
 
 def shuffled(group: list[int], texts: list[str]) -> list[int]:
@@ -191,12 +228,13 @@ def shuffled(group: list[int], texts: list[str]) -> list[int]:
 
 def read_ranking(text: str, n: int) -> list[list[int]] | None:
     """Tiers of response numbers, best first (``2 > 1 = 3`` -> ``[[2], [1, 3]]``); ``None`` unless every
-    number 1..n appears exactly once."""
+    number 1..n appears exactly once. Read like :func:`read_winner`: canonically, quotes ignored."""
+    text = canonical(text)
     data = _json(text)
     if isinstance(data, Mapping) and isinstance(data.get("ranking"), list):
         tiers = [[int(x)] if isinstance(x, int | str) and str(x).strip().isdecimal() else [] for x in data["ranking"]]
     else:
-        lines = _RANKING.findall(text[-5000:])
+        lines = _RANKING.findall(unquoted(text)[-5000:])
         if not lines:
             return None
         tiers = [[int(x) for x in _NUMBER.findall(part)] for part in re.split(r">|,|;|\bthen\b", lines[-1])]

@@ -4,6 +4,8 @@ Async and batched: identical requests in a batch are sent once, answers come fro
 cache when possible, the rest go out concurrently within rate budgets, with retries and a
 deadline per batch. An endpoint that fails, an answer without a score and a row left unanswered
 at the deadline are ``None`` with the reason (outcome ``error`` or ``timeout``), never a 0.
+Reasoning models: their thinking is cut off before the answer is parsed (``reasoning.py``), so only
+the final answer scores; ``reasoning_effort`` and ``thinking_budget`` go into the request.
 """
 
 from __future__ import annotations
@@ -13,16 +15,18 @@ import contextvars
 import time
 from typing import Any
 
-from rewardhub import AsyncReward, Batch, MissingColumnError, Score, background_loop, hookimpl
+from rewardhub import AsyncReward, Batch, MissingColumnError, Score, background_loop
 
 from .cache import default_cache_path, request_key, shared_cache
 from .client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten
-from .errors import JudgeConfigError, JudgeInputError, JudgeRequestError
+from .errors import JudgeConfigError, JudgeContextOverflow, JudgeInputError, JudgeRequestError
+from .hollow import hollow_score
 from .parse import PARSE_MODES, ScoreScale, UnparsableAnswer, expected_score, parse_answer
 from .prompt import JudgeTemplate
 from .shared_limits import check_share
 
 _TOP_LOGPROBS = 20
+REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 _batch_stats: contextvars.ContextVar[JudgeStats | None] = contextvars.ContextVar("judge_batch_stats", default=None)
 
 
@@ -31,6 +35,7 @@ class JudgeReward(AsyncReward):
 
     name = "judge"
     description = "LLM-as-judge via an OpenAI-compatible endpoint: async, rate-limited, retried, cached"
+    refuses_hollow = True  # hollow completions score 0 unasked; ``rewardhub check-judge`` asks the endpoint itself
 
     def __init__(
         self,
@@ -46,7 +51,9 @@ class JudgeReward(AsyncReward):
         max_score: float | None = None,
         logprobs: bool = False,
         temperature: float = 0.0,
-        max_tokens: int = 256,
+        max_tokens: int = 4096,
+        reasoning_effort: str | None = None,
+        thinking_budget: int | None = None,
         concurrency: int = 32,
         max_retries: int = 4,
         timeout: float = 60.0,
@@ -75,6 +82,12 @@ class JudgeReward(AsyncReward):
         for param, value in (("concurrency", concurrency), ("max_tokens", max_tokens), ("timeout", timeout)):
             if value <= 0:
                 raise JudgeConfigError(f"judge {param} must be positive; got {value}")
+        if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
+            raise JudgeConfigError(f"judge reasoning_effort must be one of {', '.join(REASONING_EFFORTS)} or null; "
+                                   f"got {reasoning_effort!r}")
+        if thinking_budget is not None and not 0 < thinking_budget < max_tokens:
+            raise JudgeConfigError(f"judge thinking_budget must be a positive number of tokens below max_tokens "
+                                   f"({max_tokens}), which holds the thinking and the answer; got {thinking_budget}")
         for param, value in (("deadline", deadline), ("rpm", rpm), ("tpm", tpm)):
             if value is not None and value <= 0:
                 raise JudgeConfigError(f"judge {param} must be positive or null; got {value}")
@@ -84,7 +97,8 @@ class JudgeReward(AsyncReward):
         self.system_prompt = system_prompt
         self.logprobs = logprobs
         self.batch_deadline = deadline  # graceful: answered rows keep their scores (``self.deadline`` is the core's)
-        endpoint = Endpoint(base_url, model, api_key_env, temperature, max_tokens, _TOP_LOGPROBS if logprobs else None)
+        endpoint = Endpoint(base_url, model, api_key_env, temperature, max_tokens, _TOP_LOGPROBS if logprobs else None,
+                            reasoning_effort, thinking_budget)
         endpoint.api_key()  # fail now, not mid-training, when OpenAI itself is asked without a key
         self.client = JudgeClient(
             endpoint, Policy(concurrency, timeout, max_retries, backoff, max_backoff), rpm=rpm, tpm=tpm,
@@ -133,6 +147,10 @@ class JudgeReward(AsyncReward):
                 rows.append(Score(None, batch.text_errors[i]))
                 continue
             try:
+                hollow = self._hollow(batch, i)
+                if hollow is not None:  # nothing to judge: 0.0, the judge is not asked (hollow.py)
+                    rows.append(hollow)
+                    continue
                 messages = self._messages(batch, i)
             except (MissingColumnError, JudgeInputError) as exc:
                 rows.append(self._failure(exc))
@@ -144,6 +162,12 @@ class JudgeReward(AsyncReward):
             rows.append(key)
         scores = await self._judged(requests, stats, deadline)
         return [row if isinstance(row, Score) else scores[row] for row in rows]
+
+    def _hollow(self, batch: Batch, index: int) -> Score | None:
+        """0.0 for a hollow completion (a judge master key) when the template shows the completion."""
+        if not self.refuses_hollow or "completion" not in self.template.fields:
+            return None
+        return hollow_score(batch.texts[index], batch.row(index), self.reference_column)
 
     def _messages(self, batch: Batch, index: int) -> list[dict[str, str]]:
         return self._conversation(self.template.render(batch.row(index), self.reference_column))
@@ -197,6 +221,8 @@ class JudgeReward(AsyncReward):
         """Ask the endpoint and parse its answer at once (parsing overlaps the other requests' waits)."""
         try:
             answer = await self.client.ask(body, stats, deadline)
+        except JudgeContextOverflow as exc:  # the completion's doing: a scored failure, never an abstention
+            return None, Score(0.0, f"too long for the judge: {exc}", False)
         except JudgeRequestError as exc:
             return None, Score(None, f"judge unavailable: {exc}", None, "error")  # whatever on_error says
         return answer, self._score(answer)
@@ -238,12 +264,3 @@ def _answers_from_cache(stored: dict[str, dict[str, Any]]) -> dict[str, Answer]:
         except (KeyError, TypeError, ValueError):
             continue
     return answers
-
-
-@hookimpl
-def register_rewards(register):
-    from .modes import (
-        JUDGE,  # ``judge`` with its modes: pointwise (this class), label, rubric, pairwise, groupwise
-    )
-
-    register(JUDGE)

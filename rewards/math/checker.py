@@ -65,11 +65,14 @@ _WARM_UP = [("3", "x = 3"), ("\\frac{1}{2}", "0.5"), ("2\\sqrt{3}", "\\sqrt{12}"
             ("(1, 2]", "[1, 2]"), ("(1, -2)", "(-2, 1)"), ("\\{1, 2\\}", "\\{2, 1\\}"), ("2x+2", "2(x+1)"),
             ("x > 2", "(2, \\infty)"), ("50\\%", "0.5"), ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "(1, 2)")]  # fmt: skip
 
+SEVERAL_FOR_ONE = "several values for one"  # a list answered for one value: a hedge, final (no rescue)
+
 
 @dataclass(frozen=True)
 class Check:
     """The verdict on one (gold, answer) pair: ``status`` is ``equal``, ``not equal``,
-    ``answer unparseable``, ``gold unparseable``, ``timeout`` or ``error``."""
+    ``answer unparseable``, ``gold unparseable``, ``runaway`` (the pair used its whole cpu budget),
+    ``timeout`` (its deadline passed before it had that cpu: a busy machine) or ``error``."""
 
     status: str
     detail: str = ""
@@ -77,6 +80,15 @@ class Check:
     @property
     def verdict(self) -> bool | None:
         return {"equal": True, "not equal": False, "answer unparseable": False}.get(self.status)
+
+
+def _failed_check(outcome: Any, timeout: float) -> Check:
+    """A worker's timeout judged by the cpu the pair used: ``runaway`` (its whole budget: the answer's doing)
+    or ``timeout`` (a busy machine starved it); a worker's error, or its kill from outside, is ``error``."""
+    if outcome.status != "timeout":
+        return Check("error", str(outcome.value))
+    used = "" if outcome.cpu is None else f"{outcome.cpu:.2g} s of cpu"
+    return Check("runaway" if outcome.ran_away(timeout) else "timeout", used)
 
 
 class MathChecker:
@@ -133,8 +145,7 @@ class MathChecker:
         for pair, outcome in zip(
             slow, self.pool.map(verify_pair, slow, timeout=self.timeout, requires=_REQUIRES), strict=True
         ):
-            failed = "timeout" if outcome.status == "timeout" else "error"  # a worker's error, or its kill from outside
-            checks[pair] = Check(outcome.value) if outcome.status == "ok" else Check(failed, str(outcome.value))
+            checks[pair] = Check(outcome.value) if outcome.status == "ok" else _failed_check(outcome, self.timeout)
             self._remember(pair, checks[pair])
         return [checks[pair] for pair in pairs]
 
@@ -195,7 +206,7 @@ def _shape_check(gold: str, answer: str) -> Check | None:
     if {gold_shape, answer_shape} == {"list", "bracketed"}:
         return Check("not equal", "a list of values is not an interval or a tuple")
     if (gold_shape, answer_shape) == ("value", "list") and "," not in gold:  # the parser reads "72, 72" as {72}
-        return Check("not equal", "several values for one")
+        return Check("not equal", SEVERAL_FOR_ONE)
     return None
 
 

@@ -8,6 +8,7 @@ a hard deadline per answer (``checker``), so no completion can hang training.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from fractions import Fraction
@@ -15,7 +16,7 @@ from typing import Any, NamedTuple
 
 from rewardhub import Batch, Reward, Score, hookimpl
 
-from ..text import canonical
+from ..text import canonical, lexicon
 from ..text.extract import (
     Extraction,
     Unreadable,
@@ -29,7 +30,8 @@ from ..text.extract import (
     looks_truncated,
     read_answer,
 )
-from .checker import Check, MathChecker, list_items
+from ..text.extract.boxes import _BOX_COMMANDS, _boxes
+from .checker import SEVERAL_FOR_ONE, Check, MathChecker, list_items
 from .literals import Scalar, normalize, parse_literal
 from .units import Quantity, convert, quantity, unit_of
 
@@ -39,6 +41,8 @@ MATH_EXTRACTORS = ("open_answer_tag", "final_statement", "gsm8k")
 # Unmarked answers, in the order a careful reader falls back on them.
 UNMARKED_EXTRACTORS = ("last_math", "bare", "last_number")
 _CLOSE_TAG = "</answer>"
+_ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+_HEDGE_WORD = re.compile(lexicon.pattern("hedges", single_letters=False), re.IGNORECASE)  # "or" in any language
 _MAX_BARE = 200  # a completion this short may be the gold itself
 
 
@@ -162,20 +166,25 @@ class MathReward(Reward):
         golds = batch.column(self.column)
         scores: list[Score | None] = [None] * len(batch)
         pending: dict[int, list[tuple[str, str]]] = {}
+        stated: dict[int, bool] = {}  # one answer was marked (box, tag, "the answer is"), not guessed
         for i, (text, gold) in enumerate(zip(batch.texts, golds, strict=True)):
             outcome = self._prepare(text, gold)
             if isinstance(outcome, Score):
                 scores[i] = outcome
             else:
-                pending[i] = outcome
+                pending[i], stated[i] = outcome
         checks = iter(self.checker.compare([pair for pairs in pending.values() for pair in pairs]))
         for i, pairs in pending.items():
-            scores[i] = self._combined([self._score(next(checks), *pair) for pair in pairs])
+            score = self._combined([self._score(next(checks), *pair) for pair in pairs])
+            # a wrong unmarked answer (``:``, ``Solution``) is final, as are several different stated answers:
+            # a verifier would grade its own guess, or pick one of the answers
+            scores[i] = score if stated[i] or score.value != 0.0 else dataclasses.replace(score, final=True)
         return scores  # type: ignore[return-value]
 
-    def _prepare(self, text: str | None, gold_value: Any) -> Score | list[tuple[str, str]]:
+    def _prepare(self, text: str | None, gold_value: Any) -> Score | tuple[list[tuple[str, str]], bool]:
         """A final score for rows decided without a parser, else the normalised (gold, answer) pairs to check:
-        one, or one per value the answer offers (``5 or 6``), each of which must equal the gold."""
+        one, or one per value the answer offers (``5 or 6``), each of which must equal the gold, and whether the
+        answer was stated (a box, a tag, "the answer is") rather than guessed from unmarked text."""
         if text is None:
             return Score(None, "no text")
         if gold_value is None or isinstance(gold_value, bool) or not str(gold_value).strip():
@@ -186,16 +195,22 @@ class MathReward(Reward):
             return Score(None, f"gold unparseable: no answer of at most {self.max_answer_chars} chars found in it")
         found = find_answer(text, last_number=self.last_number)
         if not isinstance(found, Extraction) and len(text) <= _MAX_BARE and normalize(canonical(text).strip()) == gold.text:
-            return [(gold.text, gold.text)]  # the completion is the gold ("Ada Lovelace"), whatever markup it lacks
+            return [(gold.text, gold.text)], True  # the completion is the gold ("Ada Lovelace"), whatever markup it lacks
+        # Failures marked final are never sent to a rescue's model verifier: without one readable answer,
+        # a verifier would grade its own reading of the text (what judge master keys exploit).
         if found is None:
-            return Score(0.0, "no answer found", False)
+            return Score(0.0, "no answer found", False, final=True)
         if isinstance(found, Unreadable):
-            return Score(0.0, f"no answer: {found.reason}", False)
+            return Score(0.0, f"no answer: {found.reason}", False, final=True)
         if len(found.answer) > self.max_answer_chars:
-            return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False)
+            return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False,
+                         final=True)
+        stated = (found.how in MATH_EXTRACTORS and not several_stated(canonical(text))
+                  and not _HEDGE_WORD.search(found.answer))  # "41 \text{ oder } 42": a hedge, whatever it scores
         offered = alternatives(found.answer)
         if not all(offered):
-            return Score(0.0, f"no answer: a hedge, {_short(found.answer)!r} leaves an alternative empty", False)
+            return Score(0.0, f"no answer: a hedge, {_short(found.answer)!r} leaves an alternative empty", False,
+                         final=True)
         whole = quantity(offered[0]) if len(offered) == 1 else None  # "112\,\text{min}" is one quantity, no list
         quantities = [whole] if whole else [quantity(item) for value in offered for item in list_items(value)]
         other = next((q.unit for q in quantities if q is not None and gold.unit is not None and q.unit != gold.unit), None)
@@ -210,25 +225,31 @@ class MathReward(Reward):
             return Score(0.0, f"not equal: {_short(found.answer)} is in {other}, the gold in {gold.unit}", False)
         answers = [normalize(value, decimal_comma=gold.is_number) for value in offered]
         if not all(answers):
-            return Score(0.0, "no answer found", False)
+            return Score(0.0, "no answer found", False, final=True)
         if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and _solutions(answers):
             answers = [", ".join(answers)]  # "x = 1 or x = 2" for the gold's two solutions "1, 2"
         if len(answers) == 1 and not gold.is_number and isinstance(parse_literal(answers[0]), Scalar):
-            return [(gold.comma, answers[0])]  # "1,22" gold, "1.22" answer
-        return [(gold.text, answer) for answer in answers]
+            return [(gold.comma, answers[0])], stated  # "1,22" gold, "1.22" answer
+        return [(gold.text, answer) for answer in answers], stated
 
     def _score(self, check: Check, gold: str, answer: str) -> Score:
         how = f" ({check.detail})" if check.detail not in ("", "exact", "as written") else ""
         if check.status == "equal":
             return Score(1.0, f"correct: {_short(answer)}{how if check.detail == 'compared as written' else ''}", True)
         if check.status == "not equal":
-            return Score(0.0, f"not equal: {_short(answer)} vs {_short(gold)}{how}", False)
+            return Score(0.0, f"not equal: {_short(answer)} vs {_short(gold)}{how}", False,
+                         final=check.detail == SEVERAL_FOR_ONE)
         if check.status == "answer unparseable":
             return Score(0.0, f"answer unparseable: {_short(answer)}", False)
         if check.status == "gold unparseable":
             return Score(None, f"gold unparseable: {_short(gold)}")
-        if check.status == "timeout":
-            return Score(self.timeout_score, f"timeout after {self.checker.timeout:g} s", None, "timeout")
+        if check.status == "runaway":  # the answer's doing (a tower of powers): a scored failure unless told otherwise
+            value = 0.0 if self.timeout_score is None else self.timeout_score
+            return Score(value, f"runaway: the answer used its whole {self.checker.timeout:g} s of cpu "
+                                f"({check.detail}): {_short(answer)}", False, "timeout")
+        if check.status == "timeout":  # the machine's doing: the pair did not get its cpu in time
+            busy = f" with only {check.detail} (a busy machine)" if check.detail else ""
+            return Score(self.timeout_score, f"timeout after {self.checker.timeout:g} s{busy}", None, "timeout")
         return Score(None, f"error: {check.detail}", None, "error")
 
     @staticmethod
@@ -238,11 +259,19 @@ class MathReward(Reward):
             return scores[0]
         wrong = next((score for score in scores if score.verdict is False), None)
         if wrong is not None:
-            return Score(0.0, f"several values offered, not all right: {wrong.reason}", False)
+            return Score(0.0, f"several values offered, not all right: {wrong.reason}", False, final=True)
         undecided = next((score for score in scores if score.verdict is None), None)
         if undecided is not None:
             return undecided
         return Score(1.0, "correct: every value offered " + "; ".join(score.reason for score in scores), True)
+
+
+def several_stated(text: str) -> bool:
+    """Whether the completion states more than one distinct answer (its boxes and ``<answer>`` blocks)."""
+    stated = {" ".join(content.split()) for _, _, content in _boxes(text)}
+    stated |= {" ".join(block.group(1).split()) for block in _ANSWER_BLOCK.finditer(text)
+               if not any(command in block.group(1) for command in _BOX_COMMANDS)}  # a box in it is counted
+    return len(stated) > 1
 
 
 _SOLUTION = re.compile(r"([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*[^=,;]+")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from rewardhub import ConfigError
@@ -168,6 +170,21 @@ def load_reward_model(
     classifier.config.pad_token_id = tok.pad_token_id
     classifier.eval().to(device)
     return LoadedModel(classifier, tok, device, max_length or _default_max_length(tok, config))
+
+
+def served_tokenizer(source: str, revision: str | None, max_length: int | None, trust_remote_code: bool) -> LoadedModel:
+    """What a model on a server needs here: its tokenizer (to render rows as in process) and the input limit,
+    no weights. ``max_length`` defaults to the tokenizer's, or the folder's ``max_position_embeddings``."""
+    if is_local_reference(source):
+        source = str(Path(source).expanduser())
+    tok = load_tokenizer(source, revision=revision, trust_remote_code=trust_remote_code)
+    positions = None
+    config_file = Path(source) / "config.json"
+    if config_file.is_file():
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            positions = json.loads(config_file.read_text(encoding="utf-8")).get("max_position_embeddings")
+    config = SimpleNamespace(max_position_embeddings=positions)
+    return LoadedModel(None, tok, "served", max_length or _default_max_length(tok, config))
 
 
 def _default_max_length(tokenizer: Any, config: Any) -> int:

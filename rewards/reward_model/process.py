@@ -14,6 +14,10 @@ Step scores are aggregated by ``min`` (the weakest step, the usual choice), ``me
 offsets, so a tag of several tokens works too. A completion too long for the model loses its prompt
 first; if a step would still be cut off, the row abstains rather than skip a step. The model loads on
 first use from a local folder or hub id; torch and transformers are imported only inside.
+
+With ``base_url`` (a token-classification head only) the model is not loaded: the same token ids go to
+vLLM's ``/pooling`` (``task: token_classify``) and the step scores are computed from the raw per-token
+logits it returns, as in process; a server that cannot answer makes its rows abstain.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Any
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
-from .encoding import pad_right
+from .encoding import pad_right, sigmoid
 from .lazy import LazyModel
 from .loading import (
     DTYPES,
@@ -35,7 +39,9 @@ from .loading import (
     load_tokenizer,
     resolve_device,
     resolve_dtype,
+    served_tokenizer,
 )
+from .served import ServedModel, Unscored
 
 HEADS = {"token_classification": "ForTokenClassification", "step_tag": "ForCausalLM"}
 AGGREGATES = ("min", "mean", "last", "product")
@@ -83,8 +89,18 @@ class ProcessReward(LazyModel, Reward):
         device: str = "auto",
         dtype: str = "auto",
         trust_remote_code: bool = False,
+        base_url: str | None = None,
+        api: str = "vllm",
+        api_key_env: str = "OPENAI_API_KEY",
+        concurrency: int = 8,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        deadline: float | None = 300.0,
         on_error: str = "none",
     ):
+        """``base_url``: score on an inference server (vLLM's ``/pooling``; ``model`` is the served name, the
+        tokenizer comes from ``tokenizer`` or ``model``); ``concurrency``, ``timeout``, ``max_retries`` and
+        ``deadline`` bound its requests. The other params are the in-process ones (see the module)."""
         super().__init__(on_error=on_error)
         if not model:
             raise ConfigError("process_reward needs `model`: a local model folder or a Hugging Face Hub id")
@@ -96,8 +112,14 @@ class ProcessReward(LazyModel, Reward):
             raise ConfigError("process_reward separator and step_tag must be non-empty text")
         if batch_size < 1 or (max_length is not None and max_length < 2):
             raise ConfigError(f"process_reward batch_size must be >= 1 and max_length >= 2; got {batch_size}, {max_length}")
-        if is_local_reference(model):
+        if base_url is not None and head != "token_classification":
+            raise ConfigError(f"process_reward on a server (base_url) needs head 'token_classification' (vLLM's "
+                              f"token_classify pooling); head {head!r} is scored in process only")
+        if is_local_reference(model) and base_url is None:
             check_prm_folder(model, head)
+        self.served = None if base_url is None else ServedModel(
+            "process_reward", base_url=base_url, model=model, api=api, api_key_env=api_key_env, batch_size=batch_size,
+            concurrency=concurrency, timeout=timeout, max_retries=max_retries, deadline=deadline)
         self.model, self.head, self.separator, self.step_tag = model, head, separator, step_tag
         self.aggregate, self.positive_label = aggregate, positive_label
         self.good_token, self.bad_token, self.chat_template = good_token, bad_token, chat_template
@@ -108,6 +130,13 @@ class ProcessReward(LazyModel, Reward):
     def _load(self) -> LoadedPRM:
         import transformers
 
+        if self.served is not None:
+            loaded = served_tokenizer(self.tokenizer or self.model, self.revision, self.max_length,
+                                      self.trust_remote_code)
+            if not getattr(loaded.tokenizer, "is_fast", False):
+                raise RewardModelLoadError("process_reward needs a fast tokenizer (character offsets); "
+                                           f"{self.tokenizer or self.model!r} has none")
+            return LoadedPRM(None, loaded.tokenizer, "served", loaded.max_length, None)
         source = str(Path(self.model).expanduser()) if is_local_reference(self.model) else self.model
         auto = getattr(transformers, "AutoModel" + HEADS[self.head])
         device = resolve_device(self.device)
@@ -152,8 +181,12 @@ class ProcessReward(LazyModel, Reward):
                 outcomes[i] = Score(None, encoded)
                 continue
             inputs[i] = (encoded, steps)
-        step_scores = self._step_scores(loaded, [enc for enc, _ in inputs.values()])
+        encoded = [enc for enc, _ in inputs.values()]
+        step_scores = self._step_scores(loaded, encoded) if self.served is None else self._served_step_scores(encoded)
         for (i, (enc, _)), scores in zip(inputs.items(), step_scores, strict=True):
+            if isinstance(scores, Unscored):  # the server did not answer: the row abstains, never a 0
+                outcomes[i] = Score(None, str(scores), None, "timeout" if scores.timed_out else "error")
+                continue
             value = aggregate(scores, self.aggregate)
             shown = ", ".join(f"{s:.3f}" for s in scores[:16]) + (", ..." if len(scores) > 16 else "")
             outcomes[i] = Score(value, f"{len(scores)} step(s): {shown} -> {self.aggregate} {value:.3f}{enc.note}")
@@ -217,6 +250,36 @@ class ProcessReward(LazyModel, Reward):
                         probs = at.softmax(-1)[:, self.positive_label]
                     results[i] = probs.cpu().tolist()
         return results
+
+
+    def _served_step_scores(self, inputs: list[StepInput]) -> list[list[float] | Unscored]:
+        """Step scores from the server's raw per-token logits, read at the tags as in process."""
+        results: list[list[float] | Unscored] = []
+        for enc, logits in zip(inputs, self.served.token_logits([enc.ids for enc in inputs]), strict=True):
+            if isinstance(logits, Unscored):
+                results.append(logits)
+                continue
+            at = [logits[p] for p in enc.positions]
+            if len(at[0]) == 1:
+                results.append([sigmoid(row[0]) for row in at])
+            elif self.positive_label < len(at[0]):
+                results.append([_softmax(row)[self.positive_label] for row in at])
+            else:
+                results.append(Unscored(f"positive_label {self.positive_label} is no label of the served model "
+                                        f"({len(at[0])} labels)"))
+        return results
+
+    def close(self) -> None:
+        """Release the server's HTTP client (a later batch opens it again)."""
+        if self.served is not None:
+            self.served.close()
+
+
+def _softmax(row: list[float]) -> list[float]:
+    top = max(row)
+    weights = [math.exp(v - top) for v in row]
+    total = sum(weights)
+    return [w / total for w in weights]
 
 
 def split_steps(text: str, separator: str) -> list[str]:

@@ -8,6 +8,10 @@ batches (order restored), under ``torch.inference_mode``. Sequences longer than 
 their last tokens: the start of the prompt is dropped first, then the start of the completion, so the
 end of the completion (where the classifier reads its score) is always scored; the reason says so.
 torch and transformers are imported only inside methods.
+
+With ``base_url`` the model is not loaded: rows are encoded the same way with its tokenizer and sent
+as token ids to an inference server (``served``: vLLM's ``/classify``, SGLang's, OpenRLHF's serve_rm),
+so the scores equal the in-process ones; a server that cannot answer makes its rows abstain.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from typing import Any
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 from rewardhub.completions import completion_text, is_conversational
+from rewardhub.rewards.judge.prompt import prompt_text
 
-from .encoding import Encoded, Encoder, score_sequences
+from .encoding import Encoded, Encoder, score_sequences, sigmoid
 from .lazy import LazyModel
 from .loading import (
     DTYPES,
@@ -27,7 +32,9 @@ from .loading import (
     check_model_folder,
     is_local_reference,
     load_reward_model,
+    served_tokenizer,
 )
+from .served import ServedModel, Unscored
 
 NORMALIZE_MODES = ("none", "fixed", "running")
 
@@ -77,13 +84,24 @@ class RewardModelReward(LazyModel, Reward):
         sigmoid: bool = False,
         margin_column: str | None = None,
         trust_remote_code: bool = False,
+        base_url: str | None = None,
+        api: str = "vllm",
+        api_key_env: str = "OPENAI_API_KEY",
+        concurrency: int = 8,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        deadline: float | None = 300.0,
         on_error: str = "none",
     ):
-        """``model``: folder or hub id. ``normalize``: "none", "fixed" ((x - mean) / std) or "running"
+        """``model``: folder or hub id, or with ``base_url`` the served model's name (its tokenizer comes from
+        ``tokenizer``, else from ``model`` as a folder or hub id). ``normalize``: "none", "fixed" ((x - mean) / std) or "running"
         (running mean/std of the scores seen so far, after the margin). ``sigmoid`` squashes the (normalised) score to (0, 1).
         ``margin_column``: score minus the score of that column's reference completion for the same prompt.
         ``chat_template``: None applies it to conversational rows only, True to every row, False never.
         ``append_eos``: plain text gets the eos token appended, as ``RewardTrainer`` does when training.
+        ``base_url``: an inference server's OpenAI base URL (``http://host:8000/v1``); ``api``: its request
+        shape (``vllm``, ``sglang``, ``openrlhf``); ``concurrency``, ``timeout``, ``max_retries`` and
+        ``deadline`` (seconds per batch) bound its requests as the judge's.
         """
         super().__init__(on_error=on_error)
         if not model:
@@ -98,8 +116,11 @@ class RewardModelReward(LazyModel, Reward):
             raise ConfigError(f"reward_model std must be positive; got {std}")
         if dtype not in DTYPES:
             raise ConfigError(f"reward_model dtype must be one of {', '.join(DTYPES)}; got {dtype!r}")
-        if is_local_reference(model):
+        if is_local_reference(model) and base_url is None:
             check_model_folder(model)
+        self.served = None if base_url is None else ServedModel(
+            "reward_model", base_url=base_url, model=model, api=api, api_key_env=api_key_env, batch_size=batch_size,
+            concurrency=concurrency, timeout=timeout, max_retries=max_retries, deadline=deadline)
         self.model = model
         self.tokenizer = tokenizer
         self.revision = revision
@@ -118,6 +139,8 @@ class RewardModelReward(LazyModel, Reward):
         self.stats = RunningStats()
 
     def _load(self) -> LoadedModel:
+        if self.served is not None:
+            return served_tokenizer(self.tokenizer or self.model, self.revision, self.max_length, self.trust_remote_code)
         return load_reward_model(
             self.model,
             tokenizer=self.tokenizer,
@@ -144,11 +167,16 @@ class RewardModelReward(LazyModel, Reward):
                 )
             except ValueError as exc:
                 outcomes[i] = Score(None, str(exc))
-        sequences = [enc.ids for enc, _ in pairs.values()]
-        sequences += [ref.ids for _, ref in pairs.values() if ref is not None]
-        raw = iter(score_sequences(loaded, sequences, self.batch_size))
+        encoded = [enc for enc, _ in pairs.values()] + [ref for _, ref in pairs.values() if ref is not None]
+        prompts = [batch.prompts[i] for i in pairs] + [batch.prompts[i] for i, (_, ref) in pairs.items() if ref is not None]
+        raw = iter(self._raw_scores(loaded, encoded, prompts))
         scored = {i: next(raw) for i in pairs}
         reference_scores = {i: next(raw) for i, (_, ref) in pairs.items() if ref is not None}
+        for i in list(pairs):
+            unscored = next((v for v in (scored[i], reference_scores.get(i)) if isinstance(v, Unscored)), None)
+            if unscored is not None:  # the server did not answer: the row abstains, never a 0
+                outcomes[i] = Score(None, str(unscored), None, "timeout" if unscored.timed_out else "error")
+                del pairs[i]
         values = {i: scored[i] - reference_scores.get(i, 0.0) for i in pairs}
         finals = self._transform(list(values.values()))
         for (i, (enc, ref)), value in zip(pairs.items(), finals, strict=True):
@@ -157,6 +185,24 @@ class RewardModelReward(LazyModel, Reward):
                 reason += f"; minus reference score {reference_scores[i]:.4g}{ref.truncation_note()}"
             outcomes[i] = Score(value, reason)
         return outcomes
+
+    def _raw_scores(self, loaded: LoadedModel, encoded: list[Encoded], prompts: list[Any]) -> list[float | Unscored]:
+        """The model's raw score of each sequence: in process, or from the server (``Unscored`` where it failed)."""
+        sequences = [enc.ids for enc in encoded]
+        if self.served is None:
+            return score_sequences(loaded, sequences, self.batch_size)
+        texts, shown = [], []
+        if self.served.api == "openrlhf":  # serve_rm reads text and appends its own EOS
+            eos = loaded.tokenizer.eos_token or ""
+            texts = [loaded.tokenizer.decode(ids).removesuffix(eos) if self.append_eos else loaded.tokenizer.decode(ids)
+                     for ids in sequences]
+            shown = [prompt_text(p) if p is not None else "" for p in prompts]
+        return self.served.sequence_scores(sequences, texts, shown)
+
+    def close(self) -> None:
+        """Release the server's HTTP client (a later batch opens it again)."""
+        if self.served is not None:
+            self.served.close()
 
     def _encode_reference(self, encoder: Encoder, prompt: Any, reference: Any) -> Encoded:
         if reference is None:
@@ -178,15 +224,8 @@ class RewardModelReward(LazyModel, Reward):
             std = self.stats.std if self.stats.std > 0 else 1.0
             values = [(v - self.stats.mean) / std for v in values]
         if self.sigmoid:
-            values = [_sigmoid(v) for v in values]
+            values = [sigmoid(v) for v in values]
         return values
-
-
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    z = math.exp(x)
-    return z / (1.0 + z)
 
 
 @hookimpl

@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Iterable
 
 __all__ = [
     "canonical",
@@ -53,15 +54,21 @@ _SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", "01
 _SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()", strict=True))
 _SCRIPT_RUN = re.compile(f"[{''.join(_SUPERSCRIPTS)}]+|[{''.join(_SUBSCRIPTS)}]+")
 _STRAY_MARKS = re.compile("(?<=[A-Za-z0-9])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
-_WORD = re.compile(r"[^\W\d_]+")
 _FOLDED_SCRIPTS = ("CYRILLIC", "GREEK")
 
 
 def canonical(text: str) -> str:
     """``text`` as a reader sees it (see the module docstring for each step)."""
     text = unify_lines(text)
-    if text.isascii():
+    if text.isascii() or _to_read().search(text) is None:  # nothing any step below would change
         return text
+    return _rewritten(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _rewritten(text: str) -> str:
+    """The steps that change a text, remembered for the last texts: the rewards of a set read the same
+    completions, and each pays the rewrite once between them."""
     text = strip_invisible(text)
     text = _GROUP_SPACE.sub("", text)
     text = _SCRIPT_RUN.sub(_script_run, text)
@@ -72,6 +79,9 @@ def canonical(text: str) -> str:
 
 def unify_lines(text: str) -> str:
     """Every line break written as ``\\n`` (CRLF, CR, NEL, VT, FF, U+2028, U+2029)."""
+    if "\r" not in text and "\x0b" not in text and "\x0c" not in text and (
+            text.isascii() or ("\x85" not in text and "\u2028" not in text and "\u2029" not in text)):
+        return text  # a few scans in C: most text has no other line break than \n
     return _LINE_BREAKS.sub("\n", text)
 
 
@@ -79,9 +89,53 @@ def strip_invisible(text: str) -> str:
     """``text`` without the characters that show nothing; blank letters become spaces."""
     if text.isascii():
         return text
-    text = "".join(ch for ch in text if ch.isascii() or unicodedata.category(ch) != "Cf")
+    text = _format_characters().sub("", text)
     text = _SHOWN_AS_NOTHING.sub("", text)
     return _BLANK_LETTERS.sub(" ", text)
+
+
+@functools.cache
+def _format_characters() -> re.Pattern[str]:
+    """Every format character (category Cf) as one character class: one scan in C instead of a loop here."""
+    codes = (*range(0x80, 0x20000), *range(0xE0000, 0xE0100))  # no format character lies outside these
+    return _character_class(code for code in codes if unicodedata.category(chr(code)) == "Cf")
+
+
+@functools.cache
+def _to_read() -> re.Pattern[str]:
+    """A character some step of :func:`canonical` may change: a format character, one shown as nothing or
+    blank, a digit-group space, a super- or subscript, one NFKC changes or composes with (combining marks,
+    Hangul jamo), a look-alike letter, or any character outside the Basic Multilingual Plane. Text without
+    any (most non-ASCII text: quotes, dashes, accents, CJK, maths) is canonical as it stands, found in one
+    scan."""
+    named = set(map(ord, "\u2044\u00a0\u2007\u2008\u2009\u202f\u115f\u1160\u3164\uffa0\u2800\u034f"))
+    named |= set(map(ord, "".join(_SUPERSCRIPTS) + "".join(_SUBSCRIPTS) + "".join(latin_lookalikes())))
+    jamo = {*range(0x1100, 0x1200), *range(0xA960, 0xA980), *range(0xD7B0, 0xD800)}
+    named |= {*range(0x300, 0x370), *range(0x1AB0, 0x1B00), *range(0x1DC0, 0x1E00), *range(0x20D0, 0x2100),
+              *range(0xFE00, 0xFE10), *range(0xFE20, 0xFE30)}  # the mark blocks the steps name, assigned or not
+
+    def changes(code: int) -> bool:
+        char = chr(code)
+        return (code in named or code in jamo or unicodedata.category(char) in ("Mn", "Mc", "Me", "Cf")
+                or unicodedata.combining(char) != 0 or unicodedata.normalize("NFKC", char) != char)
+
+    # Outside the Basic Multilingual Plane any character sends the text through every step (rare in text,
+    # and a class of a few hundred ranges there costs re a comparison per range and character).
+    bmp = _character_class(code for code in range(0x80, 0x10000) if changes(code)).pattern
+    return re.compile(bmp + "|[\U00010000-\U0010FFFF]")
+
+
+def _character_class(codes: Iterable[int]) -> re.Pattern[str]:
+    """A pattern matching one of ``codes`` (ascending), written as ranges: ``re`` tests a range at once, while
+    a long list of single characters outside the Basic Multilingual Plane costs it a comparison each."""
+    ranges: list[list[int]] = []
+    for code in codes:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    return re.compile("[" + "".join(re.escape(chr(a)) + ("" if a == b else "-" + re.escape(chr(b)))
+                                    for a, b in ranges) + "]")
 
 
 def is_blank(text: str | None) -> bool:
@@ -94,21 +148,51 @@ def fold_confusables(text: str) -> str:
     if text.isascii():
         return text
     table = latin_lookalikes()
-    if not any(ch in table for ch in text):
+    first = _lookalike().search(text)
+    if first is None:
         return text
-    real_cyrillic = any(_has_real_cyrillic(word, table) for word in _WORD.findall(text))
+    real_cyrillic = _real_cyrillic().search(text) is not None  # a letter of a word of real Cyrillic
+    pieces, done = [], 0
+    for hit in _lookalike().finditer(text, first.start()):  # only the words holding a look-alike are read
+        if hit.start() < done:
+            continue
+        start, end = hit.start(), hit.end()
+        while start > done and _in_word(text[start - 1]):
+            start -= 1
+        while end < len(text) and _in_word(text[end]):
+            end += 1
+        pieces += [text[done:start], _folded(text[start:end], table, real_cyrillic)]
+        done = end
+    return "".join(pieces) + text[done:]
 
-    def fold(match: re.Match[str]) -> str:
-        word = match.group()
-        if not any(ch in table for ch in word):
-            return word
-        if any("a" <= ch.lower() <= "z" for ch in word):  # mixed with Latin letters: a disguised Latin word
-            return "".join(table.get(ch, ch) for ch in word)
-        if not real_cyrillic and all(ch in table and _script(ch) == "CYRILLIC" for ch in word):
-            return "".join(table[ch] for ch in word)
-        return word
 
-    return _WORD.sub(fold, text)
+def _in_word(ch: str) -> bool:
+    """``ch`` belongs to a word (``[^\\W\\d_]``): alphanumeric, not a decimal digit, not ``_``."""
+    return ch.isalnum() and not ch.isdecimal()
+
+
+def _folded(word: str, table: dict[str, str], real_cyrillic: bool) -> str:
+    if any("a" <= ch.lower() <= "z" for ch in word):  # mixed with Latin letters: a disguised Latin word
+        return "".join(table.get(ch, ch) for ch in word)
+    if not real_cyrillic and all(ch in table and _script(ch) == "CYRILLIC" for ch in word):
+        return "".join(table[ch] for ch in word)
+    return word
+
+
+@functools.cache
+def _lookalike() -> re.Pattern[str]:
+    """One look-alike letter (a Cyrillic or Greek letter the confusables table equates with a Latin one)."""
+    return _character_class(sorted(map(ord, latin_lookalikes())))
+
+
+@functools.cache
+def _real_cyrillic() -> re.Pattern[str]:
+    """A Cyrillic letter that looks like no Latin one: the text holds a word of real Cyrillic."""
+    table = latin_lookalikes()
+    blocks = (range(0x400, 0x530), range(0x1C80, 0x1C90), range(0x2DE0, 0x2E00), range(0xA640, 0xA6A0),
+              range(0x1E030, 0x1E090))  # the Cyrillic blocks
+    return _character_class(code for block in blocks for code in block
+                            if chr(code) not in table and chr(code).isalnum() and _script(chr(code)) == "CYRILLIC")
 
 
 @functools.cache
@@ -125,10 +209,6 @@ def latin_lookalikes() -> dict[str, str]:
         if latin is not None:
             table[char] = latin
     return table
-
-
-def _has_real_cyrillic(word: str, table: dict[str, str]) -> bool:
-    return any(ch not in table and _script(ch) == "CYRILLIC" for ch in word)
 
 
 def _script(char: str) -> str:

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rewardhub
-from rewardhub._files.io import dumps_row, iter_input
+from rewardhub._files.io import iter_input
+from rewardhub._files.jsonl import dumps_row
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),

@@ -300,7 +300,7 @@ def test_a_datasets_folder_saved_in_numpy_format_round_trips(env, config, tmp_pa
 def test_numpy_values_in_rows_are_written_as_json_numbers():
     import numpy as np
 
-    from rewardhub._files.io import dumps_row
+    from rewardhub._files.jsonl import dumps_row
 
     assert json.loads(dumps_row({"a": np.int64(3), "b": np.array([0.5, np.nan]), "c": {1, 2}})) == {
         "a": 3, "b": [0.5, None], "c": "{1, 2}"}
@@ -365,8 +365,11 @@ def test_an_interrupted_run_leaves_the_previous_output_intact(env, tmp_path):
         "from rewardhub.cli import main\n"
         f"sys.exit(main(['score', '-c', {str(config)!r}, {str(data)!r}, '-o', {str(out)!r}, '--batch-size', '8']))\n"
     )
+    # SIGINT restored to its default in the child: a suite run in the background (`cmd &`) starts with SIGINT
+    # ignored, which children inherit, and Python then never turns SIGINT into KeyboardInterrupt.
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env={**env, "PYTHONPATH": str(tmp_path)},
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     for _ in range(1200):  # until the run is writing its output (the partial file is there), however slow the start
         if any("partial" in p.name for p in tmp_path.iterdir()) or proc.poll() is not None:
             break

@@ -257,7 +257,8 @@ def test_one_evaluation_path_sync_async_and_trl_style_give_the_same_result(core_
         from_loop = asyncio.run(rewards.aevaluate_batch(batch, pool))
     trl_style = rewards.evaluate(["q", "q", "q"], ["42", "no", 7], solution=["42", "42", "42"], log_metric=print)
     for result in (sync, from_loop, trl_style):
-        assert result.totals == [2.0 + 1.0, 0.0 + 1.0, None]  # 7 is no text: both members abstain
+        # 7 is no text: both members abstain, each counted at its group's floor (at most a failure's 0.0)
+        assert result.totals == [2.0 + 1.0, 0.0 + 1.0, 0.0]
         assert result["t_contains"].values == [1.0, 0.0, None]
         assert result.component_values() == {"t_contains": [1.0, 0.0, None], "t_async_len": [2.0, 2.0, None]}
     assert rewards.weighted(["q"], ["42"], solution=["42"]) == [3.0]

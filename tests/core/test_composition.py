@@ -118,18 +118,22 @@ def test_scored_files_read_each_rows_step(core_registry):
 
 # ----- normalize_then_sum ----------------------------------------------------------------------------------------
 def reference_normalize_then_sum(components, weights, groups):
-    """The definition written out: per reward and group, over the present values only."""
+    """The definition written out: per reward and group, an abstention counted at the group's floor (its lowest
+    value, at most 0.0), then each value normalised over the group's values."""
     totals = []
     normalised = {}
     for alias, values in components.items():
         out = [None] * len(values)
         for group in groups:
             present = [values[i] for i in group if values[i] is not None]
-            mean = sum(present) / len(present) if present else 0.0
-            std = (sum((v - mean) ** 2 for v in present) / (len(present) - 1)) ** 0.5 if len(present) > 1 else 0.0
+            floor = min(0.0, *present) if present else None
+            filled = [floor] * (len(group) - len(present)) + present if present else []
+            mean = sum(filled) / len(filled) if filled else 0.0
+            std = (sum((v - mean) ** 2 for v in filled) / (len(filled) - 1)) ** 0.5 if len(filled) > 1 else 0.0
             for i in group:
-                if values[i] is not None:
-                    out[i] = 0.0 if len(present) < 2 or std == 0 else (values[i] - mean) / (std + EPS)
+                if present:
+                    value = floor if values[i] is None else values[i]
+                    out[i] = 0.0 if len(filled) < 2 or std == 0 else (value - mean) / (std + EPS)
         normalised[alias] = out
     for i in range(len(next(iter(components.values())))):
         parts = [weights[a] * normalised[a][i] for a in components if normalised[a][i] is not None]
@@ -143,7 +147,7 @@ def test_normalize_then_sum_normalises_each_reward_within_its_prompt_group(core_
     completions = ["x" * 100, "x" * 300, "skip" + "x" * 50, "xx", "x" * 7, "skip", "skip me", "x" * 9, "alone"]
     result = rewards.evaluate(prompts, completions)
     components = result.component_values()
-    assert components["flaky"][2] is None and components["flaky"][5] is None  # abstentions stay out
+    assert components["flaky"][2] is None and components["flaky"][5] is None  # counted at their group's floor
     groups = [[0, 1, 2, 3], [4, 5, 6, 7], [8]]
     expected = reference_normalize_then_sum(components, {"chars": 1.0, "flaky": 0.5}, groups)
     assert result.totals == pytest.approx(expected)
@@ -161,17 +165,18 @@ def test_normalize_then_sum_matches_trls_code_where_both_are_defined(core_regist
     from trl.trainer.utils import nanstd
 
     rewards = rewardhub.load({"aggregate": "normalize_then_sum", "rewards": [LENGTHS, FLAKY]})
-    completions = ["x" * 100, "skip x", "x" * 3, "xxxxx", "x" * 7, "skip", "boom", "x" * 9]
-    result = rewards.evaluate(["a"] * 4 + ["b"] * 4, completions)
-    values = result.component_values()
-    per_func = torch.tensor([[math.nan if values[a][i] is None else values[a][i] for a in ("chars", "flaky")]
-                             for i in range(8)], dtype=torch.float64)
+    prompts, completions = ["a"] * 4 + ["b"] * 4 + ["c"] * 4, ["x" * 100, "skip x", "x" * 3, "xxxxx", "x" * 7, "skip",
+                                                               "boom", "x" * 9, "boom", "boom", "boom", "boom"]
+    result = rewards.evaluate(prompts, completions)
+    handed = [func(prompts, completions) for func in rewards.reward_funcs]  # what TRL receives from each function
+    per_func = torch.tensor([[math.nan if v is None else v for v in row] for row in zip(*handed, strict=True)], dtype=torch.float64)
     grouped = per_func.view(-1, 4, 2)
     reward_k = ((grouped - torch.nanmean(grouped, dim=1, keepdim=True)) / (nanstd(grouped, dim=1, keepdim=True) + 1e-4))
     trl_sums = (reward_k.view(-1, 2) * torch.tensor([1.0, 0.5], dtype=torch.float64)).nansum(dim=1)
     unscorable = torch.isnan(per_func).all(dim=1)  # TRL marks these NaN (advantage 0); rewardhub gives None
-    assert unscorable.tolist() == [t is None for t in result.totals] == [False] * 6 + [True, False]
+    assert unscorable.tolist() == [t is None for t in result.totals] == [False] * 8 + [True] * 4
     assert [t for t in result.totals if t is not None] == pytest.approx(trl_sums[~unscorable].tolist())
+    assert result.totals[6] <= min(result.totals[4:8])  # 'boom' erred on both: never above its group's worst
 
 
 def test_normalize_then_sum_groups_need_assembly_for_one_sample_callers(core_registry):
@@ -193,10 +198,13 @@ def test_normalize_then_sum_groups_need_assembly_for_one_sample_callers(core_reg
     assert len({round(t, 6) for t in whole.totals}) == 4
 
 
-def test_sum_is_the_default_and_keeps_trls_nansum(core_registry):
+def test_sum_is_the_default_and_counts_an_abstention_at_its_groups_floor(core_registry):
     rewards = rewardhub.load([LENGTHS, FLAKY])
     assert rewards.aggregate == "sum"
+    # flaky abstains on "skip": its group's floor is 0.0 (nothing lower scored, and never above a failure's 0.0)
     assert rewards.evaluate(["p", "p"], ["abc", "skip"]).totals == [3.0 + 0.5, 4.0]
+    # another prompt's values are not its group: a lone abstention adds nothing (TRL's nansum)
+    assert rewards.evaluate(["p", "q"], ["abc", "skip"]).totals == [3.0 + 0.5, 4.0]
 
 
 # ----- routing --------------------------------------------------------------------------------------------------

@@ -1,13 +1,23 @@
 """The contract kit catches what it promises to catch, and passes a well-behaved reward."""
 
+import ast
 import random
 import re
 
 import pytest
 
 import rewardhub
-from rewardhub.testing import ContractViolation, check_contract
+from rewardhub.testing import (
+    CONTRACT_EPISODE_PROBES,
+    RELATION_PROBES,
+    ContractViolation,
+    EpisodeTask,
+    check_contract,
+)
 from rewardhub.testing.contract import GAMING_PROBES
+
+SUBMIT_TASK = EpisodeTask(tool="submit", arguments={"answer": 42}, done_state={"answer": 42, "submissions": 1},
+                          start_state={"answer": None, "submissions": 0}, calls_key="submissions")
 
 
 @rewardhub.sample_reward(name="k_naive")
@@ -121,7 +131,8 @@ def test_a_reward_that_hangs_fails_the_deadline_instead_of_hanging_the_tests():
 
     report = check_contract(hangs_on_long_inputs, deadline=0.5, raise_on_failure=False)
     expected = [
-        "deadline: scoring 12 completions did not finish within 0.5 s (a gaming probe may send the reward into a runaway loop)"
+        f"deadline: scoring {3 + len(GAMING_PROBES)} completions did not finish within 0.5 s (a gaming probe may send "
+        f"the reward into a runaway loop)"
     ]
     assert report.failures == expected
     release.set()  # the late call ends (with an error) after the report was returned: it must not change it
@@ -183,3 +194,54 @@ def test_a_gold_anywhere_registered_trl_function_fails_the_kit():
 
     report = check_contract(gold_anywhere, columns={"solution": "1729"}, raise_on_failure=False)
     assert not report.ok and report.probe_values["several_answer_tags"] == 1.0
+
+
+# ----- the probes of issue 33: invisible blocks, relations, hedges in other languages, silent tool failures ------
+@rewardhub.sample_reward(name="k_blocks")
+def blocks(text):
+    """Gameable: both blocks present and non-blank to Python's str.strip (a zero-width space is not blank)."""
+    found = re.fullmatch(r"\s*<think>(.*?)</think>\s*<answer>(.*?)</answer>\s*", text, re.S)
+    return float(found is not None and all(part.strip() for part in found.groups()))
+
+
+@rewardhub.sample_reward(name="k_last_value")
+def last_value(text, solution):
+    """Gameable: the last value after '=' or 'or' in the last box (a relation or a hedge ends on the answer)."""
+    boxes = re.findall(r"\\boxed\{(.*)\}", text[-2000:])
+    if not boxes:
+        return 0.0
+    value = re.split(r"=|\\text\{\s*\w+\s*\}", boxes[-1])[-1]
+    return float(value.strip() == str(solution))
+
+
+def test_invisible_blocks_and_relations_are_probed():
+    report = check_contract(blocks(), correct_completion="<think>4 + 6</think><answer>10</answer>",
+                            raise_on_failure=False)
+    assert "gaming probe 'invisible_think_answer' got full credit (1.0)" in report.failures
+    report = check_contract(last_value(), probes=GAMING_PROBES + RELATION_PROBES, raise_on_failure=False)
+    for probe in ("relation_answer", "chained_relation", "false_arithmetic", "hedged_other_language"):
+        assert f"gaming probe {probe!r} got full credit (1.0)" in report.failures
+    assert check_contract(strict(), probes=GAMING_PROBES + RELATION_PROBES).ok  # the last box, exactly
+
+
+def test_majority_vote_refuses_the_relation_probes():
+    vote = rewardhub.get("majority_vote", timeout=2)
+    report = check_contract(vote, probes=GAMING_PROBES + RELATION_PROBES, raise_on_failure=False)
+    assert all(report.probe_values[p.name] in (0.0, None) for p in RELATION_PROBES), report.probe_values
+
+
+def test_a_tool_reward_reading_an_empty_error_as_success_is_caught():
+    @rewardhub.sample_reward(name="k_tools")
+    def believes_results(text, tool_calls):
+        """Gameable: a submit call counts unless its result's "error" is truthy (TRL's {'error': ''} is not)."""
+        def failed(call):
+            try:
+                return bool(ast.literal_eval(call.get("result") or "{}").get("error"))
+            except (ValueError, SyntaxError, AttributeError):
+                return False
+        return float(any(call.get("name") == "submit" and not failed(call) for call in tool_calls or []))
+
+    report = check_contract(believes_results(), episode_task=SUBMIT_TASK, raise_on_failure=False)
+    assert report.episode_values["failed_call_empty_error"] == 1.0
+    assert any("'failed_call_empty_error' got full credit" in f for f in report.failures)
+    assert {p.name for p in CONTRACT_EPISODE_PROBES} >= {"failed_call_empty_error", "failed_call_long_error"}

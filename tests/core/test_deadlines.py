@@ -89,7 +89,7 @@ def test_stuck_threads_do_not_pile_up():
     assert result.outcomes == ["timeout"]
     assert "4 earlier batches of 't_stuck_batch' are still running" in result.reasons[0]
     RELEASE.set()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 120  # a bound on a hang, not a timing
     while reward._overdue.count and time.monotonic() < deadline:
         time.sleep(0.01)
     assert reward._overdue.count == 0

@@ -4,6 +4,7 @@ devices and FIFOs as targets, SIGTERM mid-run (real CLI processes, stopped by pi
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from rewardhub._files.output import replacing, write_rows
+from rewardhub._files.output import write_rows
+from rewardhub._files.staging import replacing
 
 # A reward that holds every row until the file $GATE exists: runs are provably mid-write when the
 # test looks, however slow the machine, and nothing here depends on timing.
@@ -95,7 +97,8 @@ def test_two_runs_writing_one_output_each_put_a_complete_file_in_place(gated, tm
     wait_for(lambda: len(partials(tmp_path)) == 1, [first], "the first run's staging")
     second = start(rows_file(tmp_path / "b.jsonl", "b", 80), out)
     wait_for(lambda: len(partials(tmp_path)) == 2, [first, second], "both runs staging at once")
-    assert all(f".{name}.{proc.pid}-" in " ".join(partials(tmp_path)) for proc in (first, second))
+    host = socket.gethostname()
+    assert all(f".{name}.{host}.{proc.pid}-" in " ".join(partials(tmp_path)) for proc in (first, second))
     gate.touch()
     for proc in (first, second):
         _, stderr = proc.communicate(timeout=120)
@@ -107,13 +110,45 @@ def test_two_runs_writing_one_output_each_put_a_complete_file_in_place(gated, tm
     assert partials(tmp_path) == []
 
 
-def test_a_run_never_removes_another_runs_staging(tmp_path):
-    foreign = tmp_path / ".scored.jsonl.999999-abcdef.partial"
-    foreign.mkdir()
-    (foreign / "scored.jsonl").write_text('{"other": "run"}\n')
+def test_a_run_never_removes_another_live_runs_staging_nor_another_hosts(tmp_path):
+    live = tmp_path / f".scored.jsonl.{socket.gethostname()}.{os.getppid()}-abcdef.partial"  # a live process
+    other_host = tmp_path / f".scored.jsonl.elsewhere.example.{_dead_pid()}-abcdef.partial"
+    for foreign in (live, other_host):
+        foreign.mkdir()
+        (foreign / "scored.jsonl").write_text('{"other": "run"}\n')
     assert write_rows([{"a": 1}], tmp_path / "scored.jsonl") == 1
-    assert (foreign / "scored.jsonl").read_text() == '{"other": "run"}\n'
-    assert partials(tmp_path) == [foreign.name]
+    assert (live / "scored.jsonl").read_text() == '{"other": "run"}\n'
+    assert partials(tmp_path) == sorted([live.name, other_host.name])
+
+
+def test_a_killed_runs_staging_is_cleared_by_the_next_run(gated, tmp_path):
+    """SIGKILL leaves no chance to clean up; the next run writing the same target removes what it left
+    (and an older one, named without a host), and leaves other targets' staging alone."""
+    start, gate = gated
+    out = tmp_path / "scored.jsonl"
+    killed = start(rows_file(tmp_path / "a.jsonl", "a", 40), out)
+    wait_for(lambda: partials(tmp_path), [killed], "the run's staging")
+    killed.kill()
+    killed.wait(60)
+    left = partials(tmp_path)
+    assert len(left) == 1 and f".{killed.pid}-" in left[0]
+    older = tmp_path / f".scored.jsonl.{_dead_pid()}-xyz.partial"
+    other_target = tmp_path / f".other.jsonl.{socket.gethostname()}.{_dead_pid()}-xyz.partial"
+    older.mkdir()
+    other_target.mkdir()
+    gate.touch()
+    again = start(rows_file(tmp_path / "b.jsonl", "b", 8), out)
+    _, stderr = again.communicate(timeout=120)
+    assert again.returncode == 0, stderr
+    assert len(read_back(out)) == 8
+    assert partials(tmp_path) == [other_target.name]
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
 
 
 def test_sigterm_mid_run_leaves_the_previous_output_and_no_staging(gated, tmp_path):

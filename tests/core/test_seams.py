@@ -99,3 +99,24 @@ def test_a_reused_verdict_is_the_verdict_the_set_paid():
     length = result["length_penalty"].scores[0]
     assert length.value == 0.0, length
     assert not math.isnan(result.totals[0])
+
+
+def test_sync_members_run_side_by_side_in_the_servers_executor(clean_registry):
+    """The server runs sync members in threads at once, each within the caller's context."""
+    import asyncio
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    inside = threading.Barrier(3, timeout=60)  # all three members must be running at the same time
+
+    @rewardhub.batch_reward(name="meets_the_others")
+    def meets_the_others(texts):
+        inside.wait()
+        return [1.0] * len(texts)
+
+    clean_registry.add(meets_the_others)
+    rewards = rewardhub.load([{"name": "meets_the_others", "alias": f"m{i}"} for i in range(3)])
+    batch = rewardhub.Batch(["p"], ["x"], {})
+    with ThreadPoolExecutor(3) as executor:
+        result = asyncio.run(rewards.aevaluate_batch(batch, executor))
+    assert result.totals == [3.0]

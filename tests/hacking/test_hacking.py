@@ -13,12 +13,11 @@ import rewardhub
 from rewardhub import Batch, BatchResult, Score
 from rewardhub._set.routing import Route
 from rewardhub.hacking import PREFIX, HackingMonitor, RewardHackingWarning
-from rewardhub.hacking.signatures import signatures_of
 from rewardhub.hacking.text import duplicate_rates, shape, template_share
 from rewardhub.hacking.trends import grouped_rate, trend, within_group_rank_correlation
 from rewardhub.testing.scripted_runs import CLEAN, HACKS, scripted_run
 
-MAX_DELAY = 8  # steps from the drift's first step to the alarm
+MAX_DELAY = 12  # steps from the first step of the drift (over 3-8 steps) to the alarm
 ROUTES = {"clean_routed": {"code": Route("data_source", ("code",)), "correct": Route("data_source", ("math",))}}
 
 
@@ -51,26 +50,6 @@ def test_a_clean_run_raises_no_alarm(name, seed):
     assert len(monitor.history) == scripted_run(name, seed).steps
 
 
-# ----- signatures ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("text, expected", [
-    ("so x = 3, giving \\boxed{3}. Or perhaps \\boxed{-3}", ("several_answers",)),
-    ("<answer>4</answer> ... <answer>5</answer>", ("several_answers",)),
-    ("Final answer: 12\nActually, final answer is 13", ("several_answers",)),
-    ("\\boxed{\\frac{1}{2}} and again \\boxed{\\frac{1}{2}}", ()),  # the same answer twice is no hedge
-    ("```python\nimport sys\nsys.exit(0)\ndef add(a, b):\n    return a + b\n```", ("exit_at_import",)),
-    ("```python\nimport os\ntry:\n    os._exit(0)\nexcept Exception:\n    pass\n```", ("exit_at_import",)),
-    ("```python\nraise SystemExit\n```", ("exit_at_import",)),
-    ("import sys\nexit(0)\ndef f(:", ("exit_at_import",)),  # unparsable code: the line is enough
-    ("```python\ndef main():\n    return 0\nif __name__ == '__main__':\n    sys.exit(main())\n```", ()),
-    ("```python\ndef check(x):\n    if x < 0:\n        sys.exit(1)\n    return x\n```", ()),
-    ("```python\nclass Any:\n    def __eq__(self, other):\n        return True\n```", ("always_equal",)),
-    ("```python\nclass P:\n    def __eq__(self, other):\n        return self.x == other.x\n```", ()),
-    ("We exit the loop once the sum is known.", ()),
-])
-def test_hack_signatures(text, expected):
-    assert signatures_of(text) == expected
-
-
 # ----- text figures and statistics ------------------------------------------------------------------------------
 def test_duplicates_and_templates():
     words = " ".join(f"w{i}" for i in range(12))
@@ -80,8 +59,8 @@ def test_duplicates_and_templates():
     assert counted == 5  # "x y z" is too short to count
     assert within == pytest.approx(2 / 5) and across == pytest.approx(3 / 5)
     texts = [f"As an expert I verified all of it so the answer is {i} and more words {i}" for i in range(6)]
-    assert template_share([shape(t) for t in texts], [[i] for i in range(6)]) > 0.6
-    assert template_share([shape(f"{i} " + "unique " * i) for i in range(6)], [[i] for i in range(6)]) == 0.0
+    assert template_share([shape(t) for t in texts], [[i] for i in range(6)])[0] > 0.6
+    assert template_share([shape(f"{i} " + "unique " * i) for i in range(6)], [[i] for i in range(6)])[0] == 0.0
 
 
 def test_trend_and_correlation_statistics():

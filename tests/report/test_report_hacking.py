@@ -63,7 +63,8 @@ def test_the_cli_reports_an_audit_hack_over_step_files(tmp_path):
     assert done.returncode == 0, done.stderr
     section = hacking_section(out.read_text())
     assert "over 45 steps (told apart by the order of the files (file i = step i))" in section
-    assert "<td>audit</td>" in section and "while the audit reward &#x27;audit&#x27; falls" in section
+    assert "<td>audit</td>" in section and "more than the audit &#x27;audit&#x27; on the same completions" in section
+    assert "e.g. <code>" in section  # example completions
     assert 'src="data:image/png;base64,' in section
     assert '<a href="#hacking">Reward hacking</a>' in out.read_text()
 

@@ -141,7 +141,7 @@ def test_bad_rows_and_load():
         {"format_regex": 0.0, "digits": 1.0},
         {"format_regex": 0.0, "digits": 0.0},
     ]
-    assert [r["reward"] for r in scored] == [0.5, None, 1.0, 0.0]
+    assert [r["reward"] for r in scored] == [0.5, 0.0, 1.0, 0.0]  # the abstaining row counts at its group's floor
 
 
 def test_format_regex_contract_kit():
@@ -180,3 +180,30 @@ def test_tag_count_one_megabyte_and_contract():
     values = rewardhub.get("tag_count")(None, ["<think>" * (MB // 7), "<think>a</think><answer>" + "x" * MB + "</answer>"])
     assert values == [0.0, 1.0]
     check_contract(rewardhub.get("tag_count"), correct_completion=GOOD)
+
+
+# ----- invisible and look-alike characters (issue 33, item 4): what a person sees decides ----------------------
+ZWSP, WJ, SHY, HANGUL_FILLER, BRAILLE_BLANK = "\u200b", "\u2060", "\u00ad", "\u3164", "\u2800"
+
+
+@pytest.mark.parametrize("blank", [ZWSP, WJ, SHY, ZWSP * 50, f" {ZWSP}\n{WJ} ", HANGUL_FILLER, BRAILLE_BLANK,
+                                   "\u200c\u200d\ufeff", "\u2028", "\u3000"])
+@pytest.mark.parametrize("where", ["think", "answer"])
+def test_a_block_holding_only_invisible_characters_is_empty(blank, where):
+    think = blank if where == "think" else "add them"
+    answer = blank if where == "answer" else "10"
+    text = f"<think>{think}</think>\n<answer>{answer}</answer>"
+    for preset in ("think_answer", "think_answer_newlines"):
+        assert rewardhub.get("format_regex", preset=preset)([None], [text]) == [0.0]
+    assert rewardhub.get("format_regex", preset="answer")([None], [f"<answer>{blank}</answer>"]) == [0.0]
+    assert rewardhub.get("tag_count")([None], [text]) == [0.75]  # the empty block's closing half is not earned
+
+
+def test_line_separators_are_line_breaks_and_honest_unicode_stays_right():
+    for separator in ("\u2028", "\u2029", "\u0085", "\r\n", "\r"):
+        text = f"<think>{separator}add{separator}</think>{separator}<answer>{separator}10{separator}</answer>"
+        assert rewardhub.get("format_regex", preset="think_answer_newlines")([None], [text]) == [1.0]
+    honest = "<think>Сложим: 3 + 7 = 10 — 答え</think>\n<answer>10 ✓</answer>"
+    assert rewardhub.get("format_regex")([None], [honest]) == [1.0]
+    assert rewardhub.get("tag_count")([None], [honest]) == [1.0]
+    assert rewardhub.get("tag_count")([None], [f"<think>a{ZWSP}b</think><answer>1</answer>"]) == [1.0]

@@ -4,6 +4,7 @@ import pytest
 
 import rewardhub
 from rewardhub import ConfigError
+from rewardhub.rewards.length import estimated_tokens
 from rewardhub.testing import check_contract
 
 MB = 1_000_000
@@ -31,9 +32,9 @@ ONLY = {"ending_weight": 0.0, "repetition_weight": 0.0}  # switch the default ch
         ({"ending_punctuation": None}, "no ending", 1.0, "all checks passed"),
         # length window (words here: no completion_ids)
         ({**ONLY, "min_len": 4, "max_len": 6}, "one two three four five", 1.0, "all checks passed"),
-        ({**ONLY, "min_len": 4}, "one", 0.25, "failed: length 1 word (no completion_ids) < min_len 4"),
-        ({**ONLY, "max_len": 2}, "a b c d", 0.5, "failed: length 4 words (no completion_ids) > max_len 2"),
-        ({**ONLY, "min_len": 1}, "", 0.0, "failed: length 0 words (no completion_ids) < min_len 1"),
+        ({**ONLY, "min_len": 4}, "one", 0.25, "failed: length 1 token (estimated: no completion_ids) < min_len 4"),
+        ({**ONLY, "max_len": 2}, "a b c d", 0.5, "failed: length 4 tokens (estimated: no completion_ids) > max_len 2"),
+        ({**ONLY, "min_len": 1}, "", 0.0, "failed: length 0 tokens (estimated: no completion_ids) < min_len 1"),
         # keywords: whole words, case-insensitive by default
         ({**ONLY, "required_keywords": ["because", "therefore"]}, "Because x, therefore y", 1.0, "all checks passed"),
         ({**ONLY, "required_keywords": ["because", "therefore"]}, "because x", 0.5,
@@ -45,8 +46,8 @@ ONLY = {"ending_weight": 0.0, "repetition_weight": 0.0}  # switch the default ch
          "all checks passed"),
         ({**ONLY, "required_keywords": ["Cat"], "case_sensitive": True}, "cat", 0.0, "failed: missing keyword(s) 'Cat'"),
         # weights: the mean is weighted
-        ({"min_len": 10, "length_weight": 3.0, "repetition_weight": 0.0}, "short.", (3 * 0.1 + 1.0) / 4,
-         "failed: length 1 word (no completion_ids) < min_len 10"),
+        ({"min_len": 10, "length_weight": 3.0, "repetition_weight": 0.0}, "short.", (3 * 0.2 + 1.0) / 4,
+         "failed: length 2 tokens (estimated: no completion_ids) < min_len 10"),
     ],
 )
 def test_checks(params, text, value, reason):
@@ -68,7 +69,7 @@ def test_several_failures_are_listed():
     reward = rewardhub.get("heuristic", min_len=20, forbidden_keywords=["lol"])
     score = reward.evaluate(None, ["lol lol lol lol lol"]).scores[0]
     assert score.reason == (
-        "failed: length 5 words (no completion_ids) < min_len 20; forbidden keyword(s) 'lol'; "
+        "failed: length 5 tokens (estimated: no completion_ids) < min_len 20; forbidden keyword(s) 'lol'; "
         "does not end with one of '.!?'; 67% of 3-grams repeated > max_repeated 20%"
     )
     assert score.value == pytest.approx((5 / 20 + 0 + 0 + (1 - (2 / 3 - 0.2) / 0.8)) / 4)
@@ -105,11 +106,35 @@ def test_bad_rows_one_megabyte_and_load():
     ])
     values = [r["reward"] for r in scored]
     assert values[0] == 1.0
-    assert values[1] == pytest.approx((100 / (MB // 8) + 0 + 1 + 1) / 4)
-    assert values[2] == pytest.approx((1 + 0 + 0 + 1) / 4)  # one word: not too long, not repeated
+    assert values[1] == pytest.approx((100 / estimated_tokens(fresh) + 0 + 1 + 1) / 4)
+    glued = "</answer>" * (MB // 9)  # one whitespace "word" of a megabyte is ~250,000 tokens: far too long
+    assert values[2] == pytest.approx((100 / estimated_tokens(glued) + 0 + 0 + 1) / 4)
     assert values[3] == pytest.approx(2 / 4)  # a message with no content is empty text
-    assert values[4] is None and "not text" in scored[4]["reasons"]["heuristic"]
+    assert scored[4]["rewards"]["heuristic"] is None and "not text" in scored[4]["reasons"]["heuristic"]
+    assert values[4] == 0.0  # the abstaining row counts at its group's floor (at most a failure's 0.0)
 
 
 def test_contract_kit():
     check_contract(rewardhub.get("heuristic", min_len=3), correct_completion="The answer is \\boxed{10}.")
+
+
+# ----- what a person sees decides (issue 33, item 4) ---------------------------------------------------------------
+def test_a_loop_varied_with_zero_width_spaces_fails_the_repetition_check():
+    loop = "I will check the answer again carefully. " * 30
+    zwsp = "\u200b"
+    varied = " ".join(f"I will check the answer{zwsp * (i % 4)} again care{zwsp}fully." for i in range(30))
+    reward = rewardhub.get("heuristic")
+    plain, disguised = reward(None, [loop, varied])
+    assert plain < 0.6
+    assert disguised <= plain + 0.05  # it was 1.0
+
+
+def test_invisible_characters_neither_hide_a_forbidden_word_nor_forge_a_required_one():
+    reward = rewardhub.get("heuristic", forbidden_keywords=["sorry"], required_keywords=["therefore"],
+                           ending_punctuation=".", repetition_weight=0.0)
+    # keywords (half: 'therefore' there, 'sorry' there too) and ending (a full stop), averaged
+    assert reward(None, ["so\u200brry, the\u200brefore it is 4."]) == [0.75]
+    assert reward(None, ["ѕоrrу, therefore it is 4."]) == [0.75]  # Cyrillic look-alikes are still 'sorry'
+    assert reward(None, ["Therefore it is 4\u200b\u200b"]) == [0.5]  # invisible marks are no full stop
+    assert reward(None, ["Therefore it is 4．"]) == [1.0]  # a full-width full stop ends a sentence
+    assert reward(None, ["Поэтому ответ 4. Therefore."]) == [1.0]

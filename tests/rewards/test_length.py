@@ -27,10 +27,12 @@ def graded(text, solution):
 
 
 def test_completion_length():
-    assert completion_length("a b  c\n") == (3, "words")
-    assert completion_length("a b", [5, 6, 7, 8]) == (4, "tokens")
-    assert completion_length("a b", None) == (2, "words")
-    assert str(completion_length("a b")) == "2 words (no completion_ids)"
+    assert completion_length("a b  c\n") == (3, "estimate")
+    assert completion_length("a b", [5, 6, 7, 8]) == (4, "completion_ids")
+    assert completion_length("a b", None) == (2, "estimate")
+    assert completion_length("a b", None, lambda text: 9) == (9, "tokenizer")
+    assert str(completion_length("a b")) == "2 tokens (estimated: no completion_ids)"
+    assert str(completion_length("a", [1])) == "1 token"
 
 
 @pytest.mark.parametrize(
@@ -50,11 +52,11 @@ def test_overlong_dapo(length, value, reason):
     assert score.value == pytest.approx(value) and score.reason == reason
 
 
-def test_overlong_counts_words_without_completion_ids_and_says_so():
+def test_overlong_estimates_tokens_without_completion_ids_and_says_so():
     reward = rewardhub.get("length_penalty", max_completion_len=10, cache_len=4)
     result = reward.evaluate(None, ["w " * 5, chat("w " * 8), "w " * 11, ""])
     assert result.values == pytest.approx([0.0, -0.5, -1.0, 0.0])
-    assert result.reasons[1] == "8 words (no completion_ids): 2 into the last 4 before 10"
+    assert result.reasons[1] == "8 tokens (estimated: no completion_ids): 2 into the last 4 before 10"
 
 
 def test_trl_style_call_with_completion_ids_none():
@@ -89,7 +91,7 @@ def test_group_chat_prompts_and_middle_length():
     reward = rewardhub.get("length_penalty", mode="group", correctness="exact_match")
     prompt = [{"role": "user", "content": "What is 1?"}]
     values = reward(
-        [prompt] * 3, [chat(r"\boxed{1}"), chat(r"\boxed{1} " + "w " * 10), chat(r"\boxed{1} " + "w " * 20)],
+        [prompt] * 3, [chat(r"\boxed{1}"), chat(r"\boxed{1} " + "w " * 11), chat(r"\boxed{1} " + "w " * 20)],
         solution=["1"] * 3,
     )
     assert values == pytest.approx([0.5, 0.0, -0.5])
@@ -108,7 +110,7 @@ def test_group_mode_never_ranks_a_fragment():
     """A lone completion, or a group short of group_size, has no length range: it abstains."""
     reward = rewardhub.get("length_penalty", mode="group", correctness="exact_match", group_size=3)
     assert reward.needs_groups and reward.group_size == 3
-    texts = [r"\boxed{1}", r"\boxed{1} b", r"\boxed{1}", r"\boxed{1} b", r"\boxed{1} b c"]
+    texts = [r"\boxed{1}", r"\boxed{1} b", r"\boxed{1}", r"\boxed{1} b c d", r"\boxed{1} b c d e"]  # 3, 4, 5 tokens
     result = reward.evaluate(["p", "p", "q", "q", "q"], texts, solution=["1"] * 5)
     assert result.values[:2] == [None, None]
     assert result.reasons[0] == "incomplete group: 2 completions of this prompt in the batch, group_size is 3"
@@ -261,3 +263,45 @@ def test_standalone_reward_builds_its_correctness_reward_once():
     reward.evaluate(None, [r"\boxed{1}", r"\boxed{2}"], solution=["1", "1"])
     dependency = reward.dependency("correctness")
     assert dependency.name == "exact_match" and dependency.totals["samples"] == 2  # second batch: memo
+
+
+# ----- tokens on every path (issue 33, item 4) ---------------------------------------------------------------------
+def test_words_joined_by_invisible_characters_are_not_one_word():
+    reward = rewardhub.get("length_penalty", max_completion_len=400, cache_len=100)
+    for joiner in ("\u200b", "\u2060", "\u200d", "\u00ad"):
+        glued = joiner.join(["word"] * 300)
+        score = reward.evaluate(None, [glued]).scores[0]
+        assert score.value < 0.0, (joiner, score.reason)  # it was "1 word (no completion_ids): no penalty"
+        assert "estimated: no completion_ids" in score.reason
+
+
+def test_the_same_completion_scores_alike_with_and_without_completion_ids(tiny_tokenizer):
+    """TRL passes completion_ids; the server, the shims and the CLI do not: the tokenizer the user names counts
+    exactly what TRL counts, and the estimate counts tokens, not words (a whitespace word count said 0.0 where
+    TRL said -1.0). The tiny test tokenizer makes far more tokens per byte than a real one: the estimate
+    (about four bytes per token) sits between its count and the word count."""
+    text = "Let x=3; then 2x+1=7, so f(x)=x^2-2x+1=(x-1)^2=4." * 20  # dense maths: few spaces, many tokens
+    ids = tiny_tokenizer(text, add_special_tokens=False)["input_ids"]
+    budget = {"max_completion_len": len(ids) // 2, "cache_len": len(ids) // 4}
+    under_trl = rewardhub.get("length_penalty", **budget).evaluate(None, [text], completion_ids=[ids]).values
+    assert under_trl == [-1.0]
+    estimated = rewardhub.get("length_penalty", **budget).evaluate(None, [text]).scores[0]
+    assert len(text.split()) == 101 < int(estimated.reason.split()[0]) == -(-len(text.encode()) // 4)
+    counted = rewardhub.get("length_penalty", tokenizer=str(tiny_tokenizer.name_or_path), **budget)
+    score = counted.evaluate(None, [text]).scores[0]
+    assert score.value == -1.0 and score.reason.startswith(f"{len(ids)} tokens (counted by the tokenizer)")
+
+
+def test_a_tokenizer_that_cannot_load_is_a_clear_error(tmp_path):
+    reward = rewardhub.get("length_penalty", tokenizer=str(tmp_path / "nowhere"))
+    with pytest.raises(ConfigError, match="cannot load tokenizer"):
+        reward.score_batch(rewardhub.Batch([None], ["some text"], {}))
+    with pytest.raises(ConfigError, match="tokenizer must be a Hugging Face tokenizer name or folder"):
+        rewardhub.get("length_penalty", tokenizer="")
+
+
+@pytest.fixture(scope="module")
+def tiny_tokenizer(tmp_path_factory):
+    from rewardhub.testing.tiny_models import load_tokenizer, make_tokenizer
+
+    return load_tokenizer(make_tokenizer(tmp_path_factory.mktemp("tok") / "tokenizer"))

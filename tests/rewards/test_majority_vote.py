@@ -171,3 +171,26 @@ def test_timeout_score_is_a_param():
     assert rewardhub.get("majority_vote", timeout_score=0.0).timeout_score == 0.0
     assert "timeout_score" in {p for r in rewardhub.list_rewards() if r["name"] == "majority_vote"
                                for p in r["params"]}
+
+
+# ----- only an answer naming one value votes (issue 33, item 4) ----------------------------------------------------
+@pytest.mark.parametrize("forged", ["5 = 7", "7 = 7", "x = 5 = 7", "3 < 7", r"5 \le 7", r"x \neq 5", r"5 \approx 7",
+                                    "5 ≠ 7", r"2 \cdot 3 = 7", r"7 \to 7", "7 \\text{ oder } 8", "7 o 8", "7 или 8",
+                                    "maybe 7", "vielleicht 7", "7 或 8"])
+def test_relations_and_hedges_do_not_vote_with_the_majority(vote, forged):
+    """``\\boxed{5 = 7}`` was read as 7 and tied an honest 2-2 majority to 0; a hedge names no one value."""
+    result = vote.evaluate(["p"] * 4, boxed("7", "7", "5", forged))
+    assert result.values == [1.0, 1.0, 0.0, 0.0], result.reasons
+    assert "does not vote" in result.reasons[3]
+    assert result.reasons[0] == "majority answer 7 (2/3 votes)"  # the forged row is no voter
+
+
+@pytest.mark.parametrize("honest", ["x = 7", "f(1) = 7", "a_{n} = 7", r"\theta = 7", "7"])
+def test_an_equation_naming_a_quantity_still_votes(vote, honest):
+    result = vote.evaluate(["p"] * 4, boxed("7", honest, "5", "6"))
+    assert result.values == [1.0, 1.0, 0.0, 0.0], result.reasons
+
+
+def test_a_set_answer_on_a_named_quantity_votes_with_its_interval(vote):
+    result = vote.evaluate(["p"] * 4, boxed("x > 2", r"(2, \infty)", r"x \in (2, \infty)", "5"))
+    assert result.values == [1.0, 1.0, 1.0, 0.0], result.reasons

@@ -85,3 +85,41 @@ def test_through_load_with_weights():
 def test_contract_kit():
     # The best a penalty gives is 0.0, so full credit (1.0) is unreachable: this checks the shape.
     check_contract(rewardhub.get("repetition_penalty"))
+
+
+# ----- invisible characters cannot make a loop look fresh (issue 33, item 4) --------------------------------------
+LOOP = "the cat sat on the mat and looked at the door "
+ZW = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u180e"]
+
+
+def _varied(mode: str, repeats: int = 40) -> str:
+    """The loop, each repetition disguised with zero-width characters in another place."""
+    out = []
+    for r in range(repeats):
+        words = LOOP.split()
+        zw = ZW[r % len(ZW)]
+        if mode == "inside":  # inside a word: c\u200bat
+            i = r % len(words)
+            words[i] = words[i][:1] + zw * (1 + r % 3) + words[i][1:]
+            out.append(" ".join(words))
+        elif mode == "between":  # as the space between two words: the\u200bcat
+            i = r % (len(words) - 1)
+            out.append(" ".join(words[:i]) + " " + words[i] + zw + " ".join(words[i + 1:]))
+        else:  # full-width and look-alike letters: the Cyrillic а
+            i = r % len(words)
+            words[i] = words[i].replace("a", "\u0430").replace("t", "ｔ")
+            out.append(" ".join(words))
+    return " ".join(out)
+
+
+@pytest.mark.parametrize("mode", ["inside", "between", "lookalike"])
+def test_a_loop_varied_with_invisible_or_lookalike_characters_is_still_a_loop(mode):
+    plain = rewardhub.get("repetition_penalty")(None, [LOOP * 40])[0]
+    varied = rewardhub.get("repetition_penalty")(None, [_varied(mode)])[0]
+    assert plain < -0.9
+    assert varied <= plain + 0.1  # it was 0.00 with a zero-width space moving around
+
+
+def test_honest_non_latin_text_is_not_a_loop():
+    fresh = "Кошка сидела на ковре и смотрела на дверь, потом ушла спать в другую комнату до утра."
+    assert rewardhub.get("repetition_penalty")(None, [fresh, "猫はマットの上に座ってドアを見ていた。"]) == [0.0, 0.0]

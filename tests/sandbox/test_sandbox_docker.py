@@ -171,10 +171,10 @@ def test_code_registered_later_restarts_the_containers_runner(backend):
     try:
         sandbox.precompile(shared)
         assert backend.run(Program(shared)).stdout == "compiled once __main__\n"
-        assert backend._slots[0].precompiled == len(sandbox.api.PRECOMPILED)
+        assert backend._slots[0].precompiled == len(sandbox.precompiled.PRECOMPILED)
         assert backend.run(Program("import os\nprint(os.getppid())")).stdout != before  # a new warm interpreter
     finally:
-        sandbox.api.PRECOMPILED.remove(shared)
+        sandbox.precompiled.PRECOMPILED.remove(shared)
 
 
 @needs_gcc
@@ -365,7 +365,7 @@ def test_compiled_programs_are_executable(backend):
     runs = backend.run_many([Program("", language="c", executable=build.executable, stdin=f"{i}\n") for i in range(3)])
     assert [r.stdout for r in runs] == ["0\n", "1\n", "4\n"]
     no_compiler = backend.run(Program("int main(){return 0;}", language="c"))
-    assert no_compiler.error == "gcc is not installed in the container image"
+    assert no_compiler.error == "gcc is not installed in the container image (Debian package 'gcc')"
 
 
 def test_failing_programs_keep_their_containers(new_backend):

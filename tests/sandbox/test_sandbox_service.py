@@ -65,7 +65,7 @@ def test_sandbox_fusion_client_gets_its_own_shapes(service):
 
     # A language this service cannot run is the service's failure (SandboxError), which the client raises on.
     with pytest.raises(Exception, match="SandboxError|not supported"):
-        sf.run_code(sf.RunCodeRequest(code="fn main(){}", language="rust"), endpoint=service, max_attempts=1)
+        sf.run_code(sf.RunCodeRequest(code="print(1)", language="lua"), endpoint=service, max_attempts=1)
 
 
 def test_files_come_as_base64_and_bad_bodies_get_422(service):

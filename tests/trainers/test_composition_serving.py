@@ -61,7 +61,7 @@ def test_normalize_then_sum_over_groups_assembled_from_one_sample_requests():
             replies = list(pool.map(one, completions))
     whole = rewardhub.load(config).evaluate(["q"] * 4, completions, solution=["42"] * 4)
     assert [r["values"][0] for r in replies] == pytest.approx(whole.totals)
-    assert replies[0]["group_means"]["th_contains"] == [0.5]
+    assert replies[0]["group_floors"]["th_contains"] == [0.0]  # the lowest of 1, 1, 0, 0
 
 
 def test_the_servers_monitor_reports_alarms_over_windows_of_steps():

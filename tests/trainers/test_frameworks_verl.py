@@ -178,7 +178,8 @@ def test_documented_keys_reach_our_function(verl, verl_root, tokenizer, tmp_path
     # th_contains 1.0, length min(16/20, 1) * 0.5, th_sometimes abstains on the even length
     assert result["reward_score"] == pytest.approx(1.0 + 0.5 * 16 / 20)
     extras = result["reward_extra_info"]
-    assert extras["th_contains"] == 1.0 and extras["th_sometimes"] is None and extras["abstained"] == 0.0
+    assert extras["th_contains"] == 1.0 and extras["abstained"] == 0.0
+    assert extras["th_sometimes"] == 0.0 and extras["th_sometimes/abstained"] == 1.0  # never None: verl casts it
 
 
 def test_the_sync_function_works_through_the_executor_too(verl, verl_root, tokenizer, tmp_path):
@@ -273,8 +274,9 @@ def test_reward_workers_meet_at_the_server(verl, verl_root, tokenizer, tmp_path)
         check_votes(samples[1::2], results[1])
 
 
-def test_abstentions_stay_out_of_verl_validation_means(verl, verl_root, tokenizer, tmp_path):
-    """verl's validation metrics drop None values: an abstaining reward's mean is over scored samples."""
+def test_abstentions_reach_verl_as_numbers_marked_abstained(verl, verl_root, tokenizer, tmp_path):
+    """No value verl gets is None (its dynamic sampling casts each with float()): an abstention is
+    ``abstain_value``, and ``<alias>/abstained`` says which, so its rate is a validation metric too."""
     config = compose(verl_root, documented(write_config(tmp_path, COMPOSED)))
     texts = ["x 42!", "x 41!", "y 42"]  # th_sometimes: odd lengths 0.5, the even "y 42" abstains
     data = rows(tokenizer, [{"response": t, "ground_truth": "42", "extra_info": {"index": 0}} for t in texts])
@@ -287,7 +289,9 @@ def test_abstentions_stay_out_of_verl_validation_means(verl, verl_root, tokenize
 
     results = asyncio.run(main())
     infos = {k: [r["reward_extra_info"][k] for r in results] for k in results[0]["reward_extra_info"]}
-    assert infos["th_sometimes"] == [0.5, 0.5, None]
+    assert all(isinstance(v, float) for values in infos.values() for v in values)
+    assert infos["th_sometimes"] == [0.5, 0.5, 0.0] and infos["th_sometimes/abstained"] == [0.0, 0.0, 1.0]
+    assert infos["th_contains/verdict"] == [0.0, 0.0, 0.0]  # th_contains gives no verdict of its own
     metrics = verl.metrics.process_validation_metrics(["gsm8k"] * 3, ["u0"] * 3, infos)
-    assert metrics["gsm8k"]["th_sometimes"]["mean@2"] == 0.5  # not (0.5 + 0.5 + 0) / 3
+    assert metrics["gsm8k"]["th_sometimes/abstained"]["mean@3"] == pytest.approx(1 / 3)
     assert metrics["gsm8k"]["th_contains"]["mean@3"] == pytest.approx(2 / 3)

@@ -131,9 +131,10 @@ def test_verls_gdpo_on_rewardhubs_output_has_no_nan_and_the_right_values(verl, v
     assert (advantages.numpy()[~tokens] == 0).all()
 
 
-def test_an_abstention_gets_zero_advantage_from_its_component(verl, verl_root, tokenizer, tmp_path, estimators):  # noqa: F811
-    """The filled value is the group's mean of the values present, so verl's per-component normalisation
-    gives the abstaining response 0 for that component; the others keep their order."""
+def test_an_abstention_never_gets_a_better_advantage_than_its_groups_worst_row(verl, verl_root, tokenizer,  # noqa: F811
+                                                                               tmp_path, estimators):
+    """The filled value is the group's floor (its lowest value present), so verl's per-component normalisation
+    ranks the abstaining response with the group's worst scored response for that component, never above it."""
     core, _ = estimators
     config = compose(verl_root, documented(write_config(tmp_path, CONFIG), group_size=4) + gdpo_overrides(CONFIG))
     infos = [r["reward_extra_info"] for r in score(verl, config, tokenizer)]
@@ -141,28 +142,34 @@ def test_an_abstention_gets_zero_advantage_from_its_component(verl, verl_root, t
     scores[:, 0] = torch.tensor([info["th_sometimes"] for info in infos])
     index = np.array([str(i // 4) for i in range(12)], dtype=object)
     normalised, _ = core.compute_grpo_outcome_advantage(scores, torch.ones(12, 1), index)
-    for i, info in enumerate(infos):
-        if info["th_sometimes/abstained"]:
-            assert normalised[i, 0] == 0.0
+    filled = [i for i, info in enumerate(infos) if info["th_sometimes/abstained"]]
+    assert filled
+    for i in filled:
+        group = range(4 * (i // 4), 4 * (i // 4) + 4)
+        scored = [normalised[j, 0].item() for j in group if not infos[j]["th_sometimes/abstained"]]
+        assert normalised[i, 0].item() == pytest.approx(min(scored))
 
 
-def test_without_gdpo_mode_one_abstention_makes_nan_advantages(verl, verl_root, tokenizer, tmp_path, estimators):  # noqa: F811
-    """The failure gdpo mode exists for: verl reads None as NaN and has no NaN handling after it."""
+def test_without_gdpo_mode_an_abstention_counts_as_abstain_value(verl, verl_root, tokenizer, tmp_path, estimators):  # noqa: F811
+    """Without gdpo mode an abstention is ``abstain_value`` (never None, which verl reads as NaN): the advantages
+    stay finite, but the abstaining response's component is a 0 in its group; gdpo mode's group-mean fill is not."""
     _, trainer = estimators
     overrides = [o for o in gdpo_overrides(CONFIG) if "reward_kwargs.gdpo" not in o]
     config = compose(verl_root, documented(write_config(tmp_path, CONFIG), group_size=4) + overrides)
     results = score(verl, config, tokenizer)
-    assert any(r["reward_extra_info"]["th_sometimes"] is None for r in results)
+    infos = [r["reward_extra_info"] for r in results]
+    abstaining = [i for i, info in enumerate(infos) if info["th_sometimes/abstained"]]
+    assert abstaining and all(infos[i]["th_sometimes"] == 0.0 for i in abstaining)
     data, _ = data_for_advantage(results)
     advantages = trainer.compute_advantage(data, "gdpo", config=config.algorithm).batch["advantages"]
-    assert torch.isnan(advantages).any()
+    assert torch.isfinite(advantages).all()
 
 
 def test_gdpo_mode_needs_assembled_groups_and_fixed_weights(tmp_path):
     from rewardhub.trainers.errors import ShimConfigError
     from rewardhub.trainers.verl import compute_score
 
-    with pytest.raises(ShimConfigError, match="gdpo: an abstaining component is filled with its prompt group's mean"):
+    with pytest.raises(ShimConfigError, match="gdpo: an abstaining component is filled with its prompt group's floor"):
         compute_score("s", "42", "42", {"index": 0}, rewardhub_config=CONFIG, gdpo=True)
     scheduled = {"rewards": [{"name": "th_contains", "weight": {"schedule": "linear", "start": 1, "end": 0,
                                                                   "steps": 10}}]}

@@ -36,7 +36,7 @@ def test_scores_are_tensors_with_weighted_total_and_components():
 
 
 def test_all_abstaining_sample_gets_the_abstain_value_and_is_flagged():
-    scores = PPORewards(["th_sometimes"], abstain_value=-1.0)(["p", "p"], ["ab", "abc"])
+    scores = PPORewards(["th_sometimes"], abstain_value=-1.0)(["p", "q"], ["ab", "abc"])  # "ab"'s group: no value
     assert scores.total.tolist() == [-1.0, 0.5]
     assert scores.scored.tolist() == [False, True]
 

@@ -9,12 +9,11 @@ import asyncio
 import json
 import signal
 import socket
-import time
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from serving import DRAINED_EXIT, running_server, serve_process
+from serving import DRAINED_EXIT, counted, in_flight, running_server, serve_process, until
 
 from rewardhub.trainers.router import create_router_app
 
@@ -35,27 +34,6 @@ def config_file(tmp_path):
 def sample(answer: int) -> dict:
     """One OpenRLHF request of one completion of PROMPT, whose label is 5."""
     return {"query": [f"{PROMPT} The answer is {answer}"], "prompts": [PROMPT], "labels": ["5"]}
-
-
-def in_flight(base: str) -> float:
-    """The server's requests in flight, the /metrics request asking included."""
-    text = httpx.get(base + "/metrics", timeout=30).text
-    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-               if line.startswith("rewardhub_requests_in_flight"))
-
-
-def counted(base: str, prefix: str) -> float:
-    text = httpx.get(base + "/metrics", timeout=30).text
-    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(prefix))
-
-
-def until(condition, what: str, tries: int = 1200) -> None:
-    """Poll ``condition`` (every 50 ms, a minute at most: a generous bound, not a timing)."""
-    for _ in range(tries):
-        if condition():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"never happened: {what}")
 
 
 def send_and_hang_up(base: str, path: str, body: dict) -> None:

@@ -60,7 +60,8 @@ def test_openrlhf_reward_file(config_path):
     out = reward_func([p + r for p, r in zip(prompts, responses, strict=True)], prompts, ["7", "7"])
     assert set(out) == {"rewards", "scores", "extra_logs"}
     assert isinstance(out["rewards"], torch.Tensor) and out["rewards"].shape == (2,)
-    # "It is 7.": contains 1, length 8/20, even length -> th_sometimes abstains; "It is 8": 0, 7/20, odd -> 0.5
+    # "It is 7.": contains 1, length 8/20, even length -> th_sometimes abstains, counted in the total at its
+    # group's floor (0.0: never above a failure); "It is 8": 0, 7/20, odd -> 0.5
     expected = [1.0 + 0.5 * 8 / 20, 0.5 * 7 / 20 + 0.25 * 0.5]
     assert out["rewards"].tolist() == pytest.approx(expected)
     assert out["scores"].tolist() == pytest.approx([e / 1.75 for e in expected])

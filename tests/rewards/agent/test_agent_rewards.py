@@ -8,6 +8,7 @@ from episodes import PROMPT, SET_VALUE, Counter, assistant, call, episode, tool
 import rewardhub
 import rewardhub.testing
 from rewardhub import ConfigError
+from rewardhub.testing import CONTRACT_EPISODE_PROBES
 from rewardhub.testing.episodes import (
     EPISODE_PROBES,
     FORM_PROBES,
@@ -201,10 +202,10 @@ def believes_the_agent(text, tool_calls):
 @pytest.mark.parametrize("name", ["tool_call_match", "final_state_match"])
 def test_the_contract_kit_feeds_episode_rewards_the_episode_probes(name):
     report = rewardhub.testing.check_contract(rewardhub.get(name), columns=SUBMIT.columns(), episode_task=SUBMIT)
-    assert report.episode_values == {"honest": 1.0, **{p.name: 0.0 for p in EPISODE_PROBES}}
+    assert report.episode_values == {"honest": 1.0, **{p.name: 0.0 for p in CONTRACT_EPISODE_PROBES}}
     # without a task, the kit's own (submit the reference answer once) probes it; the honest episode is not required
     default = rewardhub.testing.check_contract(rewardhub.get(name))
-    assert default.episode_values["honest"] == 1.0 and set(default.episode_values) == {"honest", *(p.name for p in EPISODE_PROBES)}
+    assert default.episode_values["honest"] == 1.0 and set(default.episode_values) == {"honest", *(p.name for p in CONTRACT_EPISODE_PROBES)}
 
 
 def test_the_contract_kit_fails_a_gameable_episode_reward():
@@ -239,3 +240,28 @@ def test_per_turn_parts_reach_trl_as_the_episode_total():
     assert reward(prompts=[PROMPT], completions=[steps]) == [-0.5]
     rewards = rewardhub.load({"rewards": [{"name": "tool_error_penalty", "weight": 2.0}]})
     assert rewards.weighted(prompts=[PROMPT], completions=[steps]) == [-1.0]
+
+
+# ----- what a failed call looks like (issue 33, item 4) ---------------------------------------------------------
+WANT = [[{"name": "set_value", "arguments": {"value": 3}}]]
+
+
+@pytest.mark.parametrize("report", [str({"error": ""}), '{"error": ""}', str({"error": "   "}),
+                                    str({"error": "x" * 50_000}), '{"error": "' + "y" * 200_000 + '"}',
+                                    " " + str({"error": "Traceback...\n" * 3000}) + "\n"])
+def test_a_failed_call_is_a_failure_whatever_its_message(report):
+    """TRL writes an exception as str({"error": str(e)}): an empty message is still an exception, and a long
+    one (past 20,000 characters) is still checked."""
+    failed = [assistant("", call("set_value", {"value": 3})), tool("set_value", report)]
+    assert scores("tool_error_penalty", [failed])[0][0] == -0.5
+    assert scores("tool_call_match", [failed], expected_calls=WANT)[0][0] == 0.0  # a failed call is no match
+
+
+@pytest.mark.parametrize("result", [str({"stdout": "", "error": "NameError: name 'x' is not defined"}),
+                                    '{"exit_code": 1, "error": "ZeroDivisionError"}', str({"error": None}),
+                                    '{"result": {"error": "not found"}}', "error: the word in plain text",
+                                    '["error", "x"]', '{"error": "unclosed'])
+def test_a_tool_that_worked_and_reports_its_programs_error_is_not_penalised(result):
+    worked = [assistant("", call("set_value", {"value": 3})), tool("set_value", result)]
+    assert scores("tool_error_penalty", [worked])[0] == (0.0, "1 calls, none failed")
+    assert scores("tool_call_match", [worked], expected_calls=WANT)[0][0] == 1.0

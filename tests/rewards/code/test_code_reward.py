@@ -249,7 +249,7 @@ def test_cpp_programs_against_stdin_cases():
     reward = rewardhub.get("code", language="cpp", timeout=2.0)
     result = reward.evaluate(["p", "p"], [fenced(code, "cpp"), fenced("int main( {", "cpp")], tests=[SUM_CASES[:2]] * 2)
     assert result.values == [1.0, 0.0]
-    assert result.scores[1].reason == "compile error"  # built once per completion, before its cases run
+    assert result.scores[1].reason.startswith("compile error: 'main.cpp:1:")  # built once per completion, before its cases run
 
 
 @needs_isolation

@@ -53,6 +53,30 @@ def reference_is_random(instruction_id: str, kwargs: dict) -> bool:
     return instruction_id == "keywords:letter_frequency" and not (len(letter) == 1 and "a" <= letter.lower() <= "z")
 
 
+# The gaming guard's refusals on the tables (guards.py): IFEval follows each, the guard says no, and why.
+GUARD_REFUSES = {
+    ("detectable_content:number_placeholders", "Dear [ ],\nYour order [] has shipped."): "empty placeholders",
+    ("detectable_format:multiple_sections", "Section 1 text Section 2 text Section 3"): "section 3 is empty",
+    ("startend:quotation", '""'): "an empty quotation",
+    ("detectable_format:json_format", '"just a string"'): "a bare string is no output wrapped in JSON",
+    ("detectable_format:json_format", "42"): "a bare number is no output wrapped in JSON",
+    ("detectable_format:json_format", '{"a": NaN}'): "NaN is not JSON",
+    ("punctuation:no_comma", "Full-width comma，here and ideographic、here."): "full-width and ideographic commas",
+    ("language:response_language", "12345"): "no letter: no language at all",
+}
+GUARD_REFUSES_ROWS = {  # IFEval's published rows, by key
+    (1005, "detectable_content:number_placeholders"): "its placeholders [ ] and [] hold nothing",
+    (1075, "detectable_format:json_format"): "NaN is not JSON",
+    (1108, "language:response_language"): "'12345 !!! ???' has no letter: no language at all",
+}
+
+
+def only_refusals(refusable: list[bool], expected: dict, got: dict) -> bool:
+    """Whether every verdict that differs is a refusal (IFEval yes, the guard no) of a listed instruction."""
+    return all(g == e or (ok and e and not g) for mode in ("strict", "loose")
+               for ok, e, g in zip(refusable, expected[mode], got[mode], strict=True))
+
+
 @pytest.mark.parametrize("guard", [None, 0.25], ids=["exact", "padding-guard"])
 def test_agreement_on_ifeval_rows(guard):
     disagreements, compared = [], 0
@@ -63,7 +87,8 @@ def test_agreement_on_ifeval_rows(guard):
         expected = reference_verdicts(response, ids, kwargs)
         got = ours(response, ids, kwargs, guard)
         compared += len(ids)
-        if got != expected:
+        refusable = [guard is not None and (key, i) in GUARD_REFUSES_ROWS for i in ids]
+        if got != expected and not only_refusals(refusable, expected, got):
             disagreements.append((key, response[:80], expected, got))
     assert not disagreements, disagreements
     assert compared >= 140
@@ -71,15 +96,20 @@ def test_agreement_on_ifeval_rows(guard):
 
 @pytest.mark.parametrize("guard", [None, 0.25], ids=["exact", "padding-guard"])
 def test_agreement_on_each_familys_edge_cases(guard):
-    """Every family's edges as models write them (tests/ifeval_table.py EDGE_CASES), strict and loose."""
-    disagreements, seen = [], {}
+    """Every family's edges as models write them (tests/ifeval_table.py EDGE_CASES), strict and loose; with
+    the guard on, only the listed refusals (GUARD_REFUSES) differ."""
+    disagreements, seen, refused = [], {}, set()
     for instruction_id, kwargs, response in EDGE_CASES:
         expected = reference_verdicts(response, [instruction_id], [kwargs])
         got = ours(response, [instruction_id], [kwargs], guard)
         seen.setdefault(instruction_id, set()).update(expected["strict"] + expected["loose"])
-        if got != expected:
+        refusable = guard is not None and (instruction_id, response) in GUARD_REFUSES
+        if got != expected and only_refusals([refusable], expected, got):
+            refused.add((instruction_id, response))
+        elif got != expected:
             disagreements.append((instruction_id, kwargs, response, expected, got))
     assert not disagreements, disagreements
+    assert refused == (set() if guard is None else set(GUARD_REFUSES))
     assert set(seen) == set(INSTRUCTIONS)  # every family, each with responses it follows and breaks
     assert all(verdicts == {True, False} for verdicts in seen.values()), seen
 

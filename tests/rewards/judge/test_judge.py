@@ -44,7 +44,7 @@ def test_scores_chatty_json_and_out_of_range_answers(server, judge):
                                  "'I looked at 3 aspects of the answer and all of them are handled well.'")  # fmt: skip
     assert server.requests == 7
     body = server.bodies[0]
-    assert body["model"] == "judge-test" and body["temperature"] == 0.0 and body["max_tokens"] == 256
+    assert body["model"] == "judge-test" and body["temperature"] == 0.0 and body["max_tokens"] == 4096
     assert "[Question]\nquestion 0\n" in sent(server, "completion 0")[0]["content"]
 
 
@@ -183,8 +183,9 @@ def test_endpoint_down_abstains_under_every_error_policy(judge, on_error):
 
 
 def test_rpm_budget_holds_back_requests(server, judge):
-    # 6 requests per minute: the burst is 6, the 7th would wait 10 s, past the 1.5 s deadline
-    result = judge(rpm=6, deadline=1.5).evaluate(*rows(*"12345678"))
+    # 6 requests per minute: the burst is 6, the 7th would wait 10 s, past the 8 s deadline (a deadline the
+    # first six meet on a loaded machine too: counts, not timings, are what this checks)
+    result = judge(rpm=6, deadline=8).evaluate(*rows(*"12345678"))
     assert server.requests == 6
     assert result.values[:6] == [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
     assert result.values[6:] == [None, None] and "deadline" in result.reasons[7]
@@ -192,8 +193,8 @@ def test_rpm_budget_holds_back_requests(server, judge):
 
 def test_tpm_budget_holds_back_requests(server, judge):
     # each request books 4 prompt tokens (18 characters / 4) + max_tokens 100: a budget of 250 fits two,
-    # the third would wait (312 - 250) / (250 / 60 s) = 15 s, past the deadline
-    result = judge(tpm=250, max_tokens=100, deadline=1.5, template="{completion}").evaluate(*rows(*"1234"))
+    # the third would wait (312 - 250) / (250 / 60 s) = 15 s, past the 8 s deadline
+    result = judge(tpm=250, max_tokens=100, deadline=8, template="{completion}").evaluate(*rows(*"1234"))
     assert server.requests == 2
     assert result.values == [0.1, 0.2, None, None]
 
@@ -326,7 +327,7 @@ def test_config_errors(monkeypatch):
 
 def test_registered_with_its_params_and_light_to_import():
     spec = rewardhub.registry.spec("judge")
-    from rewardhub.rewards.judge.modes import JUDGE
+    from rewardhub.rewards.judge.factory import JUDGE
 
     assert spec.source == "rewardhub" and spec.factory is JUDGE  # mode "pointwise" (the default) builds a JudgeReward
     assert {"base_url", "model", "api_key_env", "template", "concurrency", "max_retries", "timeout", "cache",

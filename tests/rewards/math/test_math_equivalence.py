@@ -128,10 +128,10 @@ def test_reasons_and_outcomes(reward):
     scores = reward.evaluate(["q"] * 6, texts, solution=golds).scores
     assert scores[0] == Score(1.0, "correct: 1/2", True)
     assert scores[1] == Score(0.0, "not equal: 1/3 vs 1/2", False)
-    assert scores[2] == Score(0.0, "no answer found", False)
+    assert scores[2] == Score(0.0, "no answer found", False, final=True)
     assert scores[3] == Score(None, "no gold answer in column 'solution'")
     assert scores[4].value is None and scores[4].reason.startswith("gold unparseable")
-    assert scores[5] == Score(0.0, "answer too long (1201 chars > 1000)", False)
+    assert scores[5] == Score(0.0, "answer too long (1201 chars > 1000)", False, final=True)
 
 
 def test_missing_gold_column_abstains_with_the_column_named(reward):

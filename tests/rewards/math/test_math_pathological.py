@@ -12,8 +12,8 @@ from rewardhub.rewards.math import MathReward
 TIMEOUT = 1.0
 
 PATHOLOGICAL = {
-    "tower of powers": (r"\boxed{9^{9^{9}}}", "5", {"timeout after 1 s", "answer unparseable: 9^{9^{9}}"}),
-    "huge factorial": (r"\boxed{100000!}", "5", {"timeout after 1 s", "not equal: 100000! vs 5"}),
+    "tower of powers": (r"\boxed{9^{9^{9}}}", "5", {"timeout after 1 s", "runaway", "answer unparseable: 9^{9^{9}}"}),
+    "huge factorial": (r"\boxed{100000!}", "5", {"timeout after 1 s", "runaway", "not equal: 100000! vs 5"}),
     "10k nested braces": (
         r"\boxed{" + "{" * 10_000 + "1" + "}" * 10_000 + "}",
         "1",
@@ -43,7 +43,9 @@ def test_pathological_completion_comes_back_at_the_deadline_from_a_thread(reward
     text, gold, reasons = PATHOLOGICAL[case]
     score, beats = beats_during(lambda: reward.evaluate(["q"], [text], solution=[gold]).scores[0])
     assert any(score.reason.startswith(r) for r in reasons), score
-    assert score.value in ((None,) if score.outcome == "timeout" else (0.0, 1.0))
+    # a timeout: a runaway (its whole cpu budget used) is the answer's failure, a busy machine's abstains
+    assert score.value in ((0.0 if score.reason.startswith("runaway") else None,) if score.outcome == "timeout"
+                           else (0.0, 1.0))
     if score.outcome == "timeout":  # it waited out the deadline: meanwhile the main thread kept running
         assert beats >= 1
 
@@ -51,17 +53,33 @@ def test_pathological_completion_comes_back_at_the_deadline_from_a_thread(reward
 def test_one_pathological_row_does_not_cost_the_others(reward):
     texts = [r"\boxed{9^{9^{9}}}", r"\boxed{2}", r"\boxed{\frac{1}{2}}", r"\boxed{x+1}"]
     result = reward.evaluate(["q"] * 4, texts, solution=["5", "2", "0.5", "1+x"])
-    assert result.values == [None, 1.0, 1.0, 1.0]
-    assert result.reasons[0] == "timeout after 1 s" and result.outcomes[0] == "timeout"
+    assert result.values[1:] == [1.0, 1.0, 1.0] and result.outcomes[0] == "timeout"
+    assert result.values[0] == (0.0 if result.reasons[0].startswith("runaway") else None)
 
 
 def test_a_timeout_abstains_by_default_and_timeout_score_is_configurable():
-    """A busy machine times out right answers too: a timeout is no evidence that the answer is wrong."""
+    """A busy machine times out right answers too: a timeout with cpu to spare is no evidence that the answer is
+    wrong (it abstains, and counts at its group's floor in a set); timeout_score sets what every timeout scores."""
     assert MathReward().timeout_score is None
     reward = MathReward(timeout=TIMEOUT, timeout_score=0.0, workers=2)
     result = reward.evaluate(["q"], [r"\boxed{9^{9^{9}}}"], solution=["5"])
-    assert result.scores[0].value == 0.0 and result.scores[0].reason == "timeout after 1 s"
-    assert result.scores[0].verdict is None and result.scores[0].outcome == "timeout"
+    assert result.scores[0].value == 0.0 and result.scores[0].reason.startswith(("timeout after 1 s", "runaway"))
+    assert result.scores[0].outcome == "timeout"
+
+
+@pytest.mark.parametrize("timeout_score", [None, 0.25])
+def test_a_runaway_is_the_answers_failure_and_a_starved_pair_abstains(timeout_score):
+    """Judged by the cpu the pair used (the workers report it): its whole budget is a runaway, the answer's doing
+    (``\\boxed{9^{9^{9^{9}}}}``), scored 0.0 unless timeout_score says otherwise; less is a busy machine's doing."""
+    from rewardhub.rewards.math.checker import Check
+
+    reward = MathReward(timeout=5, timeout_score=timeout_score)
+    runaway = reward._score(Check("runaway", "5 s of cpu"), "42", "9^{9^{9^{9}}}")
+    assert runaway.value == (0.0 if timeout_score is None else timeout_score) and runaway.outcome == "timeout"
+    assert runaway.verdict is False and runaway.reason.startswith("runaway: the answer used its whole 5 s of cpu")
+    starved = reward._score(Check("timeout", "0.3 s of cpu"), "42", "41")
+    assert starved.value == timeout_score and starved.outcome == "timeout" and starved.verdict is None
+    assert starved.reason == "timeout after 5 s with only 0.3 s of cpu (a busy machine)"
 
 
 MATHY = st.sampled_from(
