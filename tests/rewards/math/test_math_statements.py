@@ -54,7 +54,7 @@ def test_exact_match_never_pays_a_wrong_answer(exact_match, kind, seeds):
         ("3", "The answer is 5 apples and 3 oranges.", "no answer: several values in the answer statement"),
         ("5", "The answer is at least 5.", "no answer: a bound or an estimate"),
         ("5", "The answer is 5?", "no answer: the answer is asked"),
-        ("18", r"\boxed{18} Wait, I made an error. It should be 20.", "no answer: the stated answer '18' is taken back"),
+        ("18", r"\boxed{18} Wait, I made an error: 4 + 16 = 20, then 20 - 1 = 19.", "no answer: the stated answer '18' is taken back"),
         ("2", "... so (2) Now, for the next part, we need to", "no answer found"),
         ("3", "Hence we have 3 cases to", "no answer: the text stops mid-sentence"),
         ("1011_2", r"\boxed{1011_3}", "not equal: 1011_3 vs 1011_2 (a number in a base"),
