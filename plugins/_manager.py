@@ -41,7 +41,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rewardhub.rewards.agent",
     "rewardhub.rewards.code.reward",
     "rewardhub.rewards.sql.reward",
-    "rewardhub.rewards.judge.reward",
+    "rewardhub.rewards.judge.factory",
     "rewardhub.rewards.reward_model.reward",
     "rewardhub.rewards.reward_model.process",
     "rewardhub.rewards.instructions.reward",

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rewardhub import Batch, MissingColumnError, Param, Score, factory_params
+from rewardhub import Batch, MissingColumnError, Score
 from rewardhub.rewards.text import canonical
 
 from .client import Answer, JudgeStats, shorten
@@ -234,46 +234,3 @@ class TrajectoryJudge(JudgeReward):
         """The parts of the trajectory view the template shows (``{episode}`` is drawn from ``messages``)."""
         shown = {"episode": "messages", "env_state": "env_state"}
         return tuple(column for field, column in shown.items() if field in self.template.fields)
-
-
-# ----- one registry name -----------------------------------------------------------------------------------
-def _mode_classes() -> dict[str, type[JudgeReward]]:
-    from .ranking import GroupwiseJudge, PairwiseJudge
-    from .ruler import RulerJudge
-    from .verify import VerifyJudge
-
-    return {"pointwise": JudgeReward, "label": LabelJudge, "rubric": RubricJudge,
-            "pairwise": PairwiseJudge, "groupwise": GroupwiseJudge, "trajectory": TrajectoryJudge,
-            "verify": VerifyJudge, "ruler": RulerJudge}
-
-
-class JudgeFactory:
-    """The ``judge`` registry entry: ``mode`` picks the class; the other params are that mode's."""
-
-    name = "judge"
-    description = ("LLM-as-judge via an OpenAI-compatible endpoint (modes: pointwise, label, rubric, pairwise, "
-                   "groupwise, trajectory, verify, ruler): async, rate-limited, retried, cached")
-
-    def params(self) -> dict[str, Param]:
-        merged = {"mode": Param("mode", "pointwise", "str")}
-        for cls in _mode_classes().values():
-            for name, param in factory_params(cls).items():
-                merged.setdefault(name, param)
-        return merged
-
-    def __call__(self, *, mode: str = "pointwise", **params: Any) -> JudgeReward:
-        classes = _mode_classes()
-        if mode not in classes:
-            raise JudgeConfigError(f"judge mode must be one of {', '.join(classes)}; got {mode!r}")
-        cls = classes[mode]
-        accepted = set(factory_params(cls)) | set(factory_params(JudgeReward))
-        foreign = sorted(set(params) - accepted)
-        if foreign:
-            raise JudgeConfigError(f"judge mode {mode!r} takes no param(s) {', '.join(foreign)}")
-        return cls(**params)
-
-    def __repr__(self) -> str:
-        return f"<reward factory 'judge' (modes: {', '.join(_mode_classes())})>"
-
-
-JUDGE = JudgeFactory()

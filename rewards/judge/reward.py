@@ -15,7 +15,7 @@ import contextvars
 import time
 from typing import Any
 
-from rewardhub import AsyncReward, Batch, MissingColumnError, Score, background_loop, hookimpl
+from rewardhub import AsyncReward, Batch, MissingColumnError, Score, background_loop
 
 from .cache import default_cache_path, request_key, shared_cache
 from .client import Answer, Endpoint, JudgeClient, JudgeStats, Policy, shorten
@@ -264,12 +264,3 @@ def _answers_from_cache(stored: dict[str, dict[str, Any]]) -> dict[str, Answer]:
         except (KeyError, TypeError, ValueError):
             continue
     return answers
-
-
-@hookimpl
-def register_rewards(register):
-    from .modes import (
-        JUDGE,  # ``judge`` with its modes: pointwise (this class), label, rubric, pairwise, groupwise
-    )
-
-    register(JUDGE)

@@ -327,7 +327,7 @@ def test_config_errors(monkeypatch):
 
 def test_registered_with_its_params_and_light_to_import():
     spec = rewardhub.registry.spec("judge")
-    from rewardhub.rewards.judge.modes import JUDGE
+    from rewardhub.rewards.judge.factory import JUDGE
 
     assert spec.source == "rewardhub" and spec.factory is JUDGE  # mode "pointwise" (the default) builds a JudgeReward
     assert {"base_url", "model", "api_key_env", "template", "concurrency", "max_retries", "timeout", "cache",
