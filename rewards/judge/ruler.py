@@ -102,8 +102,19 @@ class RulerJudge(_GroupJudge):
         return tools[0] if tools[0] and all(t == tools[0] for t in tools) else None
 
     def _shown(self, value: Any) -> str:
-        """JSON on one line (newlines in strings stay escaped), this mode's and the template's tags defused."""
-        return defused(json.dumps(value, ensure_ascii=False, default=str), self.template.tags | RULER_TAGS)
+        """JSON on one line whose every string is defused (read canonically, this mode's and the template's
+        sections and tags neutralised), as an episode's strings are: the JSON itself stays intact."""
+        return json.dumps(_defused_strings(value, self.template.tags | RULER_TAGS), ensure_ascii=False, default=str)
+
+
+def _defused_strings(value: Any, tags: frozenset[str]) -> Any:
+    if isinstance(value, str):
+        return defused(value, tags)
+    if isinstance(value, Mapping):
+        return {key: _defused_strings(item, tags) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_defused_strings(item, tags) for item in value]
+    return value
 
 
 def common_prefix(conversations: Sequence[Sequence[Any]]) -> int:

@@ -56,7 +56,7 @@ def test_abstentions_stay_out_and_a_small_group_uses_k_n():
     ensure_registered()
     reward_set = rewardhub.load({"rewards": [{"name": "th_sometimes", "pass_at_k": 4}]})
     result = reward_set.evaluate(["p"] * 3, ["odd", "even", "abc"])  # "even": even length, abstains
-    assert result.totals[1] is None and result["th_sometimes"].outcomes[1] == "abstain"
+    assert result["th_sometimes"].values[1] is None and result["th_sometimes"].outcomes[1] == "abstain"
     assert result.totals[0] == result.totals[2] == pytest.approx(0.5)  # both 0.5: the best of 2 is 0.5
     assert "only 2 scored in the group, so k = 2" in result["th_sometimes"].reasons[0]
 
