@@ -2,14 +2,16 @@
 
 Debian's ``dockerd`` (package docker.io, which scripts/test.sh installs) runs with everything of its
 own in a temporary folder -- data root, exec root, pid file and a unix socket that is not the
-system's -- with no bridge network and no iptables rules, on the vfs storage driver. The image is a
-minimal Debian with Python, built offline from Debian's packages with ``debootstrap`` and imported;
-its root file system is kept as a tarball in ``CACHE`` (outside the repository) so later sessions
-skip the ~1 minute build. Teardown stops only the engine this module started (by its pid) and
-removes its folder.
+system's -- with no bridge network and no iptables rules, on the vfs storage driver. Its images are
+minimal Debians built offline from Debian's packages with ``debootstrap`` and imported: ``PYTHON``
+(Python only) and ``TOOLCHAINS`` (also the Java, Go, Rust and JavaScript toolchains). Each root file
+system is kept as a tarball in ``CACHE`` (outside the repository) so later sessions skip the build
+(about 1 minute for ``PYTHON``, several for ``TOOLCHAINS``). Teardown stops only the engine this
+module started (by its pid) and removes its folder.
 
-``docker_engine`` is the session fixture (import it into a test module); it skips, saying why, where
-the engine cannot run here (not root, no dockerd or debootstrap, no Debian mirror, no cgroups).
+``docker_engine`` is the session fixture (import it into a test module) with ``PYTHON`` imported;
+``toolchain_image`` adds ``TOOLCHAINS`` to it. Both skip, saying why, where the engine or the image
+cannot be had here (not root, no dockerd or debootstrap, no Debian mirror, no cgroups).
 """
 
 from __future__ import annotations
@@ -25,14 +27,33 @@ from pathlib import Path
 
 import pytest
 
-IMAGE = "rewardhub-test-python:bookworm"
 CACHE = Path(os.environ.get("REWARDHUB_TEST_CACHE", "/var/cache/rewardhub-tests"))
-ROOTFS_TARBALL = CACHE / "python-bookworm-rootfs.tar"
 MIRROR = os.environ.get("REWARDHUB_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 TRIMMED = ("var/cache/apt/archives", "var/lib/apt/lists", "usr/share/doc", "usr/share/man", "usr/share/info",
            "usr/share/locale")
 START_TIMEOUT = 60.0
-BUILD_TIMEOUT = 900.0
+BUILD_TIMEOUT = 1800.0
+
+
+@dataclass(frozen=True)
+class TestImage:
+    """An image the tests import: its name on the engine, the Debian packages debootstrap adds to minbase
+    (with their dependencies), and where its root file system is cached."""
+
+    __test__ = False  # not a test class, whatever pytest thinks of the name
+
+    name: str
+    packages: tuple[str, ...]
+    tarball: Path
+
+
+PYTHON = TestImage("rewardhub-test-python:bookworm", ("python3",), CACHE / "python-bookworm-rootfs.tar")
+TOOLCHAINS = TestImage(  # libc6-dev: rustc depends on the virtual libc-dev, which debootstrap does not resolve
+    "rewardhub-test-toolchains:bookworm",
+    ("python3", "default-jdk-headless", "golang-go", "rustc", "libc6-dev", "nodejs"),
+    CACHE / "toolchains-bookworm-rootfs.tar",
+)
+IMAGE = PYTHON.name
 
 
 @dataclass
@@ -52,7 +73,7 @@ def engine_problem() -> str | None:
         return "starting a docker engine needs root"
     if shutil.which("dockerd") is None:
         return "dockerd is not installed (apt-get install docker.io; scripts/test.sh does it)"
-    if not ROOTFS_TARBALL.exists() and shutil.which("debootstrap") is None:
+    if not PYTHON.tarball.exists() and shutil.which("debootstrap") is None:
         return "debootstrap is not installed to build the test image (apt-get install debootstrap)"
     return None
 
@@ -110,35 +131,35 @@ def _running(pid: int) -> bool:
     return done == 0
 
 
-def build_rootfs_tarball() -> None:
-    """debootstrap a minimal bookworm with python3, trim what programs never read, tar it into the cache."""
+def build_rootfs_tarball(image: TestImage) -> None:
+    """debootstrap a minimal bookworm with ``image``'s packages, trim what programs never read, tar it into the cache."""
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="rewardhub-rootfs-") as work:
         rootfs = f"{work}/rootfs"
-        done = subprocess.run(["debootstrap", "--variant=minbase", "--include=python3", "bookworm", rootfs, MIRROR],
-                              capture_output=True, text=True, timeout=BUILD_TIMEOUT)
+        done = subprocess.run(["debootstrap", "--variant=minbase", f"--include={','.join(image.packages)}",
+                               "bookworm", rootfs, MIRROR], capture_output=True, text=True, timeout=BUILD_TIMEOUT)
         if done.returncode != 0:
             raise RuntimeError(f"debootstrap failed ({MIRROR}): {(done.stdout + done.stderr)[-1500:]}")
         for path in TRIMMED:
             shutil.rmtree(f"{rootfs}/{path}", ignore_errors=True)
             os.makedirs(f"{rootfs}/{path}", exist_ok=True)
-        partial = f"{ROOTFS_TARBALL}.{os.getpid()}.partial"
+        partial = f"{image.tarball}.{os.getpid()}.partial"
         subprocess.run(["tar", "--numeric-owner", "-C", rootfs, "-cf", partial, "."], check=True)
-        os.replace(partial, ROOTFS_TARBALL)  # atomic: a concurrent session sees a whole tarball or none
+        os.replace(partial, image.tarball)  # atomic: a concurrent session sees a whole tarball or none
 
 
-def import_image(engine: Engine) -> None:
-    """Put the test image on the engine (building the rootfs first unless the cache has it)."""
+def import_image(engine: Engine, image: TestImage = PYTHON) -> float:
+    """Put ``image`` on the engine, building its rootfs first unless the cache has it; returns the seconds taken."""
     import docker
 
     start = time.monotonic()
-    if not ROOTFS_TARBALL.exists():
-        build_rootfs_tarball()
-    repository, tag = IMAGE.split(":")
+    if not image.tarball.exists():
+        build_rootfs_tarball(image)
+    repository, tag = image.name.split(":")
     client = docker.DockerClient(base_url=engine.url, timeout=600)
-    client.api.import_image_from_file(str(ROOTFS_TARBALL), repository=repository, tag=tag)
-    client.images.get(IMAGE)
-    engine.build_seconds = time.monotonic() - start
+    client.api.import_image_from_file(str(image.tarball), repository=repository, tag=tag)
+    client.images.get(image.name)
+    return time.monotonic() - start
 
 
 @pytest.fixture(scope="session")
@@ -152,7 +173,7 @@ def docker_engine():
     except RuntimeError as exc:
         pytest.skip(f"no docker engine for these tests: {exc}")
     try:
-        import_image(engine)
+        engine.build_seconds = import_image(engine)
     except (RuntimeError, subprocess.SubprocessError, OSError) as exc:
         stop_engine(engine)
         pytest.skip(f"the test image could not be built: {exc}")
@@ -163,3 +184,16 @@ def docker_engine():
 
         sandbox.close_backends()  # their containers, before the engine goes
         stop_engine(engine)
+
+
+@pytest.fixture(scope="session")
+def toolchain_image(docker_engine):
+    """The name of ``TOOLCHAINS`` on the session's engine, imported on first use (built unless cached);
+    skipped with the reason where it cannot be built."""
+    if not TOOLCHAINS.tarball.exists() and shutil.which("debootstrap") is None:
+        pytest.skip("no toolchain image: debootstrap is not installed to build it (apt-get install debootstrap)")
+    try:
+        import_image(docker_engine, TOOLCHAINS)
+    except (RuntimeError, subprocess.SubprocessError, OSError) as exc:
+        pytest.skip(f"the toolchain image could not be built: {exc}")
+    return TOOLCHAINS.name

@@ -1,7 +1,7 @@
 """The docker backend's runner builds and runs Java, Go, Rust and JavaScript where the image has their
 toolchains (here: the runner as a plain process on this machine, spoken to as the backend does), and a
-real engine whose image lacks a toolchain abstains naming its Debian package (the test image is a minimal
-Debian with Python only: adding the toolchains would make every CI run build a far larger image)."""
+real engine whose image lacks a toolchain abstains naming its Debian package (the minimal Python test
+image). test_sandbox_docker_languages.py runs them in real containers of an image with the toolchains."""
 
 from __future__ import annotations
 
