@@ -342,7 +342,7 @@ def supervise(pid: int, pid1: int, output: Output, status_r: int, start: float, 
         "cpu_killed": killed and cpu_used >= cpu_limit - 0.05,
         "unexplained_kill": killed and cpu_used < cpu_limit - 0.05,
         "exit_code": None if exit_status is None else os.waitstatus_to_exitcode(exit_status),
-        "timed_out": timed_out, "over_limit": output.over_limit, "duration": duration,
+        "timed_out": timed_out, "over_limit": output.over_limit, "duration": duration, "cpu_seconds": cpu_used,
         "compile_failed": COMPILE_FAILED in markers, "consumed": CONSUMED in markers,
         "cgroup_failed": CGROUP_FAILED in markers,
     }

@@ -35,6 +35,7 @@ def run_result(program: Program, facts: dict, stdout: bytes | bytearray, stderr:
         stdout_truncated=len(stdout) > limit,
         stderr_truncated=len(stderr) > limit,
         compile_duration=facts.get("compile_duration", 0.0),
+        cpu_seconds=facts.get("cpu_seconds"),
     )
 
 

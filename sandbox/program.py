@@ -13,6 +13,9 @@ LANGUAGES = tuple(SPECS)
 COMPILE_ERROR = "compile error"  # the reason of a run whose source did not compile, on every backend
 COMPILE_MEMORY_MB = 2048  # compilers may use this much whatever the program's own memory_mb
 _FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
+# A run that timed out having used less CPU than this share of its time limit was starved by a busy machine
+# (the local sandbox's set-up and a program's own I/O waits take wall time without CPU, hence not math's 0.9).
+STARVED_SHARE = 0.5
 _RESERVED = {"main", "classes"} | {s.source for s in SPECS.values()} | {s.build for s in SPECS.values() if s.build}
 
 
@@ -117,6 +120,9 @@ class SandboxResult:
     says the run was killed by something other than its own limits (the host's OOM killer: runs
     carry ``oom_score_adj`` 1000); ``error`` is then set too. A kill of the run's own doing (its
     deadline, its memory cgroup, an rlimit, a signal it sent itself) is the program's failure.
+    ``cpu_seconds`` is the user + system CPU time the run's program and the processes it waited for
+    used (its threads included; a build made in the same run too), ``None`` where the backend cannot
+    tell: a timeout with little CPU used says the machine was busy, not that the program ran away.
     """
 
     stdout: str = ""
@@ -131,11 +137,17 @@ class SandboxResult:
     executable: Build | None = None  # what a successful compile_only run built
     killed_externally: bool = False
     compile_duration: float = 0.0  # seconds the build took (apart from ``duration``, the run's own)
+    cpu_seconds: float | None = None
 
     @property
     def ok(self) -> bool:
         """The program ran to completion within its limits and exited 0."""
         return self.error is None and not self.timed_out and self.exit_code == 0 and not self.stdout_truncated
+
+    def starved(self, timeout: float) -> bool:
+        """A timeout the busy machine caused: the run got less than ``STARVED_SHARE`` of its ``timeout`` s
+        as CPU. ``False`` when the CPU used is unknown (the timeout stays the program's failure)."""
+        return self.timed_out and self.cpu_seconds is not None and self.cpu_seconds < STARVED_SHARE * timeout
 
     @classmethod
     def failed(cls, error: str) -> SandboxResult:

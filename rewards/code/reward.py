@@ -158,6 +158,7 @@ class Row:
     verdicts: list[str | None] = field(default_factory=list)
     early: str = ""
     broken: str | None = None
+    starved: str = ""  # set when a run timed out without getting its CPU (a busy machine: the row abstains)
     unusable: str = ""  # set when a value the tests need could not cross as plain data (the row abstains)
     prompt: tuple[str, list[str]] = ("", [])  # the prompt's own code, and the names in it the solution provides
 
@@ -359,6 +360,11 @@ class CodeReward(Reward):
         if result.error is not None:
             row.broken = result.error
             return
+        if result.starved(self.timeout):
+            row.starved = (f"timeout after {self.timeout:g} s with only {result.cpu_seconds:.2f} s of cpu used: "
+                           "a busy machine did not give the run its time (or the program sat blocked, which "
+                           "looks the same); not scored")
+            return
         kind = row.suite.kind
         if kind == "io":
             row.verdicts[part] = self._io_verdict(result, row.suite.io[part][1])
@@ -416,6 +422,8 @@ class CodeReward(Reward):
     def _score(self, row: Row) -> Score:
         if row.broken is not None:
             return Score(None, f"sandbox failed: {row.broken}", outcome="error")
+        if row.starved:
+            return Score(None, row.starved, outcome="timeout")
         if row.unusable:
             return Score(None, f"unusable tests: a value cannot cross between the solution and its tests as plain "
                                f"data ({_quoted(row.unusable)})", outcome="abstain")

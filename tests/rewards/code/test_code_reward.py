@@ -217,10 +217,13 @@ def test_stdin_stdout_cases_with_partial_credit_and_exact_lines():
         "a, b = map(int, input().split())\nx = bytearray(10**10) if a == 5 else 0\nprint(a + b)",
     ]
     scores = score([fenced(p) for p in programs], tests=[SUM_CASES] * len(programs))
-    assert [round(s.value, 3) for s in scores] == [1.0, 1.0, 0.0, 1.0, 0.0, 0.667, 0.667]
+    assert [round(s.value, 3) for i, s in enumerate(scores) if i != 5] == [1.0, 1.0, 0.0, 1.0, 0.0, 0.667]
     assert scores[2].reason == "0/3 cases passed; wrong output on case 1"
     assert scores[4].reason == "0/3 cases passed; exit code 2 on case 1"
-    assert scores[5].reason == "2/3 cases passed; timeout after 2 s on case 2"
+    if scores[5].value is None:  # a loaded machine gave the busy loop under half its 2 s as CPU: not scored
+        assert scores[5].outcome == "timeout" and "a busy machine" in scores[5].reason
+    else:
+        assert round(scores[5].value, 3) == 0.667 and scores[5].reason == "2/3 cases passed; timeout after 2 s on case 2"
     assert scores[6].reason == "2/3 cases passed; memory limit exceeded on case 2"
 
 
