@@ -112,7 +112,8 @@ def test_config_entries_set_the_deadline_and_a_default_fills_the_rest(clean_regi
     assert [m.reward.batch_timeout for m in rewards] == [2.5, 2.0]
     result = rewards.evaluate(["q", "q"], ["ok", "hang"])
     assert result["t_stuck_sample"].outcomes == ["ok", "timeout"]
-    assert result.totals == [2.0, None]
+    # Both rewards timed out on the second row: each counts at its group's floor (a failure's 0.0), never more.
+    assert result.totals == [2.0, 0.0]
     assert rewardhub.load([{"name": "t_stuck_sample"}]).members[0].reward.batch_timeout is None
 
 

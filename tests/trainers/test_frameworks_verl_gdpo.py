@@ -133,8 +133,9 @@ def test_verls_gdpo_on_rewardhubs_output_has_no_nan_and_the_right_values(verl, v
 
 def test_an_abstention_never_gets_a_better_advantage_than_its_groups_worst_row(verl, verl_root, tokenizer,  # noqa: F811
                                                                                tmp_path, estimators):
-    """The filled value is the group's floor (its lowest value present), so verl's per-component normalisation
-    ranks the abstaining response with the group's worst scored response for that component, never above it."""
+    """The filled value is the group's floor (its lowest value present, at most a failure's 0.0), so verl's
+    per-component normalisation ranks the abstaining response at or below the group's worst scored response
+    for that component, never above it."""
     core, _ = estimators
     config = compose(verl_root, documented(write_config(tmp_path, CONFIG), group_size=4) + gdpo_overrides(CONFIG))
     infos = [r["reward_extra_info"] for r in score(verl, config, tokenizer)]
@@ -147,7 +148,7 @@ def test_an_abstention_never_gets_a_better_advantage_than_its_groups_worst_row(v
     for i in filled:
         group = range(4 * (i // 4), 4 * (i // 4) + 4)
         scored = [normalised[j, 0].item() for j in group if not infos[j]["th_sometimes/abstained"]]
-        assert normalised[i, 0].item() == pytest.approx(min(scored))
+        assert normalised[i, 0].item() <= min(scored) + 1e-6
 
 
 def test_without_gdpo_mode_an_abstention_counts_as_abstain_value(verl, verl_root, tokenizer, tmp_path, estimators):  # noqa: F811
