@@ -59,6 +59,10 @@ class Scorer:
     def role(self) -> str | None:
         return self.inner.role
 
+    def required_columns(self) -> tuple[str, ...]:
+        """The columns the wrapped reward reads on every row."""
+        return self.inner.required_columns()
+
     @property
     def batch_timeout(self) -> float | None:
         return getattr(self.inner, "batch_timeout", None)
