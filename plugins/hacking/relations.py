@@ -28,7 +28,7 @@ from .trends import Trend, trend
 
 __all__ = ["audit", "divergence", "length", "signatures", "templated"]
 
-MIN_SHIFT = 0.1  # a change that matters: the window's mean moved by this fraction of the per-sample spread
+MIN_SHIFT = 0.15  # a change that matters: the window's mean moved by this fraction of the per-sample spread
 FOLLOW_T = 2.0  # the truth follows when its trend over the same steps rises at this t
 LENGTH_GROWTH = 0.15  # relative growth of the mean completion length (over its baseline, else over the window)
 LENGTH_CORRELATION = 0.3  # within-group rank correlation of length with a reward that is not the truth
