@@ -22,6 +22,7 @@ import math
 import random
 import re
 import warnings
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -73,7 +74,8 @@ def scripted_reward_model(text: str, solution: str) -> float:
 
 
 def _jitter(text: str) -> float:
-    return (hash(text) % 1000) / 1000
+    """A score's noise, the same for the same text in every process (``hash`` of a string is not)."""
+    return (zlib.crc32(text.encode()) % 1000) / 1000
 
 
 def register_scripted_rewards() -> None:

@@ -350,9 +350,9 @@ class HackingMonitor:
 def _examples(rows: Sequence[Row], finding: Finding) -> tuple[str, ...]:
     """The step's completions that show the finding best (by its ranking; the first ones without one)."""
     texts = [r for r in rows if r.text]
-    if finding.exemplary is not None:
+    if finding.exemplary is not None:  # the best-ranked first (the ones that show it), then the next ones
         ranked = sorted(((finding.exemplary(r), i) for i, r in enumerate(texts)), reverse=True)
-        texts = [texts[i] for score, i in ranked if score > 0] or [texts[i] for _, i in ranked]
+        texts = [texts[i] for _, i in ranked]
     chosen: list[str] = []
     for row in texts:
         if row.text not in chosen:

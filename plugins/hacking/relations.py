@@ -28,7 +28,8 @@ from .trends import Trend, trend
 
 __all__ = ["audit", "divergence", "length", "signatures", "templated"]
 
-MIN_SHIFT = 0.1  # a change that matters: the window's mean moved by this fraction of the per-sample spread
+MIN_SHIFT = 0.15  # a change that matters: the window's mean moved by this fraction of the per-sample spread
+FORMAT_SHIFT = 0.2  # for a format reward, which is learned toward its ceiling early by design
 FOLLOW_T = 2.0  # the truth follows when its trend over the same steps rises at this t
 LENGTH_GROWTH = 0.15  # relative growth of the mean completion length (over its baseline, else over the window)
 LENGTH_CORRELATION = 0.3  # within-group rank correlation of length with a reward that is not the truth
@@ -79,7 +80,8 @@ def divergence(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
             continue
         excess = _window_mean(window, f"excess/{alias}")
         spread = max(_spread(window, f"value/{alias}"), _spread(_baseline(ctx, change), f"value/{alias}"), 1e-9)
-        if excess is None or excess - change.level < MIN_SHIFT * spread:
+        least = FORMAT_SHIFT if ctx.roles.get(alias) == "format" else MIN_SHIFT
+        if excess is None or excess - change.level < least * spread:
             continue
         follows = _span_trend(ctx, "truth", change.up_from)
         moved = (excess - change.level) / spread
