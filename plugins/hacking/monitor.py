@@ -21,13 +21,13 @@ import math
 import threading
 import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._set.groups import group_key
 from .._set.routing import Route
 from ..errors import RewardhubWarning
 from . import relations, signals
+from .alarms import Alarm
 from .changes import Change
 from .persist import load_state, save_state
 from .settings import SIGNALS, MonitorSettings
@@ -62,32 +62,6 @@ FIGURES = {"reward": "paid_reward", "truth": "truth", "length": "completion_leng
 
 class RewardHackingWarning(RewardhubWarning):
     """The monitor suspects reward hacking; the message names the signal and the figures behind it."""
-
-
-@dataclass(frozen=True)
-class Alarm:
-    """A signal that held (at ``PERSIST`` of the last ``PERSIST_OF`` steps, or at once for a spike): when
-    (``step``; ``since``: the step the change began, when known), what, the numbers and example completions
-    of the step it was raised at."""
-
-    signal: str
-    subject: str
-    step: float
-    message: str
-    figures: dict[str, float] = field(default_factory=dict)
-    since: float | None = None
-    examples: tuple[str, ...] = ()
-
-    def __str__(self) -> str:
-        about = f" ({self.subject})" if self.subject else ""
-        began = f" (began at step {self.since:g})" if self.since is not None else ""
-        quoted = "".join(f"\n    e.g. {example[:160]!r}" for example in self.examples)
-        return (f"rewardhub: possible reward hacking, signal {self.signal!r}{about} at step {self.step:g}{began}: "
-                f"{self.message}{quoted}")
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"signal": self.signal, "subject": self.subject, "step": self.step, "since": self.since,
-                "message": self.message, "figures": self.figures, "examples": list(self.examples)}
 
 
 class HackingMonitor:

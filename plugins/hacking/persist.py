@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RewardhubError
+from .alarms import Alarm
 from .changes import Change
 from .steps import StepSummary
 
@@ -66,7 +67,6 @@ def save_state(monitor: HackingMonitor, path: str | os.PathLike) -> None:
 
 def load_state(monitor: HackingMonitor, path: str | os.PathLike) -> bool:
     """Resume ``monitor`` from ``path``; False (and nothing changed) when the file does not exist yet."""
-    from .monitor import Alarm
 
     source = Path(path)
     if not source.exists():
