@@ -12,6 +12,8 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+__all__ = ["T", "background_loop", "run_coroutine", "submit"]
+
 T = TypeVar("T")
 
 _loop: asyncio.AbstractEventLoop | None = None

@@ -14,6 +14,8 @@ from .completions import NotText, completion_text, is_conversational
 from .episode import LIVE_COLUMNS, TRAJECTORY_COLUMNS, TrajectoryView, split_messages
 from .errors import MissingColumnError, RewardInputError
 
+__all__ = ["BATCH_LEVEL", "Batch", "OUTCOMES", "Row", "Score", "TRAINER_HOOKS", "to_score"]
+
 # Keyword arguments a trainer passes that are not dataset columns.
 TRAINER_HOOKS = ("log_extra", "log_metric")
 # Keyword arguments passed through per batch, not per row.

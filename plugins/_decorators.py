@@ -29,6 +29,18 @@ from ._reward import AsyncReward, Reward
 from .episode import TRAJECTORY_COLUMNS
 from .errors import ConfigError, MissingColumnError
 
+__all__ = [
+    "AsyncFunctionReward",
+    "FunctionReward",
+    "FunctionRewardFactory",
+    "ISOLATION_PARAMS",
+    "IsolatedFunctionReward",
+    "IsolatedScorerError",
+    "batch_reward",
+    "call_isolated",
+    "sample_reward",
+]
+
 _FROM_BATCH = {
     "prompt": lambda batch: batch.prompts,
     "completion": lambda batch: batch.completions,

@@ -11,6 +11,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+__all__ = ["MAX_DEPTH", "NoState", "env_state", "jsonable", "live_objects", "portable_states"]
+
 MAX_DEPTH = 6  # nested objects deeper than this are summarised by their type name
 _JSON_SCALARS = (str, int, bool, type(None))
 

@@ -17,6 +17,19 @@ import pluggy
 from . import hookspecs
 from .errors import PluginLoadError
 
+__all__ = [
+    "BUILTIN_SOURCE",
+    "DEFAULT_PLUGINS",
+    "ENTRY_POINT_GROUP",
+    "LOAD_PLUGINS_ENV",
+    "allowed_distributions",
+    "load_plugins",
+    "plugin_hooks",
+    "plugin_manager",
+    "plugin_source",
+    "pm",
+]
+
 ENTRY_POINT_GROUP = "rewardhub"
 LOAD_PLUGINS_ENV = "REWARDHUB_LOAD_PLUGINS"
 BUILTIN_SOURCE = "rewardhub"

@@ -14,6 +14,8 @@ import sys
 import warnings
 from types import ModuleType
 
+__all__ = ["MOVED", "MovedModuleFinder", "install"]
+
 MOVED: dict[str, str] = {
     # The core's implementation modules became private (``rewardhub.registry`` is not listed: that name is
     # the registry object, which an alias module would overwrite).

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from ._batch import Score
 from .errors import MissingColumnError, RewardNotScoringWarning
 
+__all__ = ["FAILED", "FAILING_STREAK", "ScoringWatch"]
+
 FAILED = ("error", "timeout")
 # Failed samples in a row (over one-sample batches, as verl and OpenRLHF send them) that say the
 # reward is down rather than one row being bad; a whole batch of two or more failing says it at once.

@@ -22,6 +22,18 @@ from .errors import (
     number_text_hint,
 )
 
+__all__ = [
+    "Param",
+    "REQUIRED",
+    "Registry",
+    "RewardSpec",
+    "factory_params",
+    "get",
+    "list_rewards",
+    "registry",
+    "spec_from_factory",
+]
+
 REQUIRED = inspect.Parameter.empty
 
 

@@ -31,6 +31,17 @@ from .errors import (
     WorkerStartupError,
 )
 
+__all__ = [
+    "AsyncReward",
+    "BatchResult",
+    "ON_ERROR_POLICIES",
+    "PROPAGATED",
+    "Reward",
+    "aevaluate_any",
+    "is_async_reward",
+    "report",
+]
+
 ON_ERROR_POLICIES = ("none", "zero", "raise")
 # Not the sample's failure but the reward's or the machine's: no error policy turns them into scores.
 PROPAGATED = (RewardContractError, WorkerStartupError)

@@ -24,6 +24,8 @@ from ._registry import Param, registry
 from ._reward import AsyncReward, Reward
 from .errors import DuplicateRewardError
 
+__all__ = ["AsyncTRLFunctionReward", "TRLFunctionFactory", "TRLFunctionReward", "TRL_ARGUMENTS", "register"]
+
 # What TRL passes besides the dataset columns (``completion_ids`` only from trainers, not from files).
 TRL_ARGUMENTS = ("prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric")
 

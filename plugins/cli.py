@@ -20,6 +20,8 @@ from ._manager import load_plugins, plugin_hooks, pm
 from .errors import RewardhubError, RewardNotScoringWarning
 from .hookspecs import hookimpl
 
+__all__ = ["add_strict", "build_parser", "register_commands"]
+
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
 
 

@@ -6,6 +6,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+__all__ = ["NotText", "completion_text", "is_conversational", "is_episode", "message_text", "prompt_key"]
+
 
 class NotText(ValueError):
     """The completion holds no text that can be scored; the message is the per-sample reason."""

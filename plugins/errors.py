@@ -6,6 +6,30 @@ import difflib
 import reprlib
 from collections.abc import Iterable
 
+__all__ = [
+    "ConfigError",
+    "DuplicateRewardError",
+    "InfrastructureError",
+    "InputFileError",
+    "MissingColumnError",
+    "OutputFileError",
+    "PluginLoadError",
+    "RewardContractError",
+    "RewardInputError",
+    "RewardNotScoringWarning",
+    "RewardhubError",
+    "RewardhubWarning",
+    "SHOWN_CHARS",
+    "UnknownRewardError",
+    "WorkerShortfallWarning",
+    "WorkerStartupError",
+    "key_hint",
+    "key_names",
+    "number_text_hint",
+    "shown",
+    "unknown_keys_message",
+]
+
 
 class RewardhubError(Exception):
     """Base class of every error rewardhub raises on purpose."""

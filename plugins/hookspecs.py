@@ -8,6 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+__all__ = [
+    "BackendFactory",
+    "RewardFactory",
+    "hookimpl",
+    "hookspec",
+    "register_commands",
+    "register_rewards",
+    "register_sandbox_backends",
+]
+
 if TYPE_CHECKING:
     from ._reward import Reward
 

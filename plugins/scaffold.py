@@ -16,6 +16,21 @@ from pathlib import Path
 from .errors import RewardhubError
 from .hookspecs import hookimpl
 
+__all__ = [
+    "CASES",
+    "INIT",
+    "PYPROJECT",
+    "README",
+    "REWARD",
+    "ScaffoldError",
+    "TESTS",
+    "WORKFLOW",
+    "plugin_files",
+    "register_commands",
+    "reward_name",
+    "write_plugin",
+]
+
 _NAME = re.compile(r"[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*")
 
 

@@ -22,6 +22,20 @@ from typing import Any
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 from rewardhub.episode import parse_arguments
 
+__all__ = [
+    "FinalStateMatch",
+    "NUMBER",
+    "ToolCallFormat",
+    "ToolCallMatch",
+    "ToolErrorPenalty",
+    "TurnBudget",
+    "expected_calls",
+    "register_rewards",
+    "same_value",
+    "state_mismatches",
+    "tool_schemas",
+]
+
 NUMBER = (int, float)
 
 

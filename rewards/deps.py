@@ -6,6 +6,8 @@ import importlib.util
 
 from rewardhub import ConfigError
 
+__all__ = ["MissingExtraError", "require"]
+
 
 class MissingExtraError(ConfigError, ImportError):
     """A reward needs a package of one of rewardhub's extras; the message says which to install."""

@@ -32,6 +32,8 @@ from .text.extract import (
     number_before_unit,
 )
 
+__all__ = ["ExactMatch", "register_rewards"]
+
 _EMPHASIS = re.compile(r"^\s*([*_]{1,3})(.+?)\1\s*$", re.DOTALL)  # **Paris**, _Paris_
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d{1,2}")  # 3,05: a decimal comma (three digits after it would be thousands)
 _UNIT_MARK = re.compile(r"\\circ|°|\\(?:text|mathrm|mbox)\s*\{\s*[A-Za-z]")  # 90^\circ, 5\text{ cm}

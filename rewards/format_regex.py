@@ -22,6 +22,19 @@ from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from .text import canonical
 
+__all__ = [
+    "DEFAULT_PRESET",
+    "FLAGS",
+    "FormatRegex",
+    "MAX_CHARS",
+    "MODES",
+    "PRESETS",
+    "Preset",
+    "TagCount",
+    "compile_pattern",
+    "register_rewards",
+]
+
 MODES = ("fullmatch", "match", "search")
 FLAGS = {"ASCII": re.ASCII, "DOTALL": re.DOTALL, "IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE,
          "VERBOSE": re.VERBOSE, "A": re.ASCII, "S": re.DOTALL, "I": re.IGNORECASE, "M": re.MULTILINE,

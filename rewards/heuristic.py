@@ -25,6 +25,8 @@ from .length import completion_length
 from .repetition import repeated_share
 from .text import canonical
 
+__all__ = ["Check", "Heuristic", "register_rewards"]
+
 _CLOSERS = "\"')]}*_”’»"
 _CLOSING_TAG = re.compile(r"</\w+>")
 _MAX_TAG = 40

@@ -29,6 +29,21 @@ from typing import Any, NamedTuple
 
 from rewardhub import Batch, ConfigError, Reward, Score, hookimpl
 
+__all__ = [
+    "BYTES_PER_TOKEN",
+    "COUNTED_BY",
+    "Length",
+    "LengthPenalty",
+    "MODES",
+    "NEEDS_CORRECTNESS",
+    "TokenCounter",
+    "batch_lengths",
+    "completion_length",
+    "estimated_tokens",
+    "is_correct",
+    "register_rewards",
+]
+
 MODES = ("overlong", "target", "group", "cosine")
 NEEDS_CORRECTNESS = ("group", "cosine")
 

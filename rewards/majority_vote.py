@@ -31,6 +31,8 @@ from .text import lexicon
 from .text.extract import Extraction, alternatives
 from .text.extract.answers import HEDGE
 
+__all__ = ["ANSWERLESS", "EQUIVALENCE", "MajorityVote", "TIES", "register_rewards"]
+
 TIES = ("none", "all", "first")
 ANSWERLESS = ("zero", "abstain")
 EQUIVALENCE = ("math", "string")

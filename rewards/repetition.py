@@ -20,6 +20,16 @@ from rewardhub import ConfigError, Score, hookimpl, sample_reward
 
 from .text import canonical
 
+__all__ = [
+    "check_params",
+    "register_rewards",
+    "repeated_fraction",
+    "repeated_share",
+    "repetition_penalty",
+    "word_readings",
+    "words",
+]
+
 # Invisible characters that can stand between words (a line-break opportunity or a joiner): the second reading.
 _ZERO_WIDTH = re.compile("[​‌‍⁠᠎﻿]")
 

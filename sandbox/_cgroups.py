@@ -21,6 +21,25 @@ import itertools
 import os
 import time
 
+__all__ = [
+    "CGROUP_ROOT",
+    "MEMORY_FILES",
+    "PEAK_SLACK",
+    "PREFIX",
+    "ZYGOTE_LEAF",
+    "create_slots",
+    "enable",
+    "end_run",
+    "enter",
+    "join",
+    "make",
+    "new_run",
+    "open_slot",
+    "own_cgroup",
+    "remove",
+    "remove_stale",
+]
+
 PREFIX = "rewardhub-"
 CGROUP_ROOT = "/sys/fs/cgroup"
 # Per version: the limit files (in the order that lowers them from "unlimited"), the file with an

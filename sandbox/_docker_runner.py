@@ -43,6 +43,37 @@ import time
 
 from _python_main import run_python
 
+__all__ = [
+    "ENV",
+    "HEADER",
+    "INTERPRETER_MB",
+    "Outcome",
+    "PEAK_SLACK",
+    "REAP_TIMEOUT",
+    "Runner",
+    "SANDBOX_UID",
+    "SCRATCH",
+    "STARTUP_TIMEOUT",
+    "THREAD_STACK_MB",
+    "WARM",
+    "WarmInterpreter",
+    "WarmInterpreterGone",
+    "enter_run",
+    "kill_as",
+    "limits",
+    "memory_events",
+    "memory_file",
+    "read_exact",
+    "read_text",
+    "receive",
+    "remove",
+    "send",
+    "serve_warm",
+    "spawn",
+    "warm_run",
+    "wipe",
+]
+
 HEADER = struct.Struct(">I")
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "1", "TMPDIR": "/tmp"}
 SCRATCH = ("/work", "/tmp", "/dev/shm")  # what runs may write, emptied after each one

@@ -10,6 +10,40 @@ import ctypes
 import os
 import platform
 
+__all__ = [
+    "CLONE_NEWIPC",
+    "CLONE_NEWNET",
+    "CLONE_NEWNS",
+    "CLONE_NEWPID",
+    "CLONE_NEWUTS",
+    "MMMap",
+    "MNT_DETACH",
+    "MS_BIND",
+    "MS_NODEV",
+    "MS_NOEXEC",
+    "MS_NOSUID",
+    "MS_PRIVATE",
+    "MS_RDONLY",
+    "MS_REC",
+    "MS_REMOUNT",
+    "PR_SET_DUMPABLE",
+    "PR_SET_MM",
+    "PR_SET_MM_MAP",
+    "PR_SET_NO_NEW_PRIVS",
+    "PR_SET_PDEATHSIG",
+    "bind_readonly",
+    "memory_layout",
+    "mount",
+    "pivot_root",
+    "prctl",
+    "sethostname",
+    "setns",
+    "show_arguments",
+    "syscall",
+    "umount",
+    "unshare",
+]
+
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000

@@ -10,6 +10,8 @@ import signal
 import sys
 import types
 
+__all__ = ["exit_status", "run_python"]
+
 _REPLACED = []  # the interpreter's earlier standard streams, never freed (see run_python)
 
 

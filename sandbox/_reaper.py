@@ -14,6 +14,8 @@ from __future__ import annotations
 import platform
 import struct
 
+__all__ = ["BASE", "CODE", "executable"]
+
 BASE = 0x400000  # where the single segment is loaded
 CODE = bytes([
     0xB8, 157, 0, 0, 0,  # mov eax, 157         prctl(

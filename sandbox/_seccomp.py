@@ -29,6 +29,23 @@ import socket
 
 from _isolate import PR_SET_DUMPABLE, PR_SET_MM, prctl, syscall
 
+__all__ = [
+    "AUDIT_ARCH_X86_64",
+    "HIGH",
+    "MAIN_PROGRAM",
+    "NAMESPACE_FLAGS",
+    "SECCOMP",
+    "SOCKET_FAMILIES",
+    "SockFilter",
+    "SockFprog",
+    "X32_BIT",
+    "X86_64",
+    "assemble",
+    "install",
+    "prepare",
+    "program",
+]
+
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER = 1, 8
 RET_ALLOW, RET_ERRNO, RET_KILL, RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x80000000, 0x7FC00000

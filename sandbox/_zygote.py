@@ -43,6 +43,46 @@ import _reaper as reaper  # noqa: E402
 import _seccomp as seccomp  # noqa: E402
 from _python_main import run_python  # noqa: E402
 
+__all__ = [
+    "ARGUMENTS",
+    "DEVICES",
+    "DEV_LINKS",
+    "FRAME",
+    "MOUNTPOINTS",
+    "NOTIF_CONTINUE",
+    "Output",
+    "PID1",
+    "REAPER_GRACE",
+    "REQUEST",
+    "RUN_TMPFS",
+    "SECCOMP",
+    "SLEEP",
+    "SWEEP_TIMEOUT",
+    "THREAD_STACK_MB",
+    "WORK",
+    "answer_kill",
+    "build_root",
+    "compile_source",
+    "drop_privileges",
+    "forward",
+    "kill_refusal",
+    "mount_run",
+    "passed",
+    "preload",
+    "program",
+    "protect_from_oom_killer",
+    "read_exact",
+    "receive",
+    "receive_header",
+    "run",
+    "send",
+    "serve",
+    "set_limits",
+    "supervise",
+    "sweep_unix_sockets",
+    "unpack_build",
+]
+
 FRAME = struct.Struct("<II")  # kind, length
 READY, STDOUT, STDERR, DONE, FAILED = 0, 1, 2, 3, 4
 REQUEST = struct.Struct("<QddqQ")  # payload length, timeout, compile budget (0: none), output limit, memory budget

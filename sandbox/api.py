@@ -12,6 +12,8 @@ from typing import Any
 from .backends import get_backend
 from .program import Program, SandboxResult
 
+__all__ = ["CHUNK", "run", "run_each", "run_many"]
+
 CHUNK = 64  # programs per run_many call for backends that cannot take one program at a time
 def run(code: str, *, stdin: str = "", timeout: float = 5.0, memory_mb: int = 512, backend: str = "auto",
         files: dict[str, str] | None = None, language: str = "python", **limits: Any) -> SandboxResult:

@@ -16,6 +16,15 @@ from rewardhub import hookimpl, plugin_manager
 from .errors import SandboxUnavailableError, UnknownBackendError
 from .program import Program, SandboxResult
 
+__all__ = [
+    "AUTO_ORDER",
+    "Backend",
+    "backend_factories",
+    "close_backends",
+    "get_backend",
+    "register_sandbox_backends",
+]
+
 AUTO_ORDER = ("local", "docker")
 
 

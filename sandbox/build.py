@@ -11,6 +11,8 @@ from __future__ import annotations
 import fcntl
 import os
 
+__all__ = ["Build", "BuildWriter", "CHUNK", "MFD_EXEC", "SEALS"]
+
 MFD_EXEC = 0x0010  # Linux >= 6.3: say explicitly that the memfd may be executed
 SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
 CHUNK = 1 << 20

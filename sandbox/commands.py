@@ -14,6 +14,8 @@ from .backends import Backend, backend_factories, get_backend
 from .errors import SandboxError
 from .program import Program
 
+__all__ = ["HELLO", "PROBE", "check_backends", "check_languages", "register_commands", "serve_sandbox"]
+
 PROBE = "import os\nprint(os.getuid() != 0 and not os.path.exists('/etc/shadow'))"
 HELLO = {  # per language, a program that prints "hello": what `rewardhub sandbox` builds and runs
     "python": 'print("hello")',

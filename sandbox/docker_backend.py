@@ -38,6 +38,27 @@ from .outcome import run_result
 from .precompiled import PRECOMPILED
 from .program import Program, SandboxResult
 
+__all__ = [
+    "CONTAINER_USER",
+    "DockerBackend",
+    "FRAME",
+    "GRACE",
+    "LABEL",
+    "MESSAGE",
+    "PYTHON_MAIN",
+    "REAPER",
+    "RUNNER",
+    "RUNNER_CAPABILITIES",
+    "RUNNER_MB",
+    "RunnerChannel",
+    "RunnerGone",
+    "STARTUP_TIMEOUT",
+    "Slot",
+    "result_of",
+    "runner_request",
+    "runner_script",
+]
+
 RUNNER = Path(__file__).with_name("_docker_runner.py")
 PYTHON_MAIN = Path(__file__).with_name("_python_main.py")  # the runner imports it: sent along, as a module
 LABEL = "rewardhub.sandbox"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rewardhub.errors import RewardhubError
 
+__all__ = ["ProgramError", "SandboxError", "SandboxUnavailableError", "UnknownBackendError"]
+
 
 class SandboxError(RewardhubError):
     """Base class of the sandbox's errors."""

@@ -19,6 +19,20 @@ from typing import Any
 from .errors import ProgramError
 from .program import COMPILE_ERROR, Program, SandboxResult
 
+__all__ = [
+    "DEFAULT_MEMORY_MB",
+    "DEFAULT_TIMEOUT",
+    "FUSION_NAMES",
+    "LANGUAGES",
+    "MalformedResponse",
+    "RequestError",
+    "Unsupported",
+    "from_response",
+    "to_program",
+    "to_request",
+    "to_response",
+]
+
 # SandboxFusion language -> rewardhub's; 'c' is a rewardhub extension (SandboxFusion compiles C as cpp).
 LANGUAGES = {"python": "python", "cpp": "cpp", "c": "c", "java": "java", "go": "go", "rust": "rust",
              "nodejs": "javascript", "javascript": "javascript"}

@@ -39,6 +39,29 @@ from .outcome import run_result
 from .precompiled import PRECOMPILED
 from .program import Program, SandboxResult
 
+__all__ = [
+    "DEFAULT_PRELOAD",
+    "EXTRA_ROOT",
+    "FRAME",
+    "GRACE",
+    "LocalBackend",
+    "MAX_SLOTS",
+    "PROGRAM_ENV",
+    "REQUEST",
+    "STARTUP_TIMEOUT",
+    "SYSTEM_DIRS",
+    "SYSTEM_FILES",
+    "Slot",
+    "UID_BASE",
+    "UID_BLOCKS",
+    "UID_CLAIMS",
+    "ZYGOTE",
+    "claim_uids",
+    "filesystem_view",
+    "isolation_problem",
+    "slot_cgroups",
+]
+
 FRAME = struct.Struct("<II")
 READY, STDOUT, STDERR, DONE, FAILED = 0, 1, 2, 3, 4
 REQUEST = struct.Struct("<QddqQ")  # payload length, timeout, compile budget, output limit, memory budget

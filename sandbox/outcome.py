@@ -8,6 +8,8 @@ from dataclasses import replace
 
 from .program import COMPILE_ERROR, Program, SandboxResult
 
+__all__ = ["EXTERNAL_KILL", "run_reason", "run_result", "signal_name"]
+
 EXTERNAL_KILL = ("killed from outside the run (the host's OOM killer, not the run's own memory, time or cpu "
                  "limit): the program's behaviour is unknown")
 

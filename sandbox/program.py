@@ -9,6 +9,8 @@ from .build import Build
 from .errors import ProgramError
 from .languages import LANGUAGES as SPECS
 
+__all__ = ["COMPILE_ERROR", "COMPILE_MEMORY_MB", "LANGUAGES", "Program", "STARVED_SHARE", "SandboxResult"]
+
 LANGUAGES = tuple(SPECS)
 COMPILE_ERROR = "compile error"  # the reason of a run whose source did not compile, on every backend
 COMPILE_MEMORY_MB = 2048  # compilers may use this much whatever the program's own memory_mb

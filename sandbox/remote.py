@@ -32,6 +32,8 @@ from .errors import ProgramError, SandboxUnavailableError
 from .fusion import from_response, to_request
 from .program import Program, SandboxResult
 
+__all__ = ["CHECK_TIMEOUT", "NOT_RUN", "REQUEST_MARGIN", "RemoteBackend", "URLS_ENV"]
+
 URLS_ENV = "REWARDHUB_SANDBOX_URLS"
 REQUEST_MARGIN = 30.0  # seconds past the program's own budgets before a request is given up
 NOT_RUN = (429, 503)  # statuses of a service that refused the program: it never ran there

@@ -28,6 +28,8 @@ from .errors import SandboxError
 from .fusion import RequestError, Unsupported, to_program, to_response
 from .program import Program
 
+__all__ = ["MAX_BODY_BYTES", "PROBE", "create_service", "logger", "serve"]
+
 logger = logging.getLogger("rewardhub.sandbox.service")
 MAX_BODY_BYTES = 64 * 1024 * 1024
 PROBE = Program("print(6 * 7)", timeout=10)

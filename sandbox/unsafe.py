@@ -23,6 +23,8 @@ from .build import BuildWriter
 from .languages import LANGUAGES, SANDBOX_PATH, toolchain_problem
 from .program import COMPILE_ERROR, Program, SandboxResult
 
+__all__ = ["UnsafeBackend"]
+
 
 class UnsafeBackend:
     """Runs each program as a child process of this one, limited by rlimits only."""

@@ -3,3 +3,5 @@
 ``verl``, ``shims``, ``client``), group assembly for one-sample callers (``groups``) and abstentions in
 framework logs (``abstentions``). Nothing is imported here: each module loads its heavy dependencies
 only when used."""
+
+__all__ = []

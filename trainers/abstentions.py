@@ -16,6 +16,8 @@ import threading
 
 from rewardhub import SetResult
 
+__all__ = ["logger", "warn_if_all_abstained"]
+
 logger = logging.getLogger("rewardhub.trainers")
 
 _warned: set[str] = set()

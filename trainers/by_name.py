@@ -17,6 +17,8 @@ from typing import Any
 
 from rewardhub import registry
 
+__all__ = []
+
 _built: dict[str, Any] = {}
 
 

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["ASSISTANT_HEADER", "ChatMLMarkers", "TURN_END"]
+
 TURN_END = "<|im_end|>"
 ASSISTANT_HEADER = "<|im_start|>assistant\n"
 

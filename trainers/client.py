@@ -15,6 +15,8 @@ from rewardhub import Batch, BatchResult, Score, SetResult
 from .errors import RewardServerError
 from .groups import DEFAULT_GROUP_TIMEOUT, keyed_rows
 
+__all__ = ["CLIENT_TIMEOUT", "score_remote", "scored_from_reply"]
+
 # The server answers a group by its deadline; this leaves time for the scoring itself.
 CLIENT_TIMEOUT = DEFAULT_GROUP_TIMEOUT + 60.0
 

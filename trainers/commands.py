@@ -18,6 +18,15 @@ import sys
 from rewardhub import hookimpl
 from rewardhub.cli import add_strict
 
+__all__ = [
+    "CONFIG_ENV",
+    "DEFAULT_REWARD_TIMEOUT",
+    "register_commands",
+    "run_route",
+    "run_serve",
+    "run_train_rm",
+]
+
 CONFIG_ENV = "REWARDHUB_CONFIG"
 
 

@@ -12,6 +12,8 @@ import contextlib
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
+__all__ = ["CLIENT_CLOSED", "ClientDisconnected", "T", "gone_response", "unless_disconnected"]
+
 CLIENT_CLOSED = 499  # nginx's "client closed request": logged and counted, never sent to anyone
 
 T = TypeVar("T")

@@ -20,6 +20,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+__all__ = [
+    "DEFAULT_DRAIN_TIMEOUT",
+    "Drain",
+    "DrainMiddleware",
+    "PROBES",
+    "RETRY_AFTER_SECONDS",
+    "SHUTDOWN_GRACE",
+    "draining_server",
+    "logger",
+    "readiness",
+    "unavailable",
+]
+
 DEFAULT_DRAIN_TIMEOUT = 150.0  # waiting groups are answered at once; a reward still scoring has its deadline
 RETRY_AFTER_SECONDS = 1
 SHUTDOWN_GRACE = 1.0  # seconds uvicorn's shutdown waits for open connections before cancelling their requests

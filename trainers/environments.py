@@ -33,6 +33,8 @@ from typing import Any, ClassVar
 
 from rewardhub import Batch, RewardSet, load
 
+__all__ = ["NOT_TOOLS", "ScoredEnvironment"]
+
 # Methods of an environment that TRL does not expose as tools.
 NOT_TOOLS = ("reset", "get_reward", "state_dict")
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rewardhub.errors import ConfigError, RewardhubError
 
+__all__ = ["BadRequest", "RewardServerError", "ShimConfigError", "TrainerIntegrationError"]
+
 
 class TrainerIntegrationError(RewardhubError):
     """A trainer adapter cannot be wired as asked (e.g. weights already set that disagree)."""

@@ -25,6 +25,8 @@ from typing import Any
 from .grpo import CompositeReward
 from .shims import resolve_config, reward_set
 
+__all__ = ["logger"]
+
 logger = logging.getLogger("rewardhub.trainers")
 
 

@@ -45,6 +45,20 @@ from rewardhub import (
 
 from .abstentions import warn_if_all_abstained
 
+__all__ = [
+    "CallScorer",
+    "DEFAULT_GROUP_TIMEOUT",
+    "GroupAssembler",
+    "Keyed",
+    "SHUTTING_DOWN",
+    "SampleResult",
+    "StepClock",
+    "collect",
+    "group_size_for",
+    "keyed_rows",
+    "score_group",
+]
+
 # Below OpenRLHF 0.11.2's 180 s client timeout (openrlhf/utils/agent.py), so a late group is answered
 # with abstentions before the client gives up and retries.
 DEFAULT_GROUP_TIMEOUT = 120.0

@@ -19,6 +19,8 @@ from rewardhub import RewardSet, SetConfig, load, read_config
 
 from .errors import TrainerIntegrationError
 
+__all__ = ["CompositeReward", "trainer_rewards"]
+
 
 class CompositeReward:
     """The weighted sum of a config's rewards as one TRL reward function, picklable by its config.

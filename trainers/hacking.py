@@ -27,6 +27,8 @@ from rewardhub.hacking.persist import load_state, save_state
 
 from .errors import TrainerIntegrationError
 
+__all__ = ["CHECKPOINT_FILE", "HackingCallback", "logger"]
+
 logger = logging.getLogger("rewardhub.trainers")
 CHECKPOINT_FILE = "rewardhub_hacking.json"
 

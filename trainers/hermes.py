@@ -14,6 +14,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+__all__ = [
+    "CALL_NAME",
+    "MARKERS",
+    "TOOL_CALL",
+    "TOOL_RESPONSE",
+    "assistant_turn",
+    "context_turns",
+    "parse_call",
+]
+
 TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 TOOL_RESPONSE = re.compile(r"<tool_response>(.*?)</tool_response>", re.DOTALL)
 CALL_NAME = re.compile(r'"name"\s*:\s*"([^"\\]+)"')

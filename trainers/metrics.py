@@ -12,6 +12,17 @@ from __future__ import annotations
 import time
 from typing import Any
 
+__all__ = [
+    "BUCKETS",
+    "CONTENT_TYPE",
+    "HackingCollector",
+    "MeteredScorer",
+    "Metrics",
+    "MetricsMiddleware",
+    "metrics_response",
+    "noting_status",
+]
+
 # Latency buckets from a fast rule reward (ms) to a judge or sandbox batch near the 180 s client timeout.
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 180.0)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"

@@ -26,6 +26,8 @@ from .errors import BadRequest
 from .groups import DEFAULT_GROUP_TIMEOUT
 from .shims import as_list, call_scorer
 
+__all__ = ["LABEL_COLUMN", "RewardFunc", "STRIP_TOKENS", "to_batch", "to_response"]
+
 LABEL_COLUMN = "solution"
 # Padding and end-of-sequence markers of common chat models, stripped from the ends of a query.
 STRIP_TOKENS = ("<pad>", "<|endoftext|>", "<|im_end|>", "</s>", "<|eot_id|>", "<|end_of_text|>", "<|end|>")

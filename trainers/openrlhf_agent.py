@@ -43,6 +43,8 @@ from .hermes import assistant_turn, context_turns
 from .openrlhf import LABEL_COLUMN
 from .shims import reward_set
 
+__all__ = ["scored_agent"]
+
 
 def scored_agent(instance_cls: type, config: Any = None, *, label_column: str = LABEL_COLUMN,
                  every_step: bool = True) -> type:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from rewardhub import Batch, RewardSet, load
 
+__all__ = ["PPORewards", "SequenceScores", "kl_shaped_rewards", "last_token_index", "score_on_last_token"]
+
 if TYPE_CHECKING:
     import torch
 

@@ -27,6 +27,17 @@ from torch import nn
 
 from .ppo import PPORewards, SequenceScores, kl_shaped_rewards
 
+__all__ = [
+    "PLAIN_SAMPLING",
+    "PPOConfig",
+    "PPOLoop",
+    "PolicyWithValue",
+    "Rollout",
+    "gae",
+    "masked_mean",
+    "whiten",
+]
+
 # Sampling must follow softmax(logits / temperature), the distribution whose log-probs the update
 # uses. ``generate`` fills unset options from the model's generation_config.json (Qwen ships
 # repetition_penalty and top_k, others min_p or no_repeat_ngram_size): set every reshaping one to neutral.

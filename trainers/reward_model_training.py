@@ -15,6 +15,17 @@ from typing import Any
 from rewardhub import ConfigError, InputFileError
 from rewardhub.rewards.reward_model.loading import is_local_reference, load_tokenizer
 
+__all__ = [
+    "LoraOptions",
+    "PreferenceDataError",
+    "REQUIRED_COLUMNS",
+    "TrainedRewardModel",
+    "checkpointing_field",
+    "load_preferences",
+    "save_merged",
+    "train_reward_model",
+]
+
 REQUIRED_COLUMNS = ("chosen", "rejected")
 
 

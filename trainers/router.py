@@ -42,6 +42,26 @@ from .metrics import Metrics, MetricsMiddleware, metrics_response
 from .server import DEFAULT_MAX_BODY_BYTES, _error, _json, _json_object, _step_field
 from .steps import step_clock
 
+__all__ = [
+    "CHECK_TIMEOUT",
+    "CONNECT_TRIES",
+    "DOWN_AFTER_TIMEOUTS",
+    "HashRing",
+    "NoReplica",
+    "REQUEST_TIMEOUT",
+    "RETRY_AFTER",
+    "Replica",
+    "ReplicaFailed",
+    "Replicas",
+    "STICKY_GROUPS",
+    "STICKY_SECONDS",
+    "VIRTUAL_NODES",
+    "create_router_app",
+    "logger",
+    "merge",
+    "route",
+]
+
 logger = logging.getLogger("rewardhub.router")
 
 VIRTUAL_NODES = 160  # points per replica on the ring: groups spread within a few percent of evenly

@@ -59,6 +59,16 @@ from .hubs.nemo_gym import nemo_gym_routes
 from .metrics import MeteredScorer, Metrics, MetricsMiddleware, metrics_response, noting_status
 from .steps import step_clock
 
+__all__ = [
+    "AccessLog",
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_THREADS",
+    "PROBE_ROW",
+    "access_logger",
+    "create_app",
+    "serve",
+]
+
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 DEFAULT_THREADS = 32
 PROBE_ROW = {"prompt": "What is 1 + 1?", "completion": "2", "solution": "2"}

@@ -19,6 +19,8 @@ from rewardhub.hacking import HackingMonitor
 from .errors import ShimConfigError
 from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer
 
+__all__ = ["CONFIG_ENV", "as_list", "call_scorer", "monitor_of", "resolve_config", "reward_set"]
+
 CONFIG_ENV = "REWARDHUB_CONFIG"
 
 _sets: dict[str, RewardSet] = {}

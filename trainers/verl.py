@@ -45,6 +45,20 @@ from .errors import ShimConfigError
 from .groups import DEFAULT_GROUP_TIMEOUT
 from .shims import as_list, call_scorer, reward_set
 
+__all__ = [
+    "FLAT_TOLERANCE",
+    "GROUP_BY",
+    "LABEL_COLUMN",
+    "check_gdpo",
+    "compute_score",
+    "compute_score_async",
+    "gdpo_overrides",
+    "group_keys",
+    "to_batch",
+    "to_results",
+    "with_group_stats",
+]
+
 LABEL_COLUMN = "solution"
 GROUP_BY = ("split", "index")
 # A group whose rewards vary by no more than this is flat: no signal for dynamic sampling to keep.

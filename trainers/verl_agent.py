@@ -29,6 +29,18 @@ from .hermes import assistant_turn, context_turns
 from .shims import as_list
 from .verl import LABEL_COLUMN
 
+__all__ = [
+    "RENAMED",
+    "TurnTotal",
+    "VERL_TOOL_FAILURE",
+    "episode_batch",
+    "episode_from_response",
+    "place_turns",
+    "turn_parts",
+    "turn_runs",
+    "turn_total",
+]
+
 # What verl 0.9.1's ToolAgentLoop._call_tool answers in place of a result when a call failed
 VERL_TOOL_FAILURE = re.compile(r"(?:Error executing tool|Unknown function|Invalid JSON in arguments for) '[^']*'")
 # extra_info keys verl writes; renamed where their meaning differs from the trajectory view's

@@ -54,6 +54,8 @@ from .groups import DEFAULT_GROUP_TIMEOUT, CallScorer, group_size_for
 from .verl import FLAT_TOLERANCE, GROUP_BY, LABEL_COLUMN, group_keys, to_batch, to_results, with_group_stats
 from .verl_agent import episode_batch, place_turns, turn_total
 
+__all__ = ["RewardhubRewardManager", "SETTINGS", "settings_of"]
+
 SETTINGS = ("config", "url", "group_size", "group_timeout", "group_by", "label_column", "abstain_value", "actors",
             "actor_cpus", "episodes", "flat_tolerance")
 

@@ -17,6 +17,8 @@ from typing import IO, Any, TypeVar
 
 from ..errors import InputFileError
 
+__all__ = ["InputRow", "Progress", "T", "count_rows", "iter_input", "parquet_parts", "read_rows"]
+
 T = TypeVar("T")
 
 

@@ -21,6 +21,8 @@ from ..errors import OutputFileError
 from .jsonl import write_jsonl
 from .staging import replacing
 
+__all__ = ["JSONL_SUFFIXES", "write_rows"]
+
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 
 

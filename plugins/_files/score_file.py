@@ -17,6 +17,8 @@ from ..errors import InputFileError
 from .io import InputRow, read_rows
 from .output import write_rows
 
+__all__ = ["RewardStats", "ScoreSummary", "count_scored", "score_file", "valid_rows"]
+
 _REASON_EXAMPLES = 3
 
 

@@ -29,6 +29,20 @@ from ..errors import OutputFileError
 from .jsonl import dumps_row, dumps_value, jsonable
 from .staging import replacing
 
+__all__ = [
+    "DecodedColumns",
+    "MAX_STRUCT_FIELDS",
+    "MAX_WIDENINGS",
+    "ROWS_PER_GROUP",
+    "arrow_column",
+    "decoded_column",
+    "json_column",
+    "row_decoder",
+    "rows_table",
+    "table_rows",
+    "write_table",
+]
+
 ROWS_PER_GROUP = 4096
 MAX_STRUCT_FIELDS = 256
 MAX_WIDENINGS = 4

@@ -16,6 +16,8 @@ from .._reward import BatchResult
 from .compose import RewardSet, SetResult
 from .scorers import innermost
 
+__all__ = ["evaluate_by_group", "innermost_reward", "needs_groups"]
+
 
 def innermost_reward(reward: Any) -> Any:
     """The plugin's reward inside the set's gates and routes."""

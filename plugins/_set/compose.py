@@ -27,6 +27,19 @@ from .pass_at_k import with_pass_at_k
 from .rescue import rescued
 from .scorers import gated, routed
 
+__all__ = [
+    "AsyncEntryReward",
+    "EntryReward",
+    "MAX_GROUP_ROWS",
+    "Member",
+    "RewardSet",
+    "SetResult",
+    "WeightedReward",
+    "load",
+    "prompt_groups",
+    "route_applies",
+]
+
 # Rows of one prompt kept in one batch when the batch size is smaller (GRPO groups are 2-64 completions).
 MAX_GROUP_ROWS = 1024
 

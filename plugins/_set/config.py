@@ -17,6 +17,18 @@ from .rescue import Rescue, parse_rescue
 from .routing import Route, parse_route
 from .schedule import Schedule, parse_schedule
 
+__all__ = [
+    "AGGREGATES",
+    "ENTRY_KEYS",
+    "GATE_KEYS",
+    "Gate",
+    "RewardEntry",
+    "SetConfig",
+    "TOP_LEVEL_KEYS",
+    "TOTAL",
+    "read_config",
+]
+
 ENTRY_KEYS = ("name", "alias", "weight", "params", "gate", "timeout", "when", "role", "rescue", "pass_at_k")
 TOTAL = "reward"  # a scored row's weighted total (its components sit in ``rewards`` by alias): no alias may take it
 GATE_KEYS = ("reward", "threshold", "otherwise")

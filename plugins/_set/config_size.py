@@ -8,6 +8,8 @@ from typing import Any
 
 from ..errors import ConfigError
 
+__all__ = ["MAX_CONFIG_BYTES", "MAX_CONFIG_NODES", "check_expanded_size", "check_file_size"]
+
 MAX_CONFIG_BYTES = 16 * 1024 * 1024  # a config file; inline data belongs in the dataset's columns
 MAX_CONFIG_NODES = 1_000_000  # values in the config written out in full (aliases expanded)
 

@@ -17,6 +17,8 @@ from typing import Any
 from .._batch import Batch
 from ..errors import ConfigError, unknown_keys_message
 
+__all__ = ["ROUTE_KEYS", "Route", "RoutingError", "parse_route"]
+
 ROUTE_KEYS = ("column", "in", "not_in")
 
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from ..errors import ConfigError, key_hint, key_names, number_text_hint, shown, unknown_keys_message
 
+__all__ = ["SCHEDULES", "SCHEDULE_KEYS", "Schedule", "parse_schedule"]
+
 SCHEDULES = ("linear", "cosine", "step", "constant")
 SCHEDULE_KEYS = ("schedule", "start", "end", "steps", "warmup")
 

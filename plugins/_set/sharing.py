@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from .._live import NoState, env_state
 from ..completions import prompt_key
 
+__all__ = ["MEMO_SIZE", "VerdictMemo", "batch_key", "frozen", "live_key"]
+
 if TYPE_CHECKING:
     from .._batch import Batch
     from .._reward import BatchResult

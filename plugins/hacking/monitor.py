@@ -36,6 +36,19 @@ from .signatures import SIGNATURES, signatures_of
 from .steps import Row, StepRows, StepSummary, Weighting
 from .text import shape
 
+__all__ = [
+    "BUILTIN_ROLES",
+    "EXAMPLES",
+    "EXAMPLE_CHARS",
+    "FIGURES",
+    "HackingMonitor",
+    "KEPT_STEPS",
+    "PREFIX",
+    "READERS",
+    "RewardHackingWarning",
+    "role_of",
+]
+
 if TYPE_CHECKING:
     from .._batch import Batch
     from .._reward import BatchResult

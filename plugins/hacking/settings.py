@@ -17,6 +17,20 @@ from dataclasses import dataclass
 
 from ..errors import ConfigError, key_hint, shown, unknown_keys_message
 
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "DEFAULT_WARMUP",
+    "DEFAULT_WINDOW",
+    "MIN_WARMUP",
+    "MIN_WINDOW",
+    "MONITOR_KEYS",
+    "MonitorSettings",
+    "ROLES",
+    "SIGNALS",
+    "parse_monitor",
+    "parse_role",
+]
+
 SIGNALS = ("audit", "divergence", "length", "format", "templated", "abstentions", "dominance", "signatures")
 ROLES = ("correctness", "format", "audit", "shaping")
 MONITOR_KEYS = ("window", "warmup", "threshold", "disable", "state")

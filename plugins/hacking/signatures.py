@@ -21,6 +21,16 @@ from collections.abc import Callable, Iterator
 
 from .answers import stated_answers
 
+__all__ = [
+    "Code",
+    "SIGNATURES",
+    "always_equal",
+    "code_blocks",
+    "exit_at_import",
+    "several_answers",
+    "signatures_of",
+]
+
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _CODE_LINE = re.compile(r"^(?:import \w|from [\w.]+ import |def \w+\(|class \w+|if __name__|sys\.exit|exit\(|raise )",
                         re.M)

@@ -17,6 +17,8 @@ from .signatures import SIGNATURES
 from .text import TextShape, duplicate_rates, template_share
 from .trends import grouped_rate, within_group_moments, within_group_rank_correlation
 
+__all__ = ["FAILED", "Row", "StepRows", "StepSummary", "Weighting"]
+
 FAILED = ("error", "timeout")
 
 

@@ -10,6 +10,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+__all__ = ["MAX_CHARS", "MIN_WORDS", "NGRAM", "TextShape", "duplicate_rates", "shape", "template_share"]
+
 NGRAM = 4  # word n-grams: long enough that chance overlaps between unrelated texts are rare
 # Completions shorter than this many words are left out of the duplicate and template figures: a short
 # answer ("42") repeated by a converged policy is not a template.

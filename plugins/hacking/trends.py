@@ -12,6 +12,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+__all__ = ["Trend", "grouped_rate", "ranks", "trend", "within_group_moments", "within_group_rank_correlation"]
+
 
 @dataclass(frozen=True)
 class Trend:

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..hookspecs import hookimpl
 
+__all__ = ["EXIT_OK", "register_commands"]
+
 if TYPE_CHECKING:
     from ..preference import Stats
 

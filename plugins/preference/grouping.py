@@ -13,6 +13,8 @@ from .._set.groups import prompt_runs
 from ..completions import prompt_key
 from .options import PreferenceError
 
+__all__ = ["Item", "UNSORTED_POLICIES", "UnsortedInputError", "contiguous_groups", "in_prompt_order"]
+
 UNSORTED_POLICIES = ("error", "spill")
 
 

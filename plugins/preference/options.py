@@ -13,6 +13,26 @@ from .._set.config import TOTAL
 from ..completions import is_conversational
 from ..errors import RewardhubError
 
+__all__ = [
+    "Candidate",
+    "MAX_PROBLEMS",
+    "Options",
+    "PAIR_DROPS",
+    "PreferenceError",
+    "Requirement",
+    "SELECT_DROPS",
+    "Stats",
+    "as_messages",
+    "at_least",
+    "close",
+    "finite_number",
+    "has_score",
+    "is_int",
+    "is_number",
+    "ranked_candidates",
+    "score_of",
+]
+
 MAX_PROBLEMS = 5
 
 

@@ -24,6 +24,8 @@ from .options import (
 )
 from .pipeline import from_rows, write_file
 
+__all__ = ["PAIR_COLUMNS", "PAIR_MODES", "PairOptions", "iter_pairs", "pairs_for_prompt", "write_pairs"]
+
 PAIR_MODES = ("best-worst", "all")
 
 

@@ -16,6 +16,8 @@ from ..errors import ConfigError
 from .grouping import Item, contiguous_groups, in_prompt_order
 from .options import TOTAL, Options, PreferenceError, Stats, has_score
 
+__all__ = ["from_rows", "per_prompt", "scored", "valid", "write_file"]
+
 
 def from_rows(rows: Iterable[Mapping[str, Any]], options: Options, stats: Stats | None,
                unsorted: str) -> Iterator[dict[str, Any]]:

@@ -22,6 +22,15 @@ from .options import (
 )
 from .pipeline import from_rows, write_file
 
+__all__ = [
+    "SELECT_COLUMNS",
+    "SELECT_FORMATS",
+    "SelectOptions",
+    "iter_selected",
+    "select_for_prompt",
+    "write_selection",
+]
+
 SELECT_FORMATS = ("prompt-completion", "messages")
 
 

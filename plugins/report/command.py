@@ -7,6 +7,8 @@ import sys
 
 from ..hookspecs import hookimpl
 
+__all__ = ["register_commands", "run_report"]
+
 
 @hookimpl
 def register_commands(subparsers):

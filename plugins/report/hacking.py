@@ -21,6 +21,8 @@ from ..hacking.monitor import BUILTIN_ROLES, Alarm, role_of
 from ..hacking.steps import StepSummary
 from .stats import ScoredData, ScoredRow
 
+__all__ = ["HackingRun", "watch_steps"]
+
 
 @dataclass
 class HackingRun:

@@ -17,6 +17,24 @@ from .hacking import HackingRun
 from .stats import TOTAL, Analysis, PairDisagreements, ReasonGroup, RewardSummary, ScoredRow, time_unit
 from .training import TrainingCurves
 
+__all__ = [
+    "CSS",
+    "Charts",
+    "MAX_COMPLETION_CHARS",
+    "MAX_PAIRS",
+    "MAX_PROMPT_CHARS",
+    "MAX_REASON_KINDS",
+    "MAX_SKIPPED_SHOWN",
+    "corr_text",
+    "display_text",
+    "duration",
+    "esc",
+    "fmt",
+    "pct",
+    "render",
+    "value_text",
+]
+
 MAX_COMPLETION_CHARS = 2000
 MAX_PROMPT_CHARS = 600
 MAX_REASON_KINDS = 8

@@ -15,6 +15,19 @@ from .hacking import HackingRun
 from .stats import Correlation, RewardSummary, Spread, time_unit
 from .training import TrainingCurves
 
+__all__ = [
+    "ACCENT",
+    "DPI",
+    "MUTED",
+    "PRIMARY",
+    "correlation_chart",
+    "distribution_chart",
+    "hacking_chart",
+    "speed_chart",
+    "spread_chart",
+    "training_chart",
+]
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 

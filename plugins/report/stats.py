@@ -20,6 +20,37 @@ from .._set.groups import by_prompt
 from ..completions import prompt_key
 from ..errors import RewardhubError
 
+__all__ = [
+    "Analysis",
+    "Correlation",
+    "Disagreement",
+    "PairDisagreements",
+    "ReasonGroup",
+    "ReportError",
+    "RewardSummary",
+    "ScoredData",
+    "ScoredRow",
+    "Spread",
+    "all_disagreements",
+    "analyse",
+    "column",
+    "correlation",
+    "correlation_matrix",
+    "disagreements",
+    "extremes",
+    "group_reasons",
+    "group_spread",
+    "infer_weights",
+    "load_scored",
+    "parse_row",
+    "pearson",
+    "population_std",
+    "prompt_groups",
+    "reason_pattern",
+    "summarise_reward",
+    "time_unit",
+]
+
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _TIE = 1e-9
 

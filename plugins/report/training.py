@@ -11,6 +11,8 @@ from typing import Any
 
 from .stats import ReportError
 
+__all__ = ["Series", "TrainingCurves", "load_trainer_state"]
+
 Series = list[tuple[float, float]]
 
 

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection
 from typing import Any
 
+__all__ = []
+
 
 class _Deadline(BaseException):
     """Raised inside a worker when an item's time is up (a BaseException so that libraries'

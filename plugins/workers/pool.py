@@ -38,6 +38,17 @@ from typing import Any, Literal, NamedTuple
 from .._deadline import batch_abandoned
 from ..errors import RewardhubError, WorkerShortfallWarning, WorkerStartupError
 
+__all__ = [
+    "Outcome",
+    "RUNAWAY_SHARE",
+    "WORKER_SCRIPT",
+    "WorkerFunctionError",
+    "WorkerPool",
+    "require_importable",
+    "shared_pool",
+    "usable_cores",
+]
+
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "main.py")
 
 

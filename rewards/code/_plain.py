@@ -28,6 +28,27 @@ import collections as _collections
 import itertools as _itertools
 import sys as _psys
 
+__all__ = [
+    "BUILTIN_TYPES",
+    "FACTORIES",
+    "INERT",
+    "ITERATORS",
+    "MAX_DEPTH",
+    "MAX_ITERATED",
+    "MAX_NAME",
+    "MAX_SAME_HASH",
+    "NotPlainData",
+    "ObjectUsed",
+    "Opaque",
+    "STANDARD_MARK",
+    "SUBCLASSED",
+    "USER_TYPES",
+    "VIEWS",
+    "decode",
+    "kind_name",
+    "plain",
+]
+
 MAX_DEPTH = 100
 MAX_SAME_HASH = 64  # distinct keys of one set or dict allowed to share a hash (honest data: 2 at most)
 MAX_NAME = 60  # characters of an object's type name that cross with its handle

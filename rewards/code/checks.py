@@ -27,6 +27,33 @@ from typing import Any
 
 from ._plain import NotPlainData, ObjectUsed, _spread, plain
 
+__all__ = [
+    "BINARY",
+    "COMPARE",
+    "CONSTRUCTORS",
+    "FUNCTIONS",
+    "Later",
+    "MATH",
+    "MAX_BITS",
+    "MAX_DIVISION_BITS",
+    "MAX_ITEMS",
+    "MAX_PROBES",
+    "MAX_STEPS",
+    "METHODS",
+    "Module",
+    "NotConvertible",
+    "OBJECT_USED",
+    "POISONED",
+    "Planner",
+    "ProbeFailed",
+    "Refused",
+    "Solution",
+    "TYPES",
+    "UNARY",
+    "holds",
+    "resolve",
+]
+
 MAX_ITEMS = 1 << 20  # elements a check may build (strings, lists)
 MAX_BITS = 1 << 20  # bits of an integer a check may build
 MAX_DIVISION_BITS = 1 << 16  # bits of integers a check may divide (division is quadratic)

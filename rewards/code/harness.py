@@ -31,6 +31,8 @@ from typing import Any
 
 from ._plain import NotPlainData, Opaque, decode
 
+__all__ = ["HARNESS", "MAIN", "PLAIN_SOURCE", "Report", "harness_input", "read_report"]
+
 PLAIN_SOURCE = Path(__file__).with_name("_plain.py").read_text()
 
 # Runs in the sandbox after _plain.py's source (stdlib only).

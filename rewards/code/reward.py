@@ -46,6 +46,23 @@ from .drivers import NoValue, call_program, read_value
 from .harness import HARNESS, Report, harness_input, read_report
 from .suites import Suite, UnusableTestsError, close_numbers, parse_tests
 
+__all__ = [
+    "BUILD_CHUNK",
+    "BUILD_LIMIT",
+    "CodeReward",
+    "FENCE_LANGUAGES",
+    "IN_TEST_PROCESS",
+    "MAX_TOKEN_DIGITS",
+    "MODES",
+    "OBJECT_USE",
+    "OUR_WORDS",
+    "Row",
+    "extract_program",
+    "outputs_match",
+    "prompt_code",
+    "register_rewards",
+]
+
 FENCE_LANGUAGES = {
     "python": ("python", "py", "python3"),
     "c": ("c",),

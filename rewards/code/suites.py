@@ -33,6 +33,18 @@ from rewardhub import RewardhubError
 from ._plain import ObjectUsed
 from .checks import NotConvertible, Planner
 
+__all__ = [
+    "CallCase",
+    "Suite",
+    "UnusableTestsError",
+    "call_tests",
+    "close_numbers",
+    "io_tests",
+    "parse_tests",
+    "python_tests",
+    "same_value",
+]
+
 _CHECK_CALL = re.compile(r"^check\s*\(", re.M)
 
 

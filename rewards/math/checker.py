@@ -22,6 +22,8 @@ from rewardhub.workers import WorkerPool, shared_pool
 from ..text.extract import bracket_depths
 from .literals import has_modulus, literal_verdict, magnitude_verdict, parse_literal
 
+__all__ = ["Check", "MathChecker", "SEVERAL_FOR_ONE", "list_items", "verify_pair", "warm_up"]
+
 _CACHE_SIZE = 1 << 16  # verdicts remembered across batches (a few MB)
 _SETTLED = frozenset({"equal", "not equal", "answer unparseable", "gold unparseable"})
 # A word of 4+ letters that is not a command, a function or a point name: the answer is text ("hyperbola",

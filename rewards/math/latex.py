@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+__all__ = ["to_parseable_latex"]
+
 _FRAC_OR_SQRT = re.compile(r"\\(?:frac|sqrt)(?![A-Za-z])")
 _CONTROL_WORD = re.compile(r"\\[A-Za-z]+|\\.")
 _FUNCTION_CALL = re.compile(r"(?<![\\A-Za-z])(sqrt|exp|abs|Abs|Rational|sin|cos|tan|cot|sec|csc|log|ln)\(")

@@ -22,6 +22,18 @@ from ..text.number_words import cjk_number, without_measure_word
 from .latex import to_parseable_latex
 from .units import unit_of  # noqa: F401 (read from here by majority_vote)
 
+__all__ = [
+    "Bracketed",
+    "Literal",
+    "NumberSet",
+    "Scalar",
+    "has_modulus",
+    "literal_verdict",
+    "magnitude_verdict",
+    "normalize",
+    "parse_literal",
+]
+
 # ----- normalisation ----------------------------------------------------------------------------------
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
 _THOUSANDS_MARK = re.compile(r"(?<=\d)\s*(?:\{\s*,\s*\}|,\s*\\!)\s*(?=\d)")  # 14{,}916 and 12,\!000

@@ -35,6 +35,16 @@ from .checker import SEVERAL_FOR_ONE, Check, MathChecker, list_items
 from .literals import Scalar, normalize, parse_literal
 from .units import Quantity, convert, quantity, unit_of
 
+__all__ = [
+    "MATH_EXTRACTORS",
+    "MathReward",
+    "UNMARKED_EXTRACTORS",
+    "find_answer",
+    "gold_answer",
+    "register_rewards",
+    "several_stated",
+]
+
 # The answer tag first (even truncated: R1-style prompts ask for it), then the later of the last box and
 # the last "the answer is", then GSM8K's ####.
 MATH_EXTRACTORS = ("open_answer_tag", "final_statement", "gsm8k")

@@ -11,6 +11,8 @@ from rewardhub.completions import is_conversational
 
 from .loading import LoadedModel
 
+__all__ = ["Encoded", "Encoder", "pad_right", "score_sequences", "sigmoid"]
+
 
 @dataclass(frozen=True)
 class Encoded:

@@ -7,6 +7,8 @@ from typing import Any
 
 from .loading import RewardModelLoadError
 
+__all__ = ["LazyModel"]
+
 
 class LazyModel:
     """Mixin for rewards holding a model: ``loaded()`` loads it on first use (``_load``), thread-safely;

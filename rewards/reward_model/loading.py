@@ -11,6 +11,20 @@ from typing import Any
 
 from rewardhub import ConfigError
 
+__all__ = [
+    "DTYPES",
+    "LoadedModel",
+    "RewardModelLoadError",
+    "check_model_folder",
+    "check_sequence_classifier",
+    "is_local_reference",
+    "load_reward_model",
+    "load_tokenizer",
+    "resolve_device",
+    "resolve_dtype",
+    "served_tokenizer",
+]
+
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 
 

@@ -43,6 +43,18 @@ from .loading import (
 )
 from .served import ServedModel, Unscored
 
+__all__ = [
+    "AGGREGATES",
+    "HEADS",
+    "LoadedPRM",
+    "ProcessReward",
+    "StepInput",
+    "aggregate",
+    "check_prm_folder",
+    "register_rewards",
+    "split_steps",
+]
+
 HEADS = {"token_classification": "ForTokenClassification", "step_tag": "ForCausalLM"}
 AGGREGATES = ("min", "mean", "last", "product")
 _SENTINEL = "\x00rewardhub-steps\x00"

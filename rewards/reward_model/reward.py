@@ -36,6 +36,8 @@ from .loading import (
 )
 from .served import ServedModel, Unscored
 
+__all__ = ["NORMALIZE_MODES", "RewardModelReward", "RunningStats", "register_rewards"]
+
 NORMALIZE_MODES = ("none", "fixed", "running")
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+__all__ = ["MAX_WORDS", "NUMBER_WORDS", "SCALE_CHAR", "cjk_number", "without_measure_word", "words_to_number"]
+
 _UNITS = {word: value for value, word in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
     " seventeen eighteen nineteen".split())}  # fmt: skip
