@@ -28,7 +28,9 @@ OPENERS = (
     "let's solve this problem step by step", "let us solve this problem step by step",
     "let's solve this step by step", "let's solve this", "let's solve it", "let's think step by step",
     "let's think about this step by step", "let me think step by step", "let's think", "let me think",
-    "let me solve this", "let us think step by step", "let us think", "let us solve this", "let's break it down", "let's break this down", "let's see", "to solve this problem",
+    "let me solve this", "let me solve this step by step", "i'll solve this step by step",
+    "i will solve this step by step", "let's work through this", "let's work through this step by step",
+    "here's my reasoning", "here is my reasoning", "my reasoning", "let us think step by step", "let us think", "let us solve this", "let's break it down", "let's break this down", "let's see", "to solve this problem",
     "here is the solution", "here's the solution", "here is my answer", "here's my answer", "sure", "okay", "ok",
     "alright", "well", "hmm", "so", "first", "thinking", "think", "working", "work", "calculation",
     # Chinese
