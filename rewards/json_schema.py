@@ -26,6 +26,19 @@ from rewardhub import ConfigError, Reward, RewardInputError, Row, Score, hookimp
 
 from .deps import require
 
+__all__ = [
+    "JsonSchema",
+    "MAX_CANDIDATES",
+    "MAX_CHARS",
+    "STRICT",
+    "SchemaRowError",
+    "fenced_blocks",
+    "field_share",
+    "find_document",
+    "register_rewards",
+    "strict_json",
+]
+
 _THINK_END = "</think>"
 MAX_CHARS = 1_000_000
 MAX_CANDIDATES = 1000  # JSON starts tried inside prose (each failed start costs a parse)

@@ -31,6 +31,17 @@ from .exact_match import _quote
 from .text import canonical, lexicon
 from .text.extract import answer_tag, last_boxed
 
+__all__ = [
+    "DECISIVE",
+    "MAX_LEADS",
+    "MAX_STATEMENT",
+    "MultipleChoice",
+    "asserted_options",
+    "register_rewards",
+    "rules_out",
+    "statements",
+]
+
 DECISIVE = ("\\boxed answer", "<answer> tag")
 MAX_STATEMENT = 300  # characters of a statement read for options (a choice is short)
 MAX_LEADS = 50  # the latest statements read ("it's it's it's ..." must not cost a parse per phrase)

@@ -33,6 +33,18 @@ from .deps import require
 from .text import canonical
 from .text.extract import check_extractors, extract_answer
 
+__all__ = [
+    "FUZZY_SCORERS",
+    "METRICS",
+    "ORDER_BLIND",
+    "Similarity",
+    "lcs_f1",
+    "lcs_length",
+    "register_rewards",
+    "squad_normalize",
+    "token_f1",
+]
+
 METRICS = ("lcs_f1", "bleu", "chrf", "rouge1", "rouge2", "rougeL", "token_f1", "exact_match", "fuzzy")
 # Metrics that ignore word order: the reference's words in any order score (almost) full credit.
 ORDER_BLIND = {"token_f1": "bag of words", "rouge1": "bag of words", "chrf": "character n-grams"}

@@ -36,6 +36,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+__all__ = ["CompletionError", "CompletionsServer", "LocalRolloutWorker"]
+
 
 class CompletionError(ValueError):
     """A completion request the server cannot honour (answered 400 with this message)."""

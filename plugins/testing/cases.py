@@ -31,6 +31,19 @@ from .._set.compose import RewardSet, load
 from ..completions import is_conversational
 from ..errors import ConfigError
 
+__all__ = [
+    "CASE_FILE_KEYS",
+    "CASE_KEYS",
+    "Case",
+    "CaseResult",
+    "DEFAULT_TOLERANCE",
+    "Expectation",
+    "load_case_file",
+    "render_failures",
+    "run_case",
+    "run_cases",
+]
+
 CASE_FILE_KEYS = ("reward", "params", "config", "cases")
 CASE_KEYS = ("name", "prompt", "completion", "completions", "columns", "expect", "reason", "reward")
 DEFAULT_TOLERANCE = 1e-6

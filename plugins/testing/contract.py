@@ -43,6 +43,18 @@ from .episodes import (
     _call as _tool_call,
 )
 
+__all__ = [
+    "CONTRACT_EPISODE_PROBES",
+    "ContractReport",
+    "ContractViolation",
+    "GAMING_PROBES",
+    "Probe",
+    "RELATION_PROBES",
+    "TEXT_PROBES",
+    "check_contract",
+    "reads_episodes",
+]
+
 # Characters that look like others but are not what a reader takes them for, even through rewardhub's
 # canonical reading (rewards/text: NFKC, Cyrillic and Greek letters inside Latin words folded): digits
 # written as letters, a standalone Greek capital for a Latin letter. A reward must not read them as the

@@ -20,6 +20,18 @@ from typing import Any
 from .._aio import run_coroutine
 from .._reward import is_async_reward
 
+__all__ = [
+    "EPISODE_PROBES",
+    "EpisodeProbe",
+    "EpisodeTask",
+    "FORM_PROBES",
+    "check_episode_probes",
+    "default_task",
+    "episode_failures",
+    "honest",
+    "probe_values",
+]
+
 
 @dataclass(frozen=True)
 class EpisodeTask:

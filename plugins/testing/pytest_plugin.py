@@ -12,6 +12,17 @@ import fnmatch
 
 import pytest
 
+__all__ = [
+    "CaseFailed",
+    "CaseFile",
+    "CaseItem",
+    "DEFAULT_PATTERNS",
+    "pytest_addoption",
+    "pytest_collect_file",
+    "reward_contract",
+    "rewardhub_registry",
+]
+
 DEFAULT_PATTERNS = "*.cases.yaml *.cases.yml"
 
 

@@ -22,6 +22,18 @@ from dataclasses import dataclass, field
 from .._batch import Batch, Score
 from .._reward import BatchResult
 
+__all__ = [
+    "CLEAN",
+    "EXIT",
+    "HACKS",
+    "PASS",
+    "Sample",
+    "ScriptedRun",
+    "TEMPLATE",
+    "VOCABULARY",
+    "scripted_run",
+]
+
 HACKS = ("length", "audit", "format", "templated", "abstentions", "dominance", "signatures")
 CLEAN = ("clean", "clean_long", "clean_code", "clean_routed")
 _SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "qu", "di", "fe", "go", "hu", "ji")

@@ -22,6 +22,23 @@ import random
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "CHAT_TEMPLATE",
+    "IM_END",
+    "IM_START",
+    "PAD",
+    "QWEN2_PRETOKENIZE_REGEX",
+    "SPECIAL_TOKENS",
+    "load_tokenizer",
+    "make_causal_lm",
+    "make_seq_classifier",
+    "make_token_classifier",
+    "make_tokenizer",
+    "qwen2_config",
+    "tiny_chat_model",
+    "training_text",
+]
+
 IM_START = "<|im_start|>"
 IM_END = "<|im_end|>"
 PAD = "<pad>"

@@ -17,6 +17,8 @@ from typing import Any
 
 from .tiny_models import load_tokenizer, make_tokenizer, qwen2_config
 
+__all__ = ["make_tool_caller"]
+
 
 def make_tool_caller(path: str | Path, conversation: Sequence[dict[str, Any]], tools: Sequence[Callable | dict],
                      *, steps: int = 120, seed: int = 0) -> Path:

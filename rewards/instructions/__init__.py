@@ -1,1 +1,3 @@
 """``instruction_following``: IFEval's verifiable instructions (checks, text measurements, padding guard)."""
+
+__all__ = []

@@ -28,6 +28,46 @@ from typing import Any
 from . import text as measure
 from .errors import InstructionRowError
 
+__all__ = [
+    "CONSTRAINED_RESPONSES",
+    "INSTRUCTIONS",
+    "Instruction",
+    "LANGUAGE_NAMES",
+    "RELATIONS",
+    "Result",
+    "capital_word_frequency",
+    "constrained_response",
+    "count_line_items",
+    "count_placeholders",
+    "divided_paragraphs",
+    "end_checker",
+    "english_capital",
+    "english_lowercase",
+    "forbidden_words",
+    "has_title",
+    "json_format",
+    "keyword_existence",
+    "keyword_frequency",
+    "letter_frequency",
+    "multiple_sections",
+    "no_comma",
+    "nth_paragraph_first_word",
+    "number_bullet_lists",
+    "number_highlighted_sections",
+    "number_paragraphs",
+    "number_placeholders",
+    "number_sentences",
+    "number_words",
+    "postscript",
+    "postscript_match",
+    "quotation",
+    "repeat_prompt",
+    "resolve",
+    "response_language",
+    "title",
+    "two_responses",
+]
+
 RELATIONS = ("less than", "at least")
 LANGUAGE_NAMES = {
     "en": "English", "es": "Spanish", "pt": "Portuguese", "ar": "Arabic", "hi": "Hindi", "fr": "French",

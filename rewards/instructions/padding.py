@@ -18,6 +18,8 @@ from typing import Any
 from . import text as measure
 from .checks import divided_paragraphs
 
+__all__ = ["COUNT_FREE", "NGRAM", "STEP_FREE", "filler_words", "padded"]
+
 NGRAM = 4  # a word counts as repeated when the 4 words it starts were already seen together
 COUNT_FREE = 10  # numbers one apart in a row: the first 10 are content ("2019, 2020, 2021"), the rest a count
 STEP_FREE = 50  # numbers a constant step apart in a row: the first 50 are content (leap years), the rest filler

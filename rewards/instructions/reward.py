@@ -23,6 +23,8 @@ from .checks import resolve
 from .errors import InstructionRowError
 from .guards import gamed
 
+__all__ = ["InstructionFollowing", "MODES", "loose_variants", "register_rewards"]
+
 MODES = ("strict", "loose")
 
 

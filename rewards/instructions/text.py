@@ -15,6 +15,18 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+__all__ = [
+    "LANGDETECT_SEED",
+    "MODULES",
+    "count_sentences",
+    "count_words",
+    "detect_language",
+    "sentences",
+    "word_matches",
+    "word_tokens",
+    "words",
+]
+
 _WORD = re.compile(r"\w+")
 LANGDETECT_SEED = 0
 # What the measurements import (``require``-d when the reward is built): rewardhub[ifeval].

@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+__all__ = ["JudgeCache", "T", "default_cache_path", "logger", "request_key", "shared_cache"]
+
 if TYPE_CHECKING:
     import sqlite3
 

@@ -27,6 +27,18 @@ from .reasoning import final_answer
 from .response import MalformedResponse, read_completion, read_logprobs, stored_logprobs
 from .shared_limits import areserve, budget
 
+__all__ = [
+    "Answer",
+    "Connection",
+    "Endpoint",
+    "JudgeClient",
+    "JudgeStats",
+    "Policy",
+    "T",
+    "redact",
+    "shorten",
+]
+
 _RETRYABLE_STATUS = {408, 409, 429}
 _PLACEHOLDER_KEY = "EMPTY"  # what local OpenAI-compatible servers (vLLM, SGLang) accept without a key
 _CHARS_PER_TOKEN = 4

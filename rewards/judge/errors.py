@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rewardhub import ConfigError, InfrastructureError, RewardhubError
 
+__all__ = ["JudgeConfigError", "JudgeContextOverflow", "JudgeError", "JudgeInputError", "JudgeRequestError"]
+
 
 class JudgeError(RewardhubError):
     """Base class of the judge's errors."""

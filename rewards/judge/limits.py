@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+__all__ = ["TokenBucket", "backoff_delay", "retry_after"]
+
 
 class TokenBucket:
     """A per-minute budget (requests or tokens) that refills continuously, up to one minute's worth.

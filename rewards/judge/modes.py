@@ -33,6 +33,16 @@ from .parse import ScoreScale, unquoted
 from .prompt import JudgeTemplate
 from .reward import JudgeReward
 
+__all__ = [
+    "Criterion",
+    "LabelJudge",
+    "RubricJudge",
+    "TrajectoryJudge",
+    "parse_rubric",
+    "read_label",
+    "rubric_score",
+]
+
 _LABEL_LINE = re.compile(r"^[ \t*#>_-]*(?:final[ \t]+)?(?:label|verdict|classification|category)[ \t]*[:=][ \t]*(.+?)[ \t]*$",
                          re.IGNORECASE | re.MULTILINE)
 

@@ -33,6 +33,17 @@ from typing import Any
 
 from rewardhub.rewards.text import canonical
 
+__all__ = [
+    "PARSE_MODES",
+    "Parsed",
+    "ScoreScale",
+    "TokenLogprobs",
+    "UnparsableAnswer",
+    "expected_score",
+    "parse_answer",
+    "unquoted",
+]
+
 PARSE_MODES = ("auto", "number", "yes_no", "json")
 
 _NUM = r"-?\d+(?:\.\d+)?"

@@ -22,6 +22,8 @@ import os
 import threading
 from typing import Any
 
+__all__ = ["EndpointId", "acquire", "client", "release"]
+
 _SDK_TIMEOUT_S = 24 * 3600.0  # the judge's own asyncio timeout cancels each attempt; the SDK's never fires first
 
 EndpointId = tuple[str | None, str]

@@ -20,6 +20,16 @@ from .delimit import RESPONSE_MARKERS, defused, template_headers, template_tags
 from .episode_text import episode_text, state_text
 from .errors import JudgeConfigError, JudgeInputError
 
+__all__ = [
+    "BUILTIN",
+    "CUSTOM",
+    "EPISODE_FIELDS",
+    "JudgeTemplate",
+    "Rubric",
+    "SHOWS_COMPLETION",
+    "prompt_text",
+]
+
 
 @dataclass(frozen=True)
 class Rubric:

@@ -30,6 +30,16 @@ from .parse import unquoted
 from .prompt import EPISODE_FIELDS, JudgeTemplate
 from .reward import JudgeReward
 
+__all__ = [
+    "GroupwiseJudge",
+    "PairwiseJudge",
+    "beating_hollow",
+    "rank_values",
+    "read_ranking",
+    "read_winner",
+    "shuffled",
+]
+
 _WINNER = re.compile(r"""(?:winner|better(?:\s+response)?|verdict|choice)\s*(?:is\s*)?[:=]?[\s*`"']*"""
                      r"(?:response\s*|\[\s*)?(1|2|tie|neither|both|equal)\b", re.IGNORECASE)
 _RANKING = re.compile(r"ranking\s*[:=]\s*([^\n]+)", re.IGNORECASE)

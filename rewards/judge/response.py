@@ -11,6 +11,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
+__all__ = [
+    "LOGPROB_SLACK",
+    "MAX_TOKENS",
+    "MalformedResponse",
+    "TokenLogprobs",
+    "logprob",
+    "read_completion",
+    "read_logprobs",
+    "stored_logprobs",
+    "token_count",
+]
+
 MAX_TOKENS = 10**12  # no request uses more: a larger count is not a count
 LOGPROB_SLACK = 1e-4  # a log-probability is <= 0; servers round a certain token's to a hair above
 

@@ -25,6 +25,8 @@ from .parse import PARSE_MODES, ScoreScale, UnparsableAnswer, expected_score, pa
 from .prompt import JudgeTemplate
 from .shared_limits import check_share
 
+__all__ = ["JudgeReward", "REASONING_EFFORTS"]
+
 _TOP_LOGPROBS = 20
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 _batch_stats: contextvars.ContextVar[JudgeStats | None] = contextvars.ContextVar("judge_batch_stats", default=None)

@@ -35,6 +35,23 @@ from typing import Any
 from .errors import JudgeConfigError
 from .limits import TokenBucket
 
+__all__ = [
+    "FileBucket",
+    "HOLDER_WINDOW",
+    "REDIS_TIMEOUT",
+    "REDIS_TTL",
+    "RedisBucket",
+    "RedisStore",
+    "SHARE_MODES",
+    "areserve",
+    "bucket_name",
+    "budget",
+    "check_share",
+    "default_folder",
+    "logger",
+    "reserve_all",
+]
+
 logger = logging.getLogger("rewardhub.judge")
 
 SHARE_MODES = ("process", "host")
