@@ -14,7 +14,8 @@ FOLDERS = {"plugins": "rewardhub", "rewards": "rewardhub.rewards", "sandbox": "r
            "trainers": "rewardhub.trainers"}
 ROOT_LIMITS = {"plugins": 22, "rewards": 12}
 # Modules that run elsewhere (inside a container, next to their sibling scripts) or need a trainer's package.
-NOT_IMPORTABLE_HERE = ("rewardhub.sandbox._docker_runner", "rewardhub.sandbox._seccomp", "rewardhub.trainers.verl_manager")
+NOT_IMPORTABLE_HERE = ("rewardhub.sandbox._docker_runner", "rewardhub.sandbox._seccomp", "rewardhub.trainers.verl_manager",
+                       "rewardhub.trainers.hubs.openenv", "rewardhub.trainers.hubs.skyrl_gym")  # subclass their package's classes
 
 
 def _modules() -> dict[str, object]:
