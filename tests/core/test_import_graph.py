@@ -83,10 +83,14 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
             if len(component) > 1:
                 found.append(sorted(component))
 
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    for node in graph:
-        if node not in index:
-            visit(node)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        for node in graph:
+            if node not in index:
+                visit(node)
+    finally:
+        sys.setrecursionlimit(limit)  # other tests rely on the interpreter's own limit
     return found
 
 

@@ -219,7 +219,8 @@ def test_concurrent_math_batches_with_runaways_score_every_ordinary_row():
     ordinary = [(r.outcomes[i], r.values[i], e[i], r.reasons[i]) for r, e in results.values() for i in range(1, 8)]
     assert len(ordinary) == 42
     assert [row for row in ordinary if row[0] != "ok" or row[1] != row[2]] == []
-    assert {(r.outcomes[0], r.values[0]) for r, _ in results.values()} == {("timeout", None)}
+    # A runaway that used its cpu is scored 0.0; one a busy machine starved of cpu abstains: never a pass.
+    assert {(r.outcomes[0], r.values[0]) for r, _ in results.values()} <= {("timeout", None), ("timeout", 0.0)}
     math.checker.pool.close()
 
 
