@@ -283,7 +283,7 @@ def test_template_renders_chat_prompts():
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("pointwse", "not a built-in template (pointwise, binary, trajectory, label, criterion, pairwise, groupwise, verify)"),
+        ("pointwse", "not a built-in template (pointwise, binary, trajectory, label, criterion, pairwise, groupwise, verify, ruler)"),
         ("Rate the prompt {prompt}", "add {completion}"),
         ("Rate {completion.upper}", "plain column names"),
         ("Rate {completion} {", "not a valid template"),
