@@ -17,10 +17,16 @@ TRAJECTORY = re.compile(r'<trajectory id="(\d+)">(.*?)</trajectory>', re.S)
 
 @pytest.fixture(scope="module")
 def art():
+    """ART itself; importing it patches transformers' mask preparation process-wide (art/__init__.py), which
+    breaks every later model in this test process: the original is put back when the module's tests end."""
+    from transformers import masking_utils
+
+    original = masking_utils._preprocess_mask_arguments
     hubs.art()
     import art
 
-    return art
+    yield art
+    masking_utils._preprocess_mask_arguments = original
 
 
 def choice(content: str, tool_call: dict | None = None):
