@@ -117,12 +117,15 @@ def test_verl_compute_score_single(config_path, monkeypatch):
     assert list(result)[-1] == "score"
 
 
-def test_verl_abstentions_are_none_and_a_fully_abstained_sample_is_flagged(tmp_path):
+def test_verl_abstentions_are_numbers_marked_abstained_and_a_fully_abstained_sample_is_flagged(tmp_path):
+    """verl casts every component with float() (dynamic sampling): an abstention is abstain_value, marked."""
     path = write(tmp_path, ["th_sometimes"], "only_sometimes.json")
     result = compute_score("d", "ab", "x", rewardhub_config=str(path), abstain_value=-1.0)
-    assert result == {"th_sometimes": None, "abstained": 1.0, "score": -1.0}
-    assert asyncio.run(compute_score_async("d", "ab", "x", rewardhub_config=str(path))) == {
-        "th_sometimes": None, "abstained": 1.0, "score": 0.0}
+    assert result == {"th_sometimes": -1.0, "th_sometimes/abstained": 1.0, "th_sometimes/verdict": 0.0,
+                      "abstained": 1.0, "score": -1.0}
+    result = asyncio.run(compute_score_async("d", "ab", "x", rewardhub_config=str(path)))
+    assert result["th_sometimes"] == 0.0 and result["th_sometimes/abstained"] == 1.0
+    assert result["abstained"] == 1.0 and result["score"] == 0.0
 
 
 def test_verl_async_assembles_groups_by_extra_info(tmp_path):
