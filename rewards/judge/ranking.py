@@ -51,6 +51,19 @@ class _GroupJudge(JudgeReward):
 
     needs_groups = True  # callers sending one completion per call must assemble groups first
 
+    async def _ask(self, asks: list[tuple[list[int], list[dict[str, str]]]], stats: JudgeStats,
+                   deadline: float) -> list[tuple[list[int], Answer]]:
+        """Each group's (order, answer) for its request messages; identical requests are sent once."""
+        requests: dict[tuple[str, ...], list[dict[str, str]]] = {}
+        keys = []
+        for _, messages in asks:
+            key = tuple(m["content"] for m in messages)
+            stats.deduplicated += key in requests
+            requests[key] = messages
+            keys.append(key)
+        answers = await self._judged(requests, stats, deadline)
+        return [(order, answers[key]) for (order, _), key in zip(asks, keys, strict=True)]
+
     def __init__(self, *, group_size: int | None = None, template: str, **params: Any):
         super().__init__(**params)
         if group_size is not None and (isinstance(group_size, bool) or group_size < 2):
@@ -194,19 +207,10 @@ class GroupwiseJudge(_GroupJudge):
 
     async def _score_rows(self, batch: Batch, stats: JudgeStats, deadline: float) -> list[Score]:
         scores: list[Score | None] = [None] * len(batch)
-        requests: dict[tuple[str, ...], list[dict[str, str]]] = {}
-        plans = []
         groups, hollow_counts = self._groups(batch, scores)
-        for group in groups:
-            order = shuffled(group, [batch.texts[i] or "" for i in group])
-            messages = self._request(batch, order)
-            key = tuple(m["content"] for m in messages)
-            stats.deduplicated += key in requests
-            requests[key] = messages
-            plans.append((order, key))
-        answers = await self._judged(requests, stats, deadline)
-        for order, key in plans:
-            answer = answers[key]
+        orders = [shuffled(group, [batch.texts[i] or "" for i in group]) for group in groups]
+        for order, answer in await self._ask([(order, self._request(batch, order)) for order in orders], stats,
+                                             deadline):
             tiers = read_ranking(answer.reason, len(order)) if answer.value is not None else None
             if tiers is None:
                 why = answer.reason if answer.value is None else (

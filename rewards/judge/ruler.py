@@ -50,19 +50,11 @@ class RulerJudge(_GroupJudge):
     async def _score_rows(self, batch: Batch, stats: JudgeStats, deadline: float) -> list[Score]:
         scores: list[Score | None] = [None] * len(batch)
         conversations = batch.trajectory("messages")
-        requests: dict[tuple[str, ...], list[dict[str, str]]] = {}
-        plans = []
         groups, _ = self._groups(batch, scores)  # hollow completions already scored 0.0: graded scores need no share
-        for group in groups:
-            order = shuffled(group, [json.dumps(conversations[i], sort_keys=True, default=str) for i in group])
-            messages = self._ruler_request(batch, order, [conversations[i] for i in order])
-            key = tuple(m["content"] for m in messages)
-            stats.deduplicated += key in requests
-            requests[key] = messages
-            plans.append((order, key))
-        answers = await self._judged(requests, stats, deadline)
-        for order, key in plans:
-            answer = answers[key]
+        orders = [shuffled(group, [json.dumps(conversations[i], sort_keys=True, default=str) for i in group])
+                  for group in groups]
+        asks = [(order, self._ruler_request(batch, order, [conversations[i] for i in order])) for order in orders]
+        for order, answer in await self._ask(asks, stats, deadline):
             graded = read_scores(answer.reason, len(order)) if answer.value is not None else None
             if graded is None:
                 why = answer.reason if answer.value is None else (
