@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Call", "current_call", "entered", "trainer_step"]
+__all__ = ["Call", "current_call", "entered", "trainer_call", "trainer_step"]
 
 
 @dataclass
@@ -74,3 +74,9 @@ def trainer_step(batch: Any) -> int | None:
     state = batch.extras.get("trainer_state")
     step = getattr(state, "global_step", None)
     return step if isinstance(step, int) and not isinstance(step, bool) else None
+
+
+def trainer_call(owner: Any, batch: Any, kwargs: dict[str, Any], seconds: float | None = None) -> Call:
+    """The context of a trainer's call of ``owner`` on ``batch``: the trainer's step and the logging hooks
+    among the call's keyword arguments; ``seconds``: the owner's deadline."""
+    return Call(owner.__name__, owner, seconds, trainer_step(batch), kwargs.get("log_extra"), kwargs.get("log_metric"))

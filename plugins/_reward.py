@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from ._aio import run_coroutine
 from ._batch import Batch, Row, Score, to_score
-from ._call import Call, current_call, entered, trainer_step
+from ._call import Call, current_call, entered, trainer_call
 from ._deadline import Overdue, run_async, run_sync
 from ._not_scoring import ScoringWatch
 from ._set.sharing import VerdictMemo, batch_key
@@ -140,9 +140,7 @@ class Reward:
 
     def new_call(self, batch: Batch, hooks: dict[str, Any] | None = None) -> Call:
         """The context of a trainer's call on ``batch``: this reward's deadline, the trainer's step and hooks."""
-        hooks = hooks or {}
-        return Call(self.__name__, self, self.batch_timeout, trainer_step(batch), hooks.get("log_extra"),
-                    hooks.get("log_metric"))
+        return trainer_call(self, batch, hooks or {}, self.batch_timeout)
 
     def _own_call(self, call: Call | None) -> Call:
         """This reward's context for one call: its own settled rows and deadline; step and hooks from ``call``."""

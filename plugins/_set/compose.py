@@ -15,7 +15,7 @@ from typing import Any
 
 from .._aio import submit
 from .._batch import Batch, Score
-from .._call import Call, trainer_step
+from .._call import Call, trainer_call, trainer_step
 from .._files.rows import scored_rows
 from .._registry import registry
 from .._reward import BatchResult, Reward, report
@@ -80,7 +80,7 @@ class WeightedReward:
 
     def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
         batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
-        call = Call(self.__name__, self, None, trainer_step(batch), kwargs.get("log_extra"), kwargs.get("log_metric"))
+        call = trainer_call(self, batch, kwargs)
         result = self.rewards.evaluate_batch(batch, call=call)
         log_metric, log_extra = call.log_metric, call.log_extra
         for alias, component in result.components.items():
@@ -134,8 +134,7 @@ class EntryReward:
 
     def _call(self, prompts: Any, completions: Any, kwargs: dict[str, Any]) -> tuple[Batch, Call]:
         batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
-        return batch, Call(self.__name__, self, None, trainer_step(batch), kwargs.get("log_extra"),
-                           kwargs.get("log_metric"))
+        return batch, trainer_call(self, batch, kwargs)
 
     def _finish(self, batch: Batch, result: BatchResult, call: Call) -> list[float | None]:
         log_metric, step = call.log_metric, call.step

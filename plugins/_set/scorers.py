@@ -16,7 +16,7 @@ from typing import Any
 
 from .._aio import run_coroutine
 from .._batch import Batch, Score
-from .._call import Call, trainer_step
+from .._call import Call, trainer_call
 from .._reward import BatchResult, aevaluate_any, report
 from .routing import Route
 from .sharing import VerdictMemo, batch_key
@@ -90,8 +90,7 @@ class Scorer:
 
     def _trainer_call(self, prompts: Any, completions: Any, kwargs: dict[str, Any]) -> tuple[Batch, Call]:
         batch = Batch.from_call(prompts, completions, kwargs, self.__name__)
-        return batch, Call(self.__name__, self, None, trainer_step(batch), kwargs.get("log_extra"),
-                           kwargs.get("log_metric"))
+        return batch, trainer_call(self, batch, kwargs)
 
     def evaluate(self, prompts: Any = None, completions: Any = None, **columns: Any) -> BatchResult:
         """Score TRL-style arguments (as :meth:`Reward.evaluate` takes them)."""
