@@ -1,0 +1,109 @@
+"""Relation chains in a math answer (``x = 2 \\cdot 5 = 10``, ``9 = 10``, ``x \\approx 10``): the value they state
+and the sides that must agree for the statement to be true.
+
+A parser reads an equation by its last side, so ``\\boxed{9 = 10}`` would pay for 10. Here a chain is split at its
+top-level relation signs (linear time); every side with no free symbol (``9``, ``3 \\cdot 3``, ``5!``) must equal
+the side read as the answer, which the caller checks through the math checker (exact literals in process,
+everything else in the deadline-bound workers: nothing is evaluated here).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..text.extract import bracket_depths
+from .literals import has_modulus
+
+__all__ = ["MAX_SIDES", "Reading", "is_closed", "is_name", "read_relations", "sides_of"]
+
+MAX_SIDES = 12  # a longer chain is no answer a reader checks (and bounds the checks one answer may cost)
+# Relation signs, longest spelling first (``:=`` before ``=``, ``\\leq`` before ``\\le``).
+_SIGN = re.compile(
+    r"\\(?:leqslant|geqslant|coloneqq|doteq|approx|simeq|equiv|cong|leq?|geq?|neq?|sim|lt|gt)(?![A-Za-z])"
+    r"|:=|<=|>=|!=|==|[=<>≤≥≠≈≡∼≃≅≐≔]"
+)
+# Signs that state the sides are equal; every other sign bounds or approximates a value.
+_EQUALITIES = frozenset({"=", "==", ":=", "\\coloneqq", "≔", "\\doteq", "≐", "\\equiv", "≡"})
+_NEGATIONS = frozenset({"\\ne", "\\neq", "!=", "≠"})
+_APPROXIMATIONS = frozenset({"\\approx", "≈", "\\simeq", "≃", "\\sim", "∼", "\\cong", "≅"})
+# Commands that name an operation or a constant, not a free symbol (``\\sqrt{2}``, ``\\pi``). Not functions whose
+# argument may be in units the text leaves implicit (``\\sin 30``: degrees?): such sides stay open.
+_CLOSED_COMMAND = re.compile(
+    r"\\(?:frac|dfrac|tfrac|sqrt|cdot|times|div|pi|binom|left|right|%)(?![A-Za-z])"
+)
+# Reading a side as a named quantity: subscripts, call arguments and decorations go; a name is then letters only.
+_SUBSCRIPT = re.compile(r"_(?:\{[^{}]*\}|\\?\w)")
+_CALL_ARGUMENTS = re.compile(r"(?<=[A-Za-z}])\([^()]*\)")
+NAME_NOISE = re.compile(
+    r"\\(?:text\w*|mathrm|mathbf|operatorname|overline|overrightarrow|vec|hat|bar|angle|triangle|measuredangle"
+    r"|sin|cos|tan|cot|sec|csc|log|ln|frac|left|right|times|cdot|div|pm|alpha|beta|gamma|delta|theta|phi|lambda|mu|sigma|omega|pi)"
+    r"(?![A-Za-z])|\^\{\\prime+\}|[\s{}|+:/\\(),]"
+)
+
+
+def sides_of(text: str) -> tuple[list[str], list[str]]:
+    """``text`` split at its relation signs outside brackets: its sides (stripped) and the signs between them."""
+    depths, sides, signs, start = bracket_depths(text), [], [], 0
+    for match in _SIGN.finditer(text):
+        if depths[match.start()] == 0:
+            sides.append(text[start : match.start()].strip())
+            signs.append(match.group())
+            start = match.end()
+    sides.append(text[start:].strip())
+    return sides, signs
+
+
+def is_closed(side: str) -> bool:
+    """Whether ``side`` has no free symbol: digits, operators and operations or constants only (``3 \\cdot 3``,
+    ``\\frac{20}{2}``, ``5!``). Conservative: subscripts (a base, ``1011_2``), units, words and any other command
+    make a side open, so it is never evaluated against another (nor is a symbol outside ASCII: ``30°``)."""
+    rest = _CLOSED_COMMAND.sub("", side)
+    return rest.isascii() and any(char.isdigit() for char in rest) and not any(
+        char.isalpha() or char in "\\_'" for char in rest)
+
+
+def is_name(side: str) -> bool:
+    """Whether ``side`` names a quantity (``x``, ``a_n``, ``f(2)``, ``\\text{Area}``, ``\\angle A``, ``(x, y)``)."""
+    return NAME_NOISE.sub("", _CALL_ARGUMENTS.sub("", _SUBSCRIPT.sub("", side))).isalpha()
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What an answer states: ``answer`` to compare with the gold (the value a true-looking chain of equalities
+    states, else the answer as written), ``checks`` the ``(closed side, closed side)`` pairs that must be equal for
+    the statement to be true (the first one the side read, when it is closed), or ``refused``: why the answer is no
+    value equal to the gold."""
+
+    answer: str
+    checks: tuple[tuple[str, str], ...] = ()
+    refused: str | None = None
+
+
+def read_relations(gold: str, answer: str, *, modular: bool = False) -> Reading:
+    """The reading of one normalised ``answer`` against a normalised ``gold``. ``modular``: the answer was written
+    modulo something (``8 \\equiv 3 \\pmod 5``), where sides differ by design: it is left as written."""
+    sides, signs = sides_of(answer)
+    if len(sides) < 2 or modular or has_modulus(answer) or not all(sides):
+        return Reading(answer)  # no chain, a congruence, or a relation with a side missing (the checker's case)
+    if len(sides) > MAX_SIDES:
+        return Reading(answer, refused=f"a chain of {len(sides)} relations, no one answer")
+    gold_sides, _ = sides_of(gold)
+    gold_is_value = len(gold_sides) == 1 and is_closed(gold)
+    bounds = [sign for sign in signs if sign not in _EQUALITIES]
+    if bounds:
+        if not gold_is_value:
+            return Reading(answer)  # a relation for a relation or a set (``x \\ge 3`` for ``[3, \\infty)``)
+        kind = ("a negation" if any(sign in _NEGATIONS for sign in bounds)
+                else "an approximation" if all(sign in _APPROXIMATIONS for sign in bounds) else "a bound")
+        return Reading(answer, refused=f"{kind}, not a value equal to the gold")
+    closed = [i for i, side in enumerate(sides) if is_closed(side)]
+    if not closed:
+        return Reading(answer)
+    # The side read as the answer: the last, or the first when the last names what it is (``10 = x``).
+    read = len(sides) - 1 if closed[-1] == len(sides) - 1 or not is_name(sides[-1]) else closed[0]
+    reference = read if read in closed else closed[-1]  # closed sides are checked against a closed one
+    checks = tuple((sides[reference], sides[i]) for i in closed if i != reference)
+    states_value = len(gold_sides) == 1 and all(i in closed or is_name(side) for i, side in enumerate(sides))
+    return Reading(sides[read] if states_value else answer, checks)
+
