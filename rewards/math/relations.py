@@ -9,11 +9,12 @@ everything else in the deadline-bound workers: nothing is evaluated here).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
 from ..text.extract import bracket_depths
-from .literals import has_modulus
+from .literals import Scalar, has_modulus, parse_literal
 
 __all__ = ["MAX_SIDES", "Reading", "is_closed", "is_name", "read_relations", "sides_of"]
 
@@ -25,6 +26,7 @@ _SIGN = re.compile(
 )
 # Signs that state the sides are equal; every other sign bounds or approximates a value.
 _EQUALITIES = frozenset({"=", "==", ":=", "\\coloneqq", "≔", "\\doteq", "≐", "\\equiv", "≡"})
+_DECIMAL = re.compile(r"-?\d+(?:\.(\d+))?")
 _NEGATIONS = frozenset({"\\ne", "\\neq", "!=", "≠"})
 _APPROXIMATIONS = frozenset({"\\approx", "≈", "\\simeq", "≃", "\\sim", "∼", "\\cong", "≅"})
 # Commands that name an operation or a constant, not a free symbol (``\\sqrt{2}``, ``\\pi``). Not functions whose
@@ -89,21 +91,47 @@ def read_relations(gold: str, answer: str, *, modular: bool = False) -> Reading:
     if len(sides) > MAX_SIDES:
         return Reading(answer, refused=f"a chain of {len(sides)} relations, no one answer")
     gold_sides, _ = sides_of(gold)
-    gold_is_value = len(gold_sides) == 1 and is_closed(gold)
-    bounds = [sign for sign in signs if sign not in _EQUALITIES]
-    if bounds:
-        if not gold_is_value:
-            return Reading(answer)  # a relation for a relation or a set (``x \\ge 3`` for ``[3, \\infty)``)
-        kind = ("a negation" if any(sign in _NEGATIONS for sign in bounds)
-                else "an approximation" if all(sign in _APPROXIMATIONS for sign in bounds) else "a bound")
-        return Reading(answer, refused=f"{kind}, not a value equal to the gold")
+    first = next((i for i, sign in enumerate(signs) if sign not in _EQUALITIES), len(signs))
+    if first == len(signs):
+        return _equalities(sides, one_gold=len(gold_sides) == 1)
+    if len(gold_sides) > 1 or not is_closed(gold):
+        return Reading(answer)  # a relation for a relation or a set (``x \\ge 3`` for ``[3, \\infty)``)
+    bounds = signs[first:]
+    exact = sides[: first + 1]  # "\\frac{\\sqrt{3}}{3} \\approx 0.577": the exact value, then its decimal
+    if all(sign in _APPROXIMATIONS for sign in bounds) and any(is_closed(side) for side in exact):
+        reading = _equalities(exact, one_gold=True)
+        if any(_far(reading.answer, side) for side in sides[first + 1 :]):
+            return Reading(answer, refused="a false approximation")
+        return reading
+    kind = ("a negation" if any(sign in _NEGATIONS for sign in bounds)
+            else "an approximation" if all(sign in _APPROXIMATIONS for sign in bounds) else "a bound")
+    return Reading(answer, refused=f"{kind}, not a value equal to the gold")
+
+
+def _equalities(sides: list[str], *, one_gold: bool) -> Reading:
+    """The reading of a chain of equalities: the value it states when every side is closed or a name and the gold
+    is one value (``x = 2 \\cdot 5 = 10``, ``10 = x``), and the checks of its closed sides against one another."""
     closed = [i for i, side in enumerate(sides) if is_closed(side)]
     if not closed:
-        return Reading(answer)
-    # The side read as the answer: the last, or the first when the last names what it is (``10 = x``).
+        return Reading(" = ".join(sides))
+    # The side read as the answer: the last, or the first closed one when the last names what it is (``10 = x``).
     read = len(sides) - 1 if closed[-1] == len(sides) - 1 or not is_name(sides[-1]) else closed[0]
     reference = read if read in closed else closed[-1]  # closed sides are checked against a closed one
     checks = tuple((sides[reference], sides[i]) for i in closed if i != reference)
-    states_value = len(gold_sides) == 1 and all(i in closed or is_name(side) for i, side in enumerate(sides))
-    return Reading(sides[read] if states_value else answer, checks)
+    states_value = one_gold and all(i in closed or is_name(side) for i, side in enumerate(sides))
+    return Reading(sides[read] if states_value else " = ".join(sides), checks)
 
+
+def _far(exact: str, approximation: str) -> bool:
+    """Whether a decimal ``approximation`` of an ``exact`` plain literal misses it by more than half a unit of its last
+    digit and more than 1% (``9 \\approx 10``); False when either is no plain literal (left unchecked)."""
+    digits = _DECIMAL.fullmatch(approximation)
+    value = parse_literal(exact)
+    if digits is None or not isinstance(value, Scalar) or value.percent:
+        return False
+    try:
+        number = float(value.value) * math.sqrt(value.radicand) * math.pi**value.pi_power
+    except OverflowError:
+        return False
+    error = abs(number - float(approximation))
+    return error > 0.5 * 10.0 ** -len(digits.group(1) or "") and error > 0.01 * abs(number)

@@ -247,6 +247,8 @@ class MathReward(Reward):
         answers = [normalize(value, decimal_comma=gold.is_number) for value in offered]
         if not all(answers):
             return Score(0.0, "no answer found", False, final=True)
+        if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and _solutions(answers):
+            answers = [", ".join(answers)]  # "x = 1 or x = 2" for the gold's two solutions "1, 2"
         modular = has_modulus(found.answer)  # "8 \\equiv 3 \\pmod 5": its sides differ by design
         readings = [read_relations(gold.text, answer, modular=modular) for answer in answers]
         refused = next((reading.refused for reading in readings if reading.refused), None)
@@ -254,8 +256,6 @@ class MathReward(Reward):
             return Score(0.0, f"{refused}: {_short(found.answer)}", False, final=True)
         sides = tuple((check, answer) for answer, reading in zip(answers, readings, strict=True) for check in reading.checks)
         answers = [reading.answer for reading in readings]  # "x = 2 \\cdot 5 = 10", "10 = x" state 10
-        if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and _solutions(answers):
-            answers = [", ".join(answers)]  # "x = 1 or x = 2" for the gold's two solutions "1, 2"
         if len(answers) == 1 and not gold.is_number and isinstance(parse_literal(answers[0]), Scalar):
             return _Pending([(gold.comma, answers[0])], stated, sides)  # "1,22" gold, "1.22" answer
         return _Pending([(gold.text, answer) for answer in answers], stated, sides)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .. import lexicon
+from ..number_words import CJK_COPULA
 from .answers import (
     _EITHER,
     HEDGE,
@@ -76,6 +77,7 @@ _HOPE = "i hope it is correct"  # the MATH few-shot sign-off, found case-insensi
 _QUOTES = re.compile(r'^(?:\\?["\u201c\u201d])+|(?:\\?["\u201c\u201d])+$')  # "12 and 13" quoted
 _REMARK = re.compile(r"\s*(?<!\\)\([^()\\]*[A-Za-z]{3,}[^()\\]*\)$")  # "-\\frac{\\pi}{6} (without quotes)"
 _COPULA = re.compile(r"\b(?:is|are|was|were|equals)\b")
+_TRAILING_COPULA = re.compile(rf"\s*{CJK_COPULA}$")  # "답은 (-8,2) 입니다", "答えは (-11,-13) です": the value, then "is"
 # What follows the answer in its sentence to justify it is no answer: "12 because there are 3 boxes".
 _REASON = re.compile(r"(?:,\s*|\s*\(\s*|\s+)(?:since|because|as|which|where|given|when|while|i\.e\.|e\.g\.|hence|thus"
                      r"|so that)\b", re.IGNORECASE)  # fmt: skip
@@ -178,6 +180,7 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     if copula is not None and rest[copula.end() :].strip(" \t:*") and not _DIGIT.search(rest[: copula.start()]):
         rest = rest[copula.end() :]  # "The volume of $ABCD$ is 120": what the subject is
     rest = _OR_REMARK.sub(r" \1", rest.lstrip(" \t:*}").rstrip(" \t*.,;").strip(" \t*"))
+    rest = _TRAILING_COPULA.sub("", rest)
     rest = _REMARK.sub("", rest)
     rest = _QUOTES.sub("", rest)
     outside = "".join(rest[i] for i in range(len(rest)) if not inside(i)) if "?" in rest or _BOUND.search(rest) else ""
