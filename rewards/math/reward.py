@@ -78,10 +78,29 @@ def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadab
 
 def _unmarked(text: str) -> Extraction | Unreadable | None:
     """An unmarked answer (the last math span, a bare answer, the last number), unless the text was cut off."""
+    closing = _closing_values(text)
+    if len(closing) > 1:
+        return Unreadable(f"several values, one per line ({', '.join(closing)}): no one answer", "last_number")
     found = extract_answer(text, UNMARKED_EXTRACTORS, max_chars=None)
     if isinstance(found, Extraction) and found.how != "bare" and looks_truncated(text):
         return Unreadable("the text stops mid-sentence (cut off?): its tail is no final answer", found.how)
     return found
+
+
+def _closing_values(text: str, limit: int = 50) -> list[str]:
+    """The distinct values ``text`` ends with one per line, each line one plain number and nothing else (``12\\n10``:
+    a list of candidates, not an answer), up to the second one found among its last ``limit`` lines."""
+    values: list[str] = []
+    for line in reversed(text.strip().splitlines()[-limit:]):
+        if not line.strip():
+            continue
+        value = normalize(line)
+        if not value or parse_literal(value) is None:
+            break
+        values = values if value in values else [value, *values]
+        if len(values) > 1:
+            break
+    return values
 
 
 def gold_answer(gold: Any) -> str | None:
