@@ -21,7 +21,7 @@ from rewardhub.workers import WorkerPool, shared_pool
 
 from ..text.extract import bracket_depths
 from .literals import has_modulus, literal_verdict, magnitude_verdict, parse_literal
-from .relations import NAME_NOISE, is_name
+from .relations import NAME_NOISE, NEGATION, is_name
 
 __all__ = ["Check", "MathChecker", "SEVERAL_FOR_ONE", "list_items", "verify_pair", "warm_up"]
 
@@ -49,7 +49,6 @@ _SIDE_BY_SIDE = re.compile(
 _RELATION_FIRST = re.compile(
     r"\s*(?:\\(?:leq?|geq?|leqslant|geqslant|neq?|lt|gt|approx|sim|simeq|nless|ngtr|not|neg|lnot)(?![A-Za-z])|[<>≤≥≠¬])"
 )
-_NEGATION = re.compile(r"\\(?:neq?|not|neg|lnot|notin)(?![A-Za-z])|≠|¬|!=")
 _AS_WRITTEN_NOISE = re.compile(r"\\(?:text\w*|mathrm|mbox|operatorname)|[\s{}\\.,;:!?'\"()\[\]]")
 
 _REQUIRES = ("rewardhub.rewards.math.checker:warm_up",)
@@ -169,7 +168,7 @@ def _in_process_check(gold: str, answer: str) -> Check | None:
     if _SIDE_BY_SIDE.search(answer) and not _SIDE_BY_SIDE.search(gold):
         return Check("not equal", "numbers side by side: their digits run together, they are no product")
     for find, why in ((_RELATION_FIRST.match, "a relation with no left side: a bound, not a value"),
-                      (_NEGATION.search, "a negation: it denies a value")):  # fmt: skip
+                      (NEGATION.search, "a negation: it denies a value")):  # fmt: skip
         if find(answer) and not find(gold):
             return Check("not equal", why)
     if has_modulus(answer) and not has_modulus(gold):

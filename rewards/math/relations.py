@@ -27,7 +27,6 @@ _SIGN = re.compile(
 # Signs that state the sides are equal; every other sign bounds or approximates a value.
 _EQUALITIES = frozenset({"=", "==", ":=", "\\coloneqq", "≔", "\\doteq", "≐", "\\equiv", "≡"})
 _DECIMAL = re.compile(r"-?\d+(?:\.(\d+))?")
-_NEGATIONS = frozenset({"\\ne", "\\neq", "!=", "≠"})
 _APPROXIMATIONS = frozenset({"\\approx", "≈", "\\simeq", "≃", "\\sim", "∼", "\\cong", "≅"})
 # Commands that name an operation or a constant, not a free symbol (``\\sqrt{2}``, ``\\pi``). Not functions whose
 # argument may be in units the text leaves implicit (``\\sin 30``: degrees?): such sides stay open.
@@ -37,20 +36,26 @@ _CLOSED_COMMAND = re.compile(
 # Reading a side as a named quantity: subscripts, call arguments and decorations go; a name is then letters only.
 _SUBSCRIPT = re.compile(r"_(?:\{[^{}]*\}|\\?\w)")
 _CALL_ARGUMENTS = re.compile(r"(?<=[A-Za-z}])\([^()]*\)")
-NAME_NOISE = re.compile(
+_NAME_COMMAND = (
     r"\\(?:text\w*|mathrm|mathbf|operatorname|overline|overrightarrow|vec|hat|bar|angle|triangle|measuredangle"
     r"|sin|cos|tan|cot|sec|csc|log|ln|frac|left|right|times|cdot|div|pm|alpha|beta|gamma|delta|theta|phi|lambda|mu|sigma|omega|pi)"
-    r"(?![A-Za-z])|\^\{\\prime+\}|[\s{}|+:/\\(),]"
+    r"(?![A-Za-z])"
 )
+_NAME_MARK = r"\^\{\\prime+\}|[\s{}|+:/\\(),]"
+NAME_NOISE = re.compile(f"{_NAME_COMMAND}|{_NAME_MARK}")
+_NAME_COMMANDS, _NAME_MARKS = re.compile(_NAME_COMMAND), re.compile(_NAME_MARK)
+_OTHER_COMMAND = re.compile(r"\\[A-Za-z]")
+# A negation (``x \\ne 5``, ``\\not= 5``, ``\\neg 5``) denies a value: never read as a chain of equalities.
+NEGATION = re.compile(r"\\(?:neq?|not|neg|lnot|notin)(?![A-Za-z])|≠|¬|!=")
 
 
-def sides_of(text: str) -> tuple[list[str], list[str]]:
+def sides_of(text: str) -> tuple[list[str], list[re.Match[str]]]:
     """``text`` split at its relation signs outside brackets: its sides (stripped) and the signs between them."""
     depths, sides, signs, start = bracket_depths(text), [], [], 0
     for match in _SIGN.finditer(text):
         if depths[match.start()] == 0:
             sides.append(text[start : match.start()].strip())
-            signs.append(match.group())
+            signs.append(match)
             start = match.end()
     sides.append(text[start:].strip())
     return sides, signs
@@ -66,8 +71,10 @@ def is_closed(side: str) -> bool:
 
 
 def is_name(side: str) -> bool:
-    """Whether ``side`` names a quantity (``x``, ``a_n``, ``f(2)``, ``\\text{Area}``, ``\\angle A``, ``(x, y)``)."""
-    return NAME_NOISE.sub("", _CALL_ARGUMENTS.sub("", _SUBSCRIPT.sub("", side))).isalpha()
+    """Whether ``side`` names a quantity (``x``, ``a_n``, ``f(2)``, ``\\text{Area}``, ``\\angle A``, ``(x, y)``); a command
+    that names nothing (``\\not``, ``\\color``) makes it no name."""
+    rest = _NAME_COMMANDS.sub("", _CALL_ARGUMENTS.sub("", _SUBSCRIPT.sub("", side)))
+    return not _OTHER_COMMAND.search(rest) and _NAME_MARKS.sub("", rest).isalpha()
 
 
 @dataclass(frozen=True)
@@ -85,41 +92,47 @@ class Reading:
 def read_relations(gold: str, answer: str, *, modular: bool = False) -> Reading:
     """The reading of one normalised ``answer`` against a normalised ``gold``. ``modular``: the answer was written
     modulo something (``8 \\equiv 3 \\pmod 5``), where sides differ by design: it is left as written."""
-    sides, signs = sides_of(answer)
-    if len(sides) < 2 or modular or has_modulus(answer) or not all(sides):
-        return Reading(answer)  # no chain, a congruence, or a relation with a side missing (the checker's case)
+    sides, matches = sides_of(answer)
+    signs = [match.group() for match in matches]
+    if len(sides) < 2 or modular or has_modulus(answer) or not all(sides) or NEGATION.search(answer):
+        return Reading(answer)  # no chain, a congruence, a negation, or a side missing (the checker's cases)
     if len(sides) > MAX_SIDES:
         return Reading(answer, refused=f"a chain of {len(sides)} relations, no one answer")
     gold_sides, _ = sides_of(gold)
     first = next((i for i, sign in enumerate(signs) if sign not in _EQUALITIES), len(signs))
     if first == len(signs):
-        return _equalities(sides, one_gold=len(gold_sides) == 1)
-    if len(gold_sides) > 1 or not is_closed(gold):
-        return Reading(answer)  # a relation for a relation or a set (``x \\ge 3`` for ``[3, \\infty)``)
+        return _equalities(answer, sides, one_gold=len(gold_sides) == 1)
+    if len(gold_sides) > 1 or not _one_value(gold):
+        return Reading(answer)  # a relation for a relation, a set or an interval (``1 \\le x < 7`` for ``[1, 7)``)
     bounds = signs[first:]
     exact = sides[: first + 1]  # "\\frac{\\sqrt{3}}{3} \\approx 0.577": the exact value, then its decimal
     if all(sign in _APPROXIMATIONS for sign in bounds) and any(is_closed(side) for side in exact):
-        reading = _equalities(exact, one_gold=True)
+        reading = _equalities(answer[: matches[first].start()].strip(), exact, one_gold=True)
         if any(_far(reading.answer, side) for side in sides[first + 1 :]):
             return Reading(answer, refused="a false approximation")
         return reading
-    kind = ("a negation" if any(sign in _NEGATIONS for sign in bounds)
-            else "an approximation" if all(sign in _APPROXIMATIONS for sign in bounds) else "a bound")
+    kind = "an approximation" if all(sign in _APPROXIMATIONS for sign in bounds) else "a bound"
     return Reading(answer, refused=f"{kind}, not a value equal to the gold")
 
 
-def _equalities(sides: list[str], *, one_gold: bool) -> Reading:
-    """The reading of a chain of equalities: the value it states when every side is closed or a name and the gold
-    is one value (``x = 2 \\cdot 5 = 10``, ``10 = x``), and the checks of its closed sides against one another."""
+def _one_value(text: str) -> bool:
+    """Whether ``text`` is one closed value: no list, tuple or interval (``[1, 7)``, ``(2, 3)``, ``1, 2``)."""
+    return is_closed(text) and "," not in text and not (text[:1] in "([" and text[-1:] in ")]")
+
+
+def _equalities(text: str, sides: list[str], *, one_gold: bool) -> Reading:
+    """The reading of ``text``, a chain of equalities (its ``sides``): the value it states when every side is closed
+    or a name and the gold is one value (``x = 2 \\cdot 5 = 10``, ``10 = x``), and the checks of its closed sides
+    against one another."""
     closed = [i for i, side in enumerate(sides) if is_closed(side)]
     if not closed:
-        return Reading(" = ".join(sides))
+        return Reading(text)
     # The side read as the answer: the last, or the first closed one when the last names what it is (``10 = x``).
     read = len(sides) - 1 if closed[-1] == len(sides) - 1 or not is_name(sides[-1]) else closed[0]
     reference = read if read in closed else closed[-1]  # closed sides are checked against a closed one
     checks = tuple((sides[reference], sides[i]) for i in closed if i != reference)
     states_value = one_gold and all(i in closed or is_name(side) for i, side in enumerate(sides))
-    return Reading(sides[read] if states_value else " = ".join(sides), checks)
+    return Reading(sides[read] if states_value else text, checks)
 
 
 def _far(exact: str, approximation: str) -> bool:

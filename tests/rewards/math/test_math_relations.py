@@ -106,7 +106,8 @@ FALSE = [
     ("9", r"\boxed{9 \approx 10}", "a false approximation"),
     ("10", r"\boxed{x < 10}", "a bound, not a value equal to the gold"),
     ("10", r"\boxed{10 \le x}", "a bound, not a value equal to the gold"),
-    ("10", r"\boxed{x \ne 10}", "a negation, not a value equal to the gold"),
+    ("10", r"\boxed{x \ne 10}", "not equal: x \\ne 10 vs 10 (a negation: it denies a value)"),
+    ("448", r"So the answer is $\not= 448$.", "not equal"),
     ("5", r"\boxed{5!}", "not equal"),
     ("10", "=".join(["10"] * (MAX_SIDES + 1)), f"a chain of {MAX_SIDES + 1} relations, no one answer"),
 ]
