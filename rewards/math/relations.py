@@ -39,9 +39,9 @@ _CALL_ARGUMENTS = re.compile(r"(?<=[A-Za-z}])\([^()]*\)")
 _NAME_COMMAND = (
     r"\\(?:text\w*|mathrm|mathbf|operatorname|overline|overrightarrow|vec|hat|bar|angle|triangle|measuredangle"
     r"|sin|cos|tan|cot|sec|csc|log|ln|frac|left|right|times|cdot|div|pm|alpha|beta|gamma|delta|theta|phi|lambda|mu|sigma|omega|pi)"
-    r"(?![A-Za-z])"
+    r"(?![A-Za-z])|\^\{\\prime+\}"
 )
-_NAME_MARK = r"\^\{\\prime+\}|[\s{}|+:/\\(),]"
+_NAME_MARK = r"[\s{}|+:/\\(),]"
 NAME_NOISE = re.compile(f"{_NAME_COMMAND}|{_NAME_MARK}")
 _NAME_COMMANDS, _NAME_MARKS = re.compile(_NAME_COMMAND), re.compile(_NAME_MARK)
 _OTHER_COMMAND = re.compile(r"\\[A-Za-z]")

@@ -124,7 +124,8 @@ def test_false_relations_score_zero_with_the_reason(reward):
     got = [(text, score.value, score.reason) for (_, text, _), score in zip(FALSE, scores, strict=True)
            if score.value != 0.0 or not score.reason.startswith(FALSE[[t for _, t, _ in FALSE].index(text)][2])]
     assert got == []
-    assert all(score.final for score in scores[:-2])  # never sent to a rescue's model verifier
+    refused = [score for score in scores if score.reason.startswith(("a false", "an approximation", "a bound", "a chain"))]
+    assert len(refused) == len(FALSE) - 3 and all(score.final for score in refused)  # never sent to a rescue's model verifier
 
 
 def test_a_runaway_side_never_pays(reward):
