@@ -21,12 +21,14 @@ import rewardhub
 from rewardhub import sandbox
 from rewardhub.sandbox import Program, SandboxResult, SandboxUnavailableError
 from rewardhub.sandbox.docker_backend import (
+    BASELINE_STEP_MB,
     LABEL,
     MESSAGE,
     DockerBackend,
     result_of,
     runner_request,
     runner_script,
+    runner_share_mb,
 )
 
 
@@ -57,11 +59,11 @@ def run_runner_many(programs: list[Program], root, how: str = "warm", precompile
     results = []
     try:
         send(runner.stdin, {"precompile": precompile})
-        assert receive(runner.stdout) == {"ready": True, "clean": True, "warm": how == "warm"}
+        assert receive(runner.stdout) == {"ready": True, "clean": True, "warm": how == "warm", "baseline": None}
         for program in programs:
             send(runner.stdin, runner_request(program))
             facts = receive(runner.stdout)
-            assert not facts.pop("leftover")
+            assert not facts.pop("leftover") and facts.pop("baseline") is None  # as a plain process: no container
             results.append(result_of(program, facts))
         runner.stdin.close()
         assert runner.wait(timeout=60) == 0
@@ -405,8 +407,11 @@ def test_a_run_gets_its_own_memory_limit_and_no_swap(backend):
     assert over.reason.startswith("memory limit exceeded"), over.reason
     assert (within.stdout, within.ok) == ("held 100\n", True)
     assert (larger.stdout, larger.ok) == ("held 400\n", True)  # the same container, with a larger limit
-    limits = backend.client.api.inspect_container(backend._slots[0].container.id)["HostConfig"]
-    assert limits["Memory"] == limits["MemorySwap"] == backend.memory_limit_mb(Program("", memory_mb=600)) * 1024**2
+    slot = backend._slots[0]
+    limits = backend.client.api.inspect_container(slot.container.id)["HostConfig"]
+    assert limits["Memory"] == limits["MemorySwap"] == slot.memory_mb * 1024**2
+    above = slot.memory_mb - 600 - runner_share_mb(Program(TOUCH.format(400), memory_mb=600))
+    assert 0 < above <= slot.baseline / 2**20 + 2 * BASELINE_STEP_MB  # the runner's baseline, rounded up
 
 
 # ----- issue 22.8: one resident runner per container -----------------------------------------------------------
