@@ -91,7 +91,7 @@ def test_docker_runs_report_their_cpu_seconds(backend):
     assert spin.timed_out and spin.reason == "timeout after 1 s" and spin.cpu_seconds > 0
     assert spin.starved(1) == (spin.cpu_seconds < STARVED_SHARE)  # idle machine: ~1 s of CPU, the program's doing
     assert sleep.timed_out and sleep.cpu_seconds < STARVED_SHARE and sleep.starved(1)  # blocked: no CPU used
-    assert done.ok and 0 < done.cpu_seconds and not done.starved(30)
+    assert done.ok and done.cpu_seconds > 0
 
 
 def test_the_code_reward_judges_docker_timeouts_by_cpu_as_it_does_local_ones(docker_engine):  # noqa: F811
