@@ -58,6 +58,20 @@ def test_files_a_run_writes_count_in_its_memory_and_do_not_cost_the_runner(backe
     assert backend.run(Program(HOLD.format(100), memory_mb=128)).ok
 
 
+def test_a_large_stdin_is_the_runners_not_the_runs_and_does_not_stay_in_the_runner(backend):
+    """The runner holds a run's input (~3x) while it runs: that is added to the limit, not taken from
+    memory_mb; and its heap gives it back after (glibc kept it: the baseline grew 17 -> 55 MB)."""
+    read = "import sys\ndata = sys.stdin.buffer.read()\n" + HOLD
+    stdin = "\u00e9" * (8 << 20)  # 16 MB of UTF-8
+    backend.run(Program("pass"))
+    before = backend._slots[0].baseline
+    runs = [backend.run(Program(read.format(200), stdin=stdin, memory_mb=256)) for _ in range(3)]
+    assert [(r.stdout, r.ok) for r in runs] == [("held 200\n", True)] * 3, [r.reason for r in runs]
+    assert backend._slots[0].baseline <= before + (16 << 20)  # +8 MB here; 38 MB more before the fix
+    over = backend.run(Program(read.format(300), stdin=stdin, memory_mb=256))
+    assert over.reason == MEMORY_KILL
+
+
 @pytest.mark.skipif(isolation_problem() is not None, reason=f"no local isolation: {isolation_problem()}")
 def test_the_local_backend_counts_disk_mb_in_the_runs_memory():
     """The same programs on the local backend: its per-run cgroup holds memory_mb + disk_mb (processes and
