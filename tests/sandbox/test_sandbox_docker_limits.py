@@ -30,16 +30,16 @@ def backend(docker_engine):  # noqa: F811
 
 def test_memory_mb_bounds_the_run_not_the_run_and_its_allowances(backend):
     """The container's limit was memory_mb + disk_mb (64) + the runner's 64 MB: 300 MB passed memory_mb=256."""
-    over, within, again = backend.run_many([Program(HOLD.format(300), memory_mb=256),
-                                            Program(HOLD.format(200), memory_mb=256),
-                                            Program(HOLD.format(300), memory_mb=256)])
+    over, within, again = backend.run_many([Program(HOLD.format(300), memory_mb=256, timeout=60),
+                                            Program(HOLD.format(200), memory_mb=256, timeout=60),
+                                            Program(HOLD.format(300), memory_mb=256, timeout=60)])
     slot = backend._slots[0]
     runner = slot.runner
     assert over.error is None and not over.killed_externally and over.stdout == ""
     assert over.reason == MEMORY_KILL and not over.ok
     assert (within.stdout, within.ok) == ("held 200\n", True)
     assert again.reason == MEMORY_KILL  # the same runner, the same limit: the OOM kill took the run, not it
-    after = backend.run(Program("print('next')", memory_mb=256))
+    after = backend.run(Program("print('next')", memory_mb=256, timeout=60))
     assert (after.stdout, after.ok) == ("next\n", True)
     assert backend._slots == [slot] and slot.runner is runner  # neither the runner nor the container was replaced
     assert backend.memory_limit.startswith("the run's own memory_mb")
@@ -55,7 +55,7 @@ def test_files_a_run_writes_count_in_its_memory_and_do_not_cost_the_runner(backe
     assert filled.error is None and filled.reason == MEMORY_KILL and filled.stdout == ""
     seen = backend.run(Program("import os\nprint(sorted(os.listdir('/tmp') + os.listdir('/dev/shm')))"))
     assert (seen.stdout, seen.ok) == ("[]\n", True)
-    assert backend.run(Program(HOLD.format(100), memory_mb=128)).ok
+    assert backend.run(Program(HOLD.format(100), memory_mb=128, timeout=60)).ok
 
 
 def test_a_large_stdin_is_the_runners_not_the_runs_and_does_not_stay_in_the_runner(backend):
@@ -65,10 +65,10 @@ def test_a_large_stdin_is_the_runners_not_the_runs_and_does_not_stay_in_the_runn
     stdin = "\u00e9" * (8 << 20)  # 16 MB of UTF-8
     backend.run(Program("pass"))
     before = backend._slots[0].baseline
-    runs = [backend.run(Program(read.format(200), stdin=stdin, memory_mb=256)) for _ in range(3)]
+    runs = [backend.run(Program(read.format(200), stdin=stdin, memory_mb=256, timeout=60)) for _ in range(3)]
     assert [(r.stdout, r.ok) for r in runs] == [("held 200\n", True)] * 3, [r.reason for r in runs]
     assert backend._slots[0].baseline <= before + (16 << 20)  # +8 MB here; 38 MB more before the fix
-    over = backend.run(Program(read.format(300), stdin=stdin, memory_mb=256))
+    over = backend.run(Program(read.format(300), stdin=stdin, memory_mb=256, timeout=60))
     assert over.reason == MEMORY_KILL
 
 
@@ -77,9 +77,9 @@ def test_the_local_backend_counts_disk_mb_in_the_runs_memory():
     """The same programs on the local backend: its per-run cgroup holds memory_mb + disk_mb (processes and
     files together), so 300 MB passes memory_mb=256 with the default disk_mb of 64 and fails with disk_mb=8."""
     local = rewardhub.sandbox.get_backend("local", workers=1)
-    loose, tight, within = local.run_many([Program(HOLD.format(300), memory_mb=256),
-                                           Program(HOLD.format(300), memory_mb=256, disk_mb=8),
-                                           Program(HOLD.format(200), memory_mb=256, disk_mb=8)])
+    loose, tight, within = local.run_many([Program(HOLD.format(300), memory_mb=256, timeout=60),
+                                           Program(HOLD.format(300), memory_mb=256, disk_mb=8, timeout=60),
+                                           Program(HOLD.format(200), memory_mb=256, disk_mb=8, timeout=60)])
     assert (loose.stdout, loose.ok) == ("held 300\n", True)
     assert tight.reason == MEMORY_KILL and within.ok
 
@@ -91,7 +91,7 @@ def test_without_memory_counters_the_limit_is_the_old_loose_one_and_says_so(dock
     backend.container_options["tmpfs"]["/sys/fs/cgroup"] = "size=1m"
     try:
         with pytest.warns(MemoryLimitWarning, match=f"loose: memory_mb \\+ disk_mb \\+ {RUNNER_MB} MB"):
-            held = backend.run(Program(HOLD.format(300), memory_mb=256))
+            held = backend.run(Program(HOLD.format(300), memory_mb=256, timeout=60))
         assert (held.stdout, held.ok) == ("held 300\n", True)
         assert backend._slots[0].memory_mb == 256 + 64 + RUNNER_MB and backend.memory_limit.startswith("loose")
     finally:
@@ -108,18 +108,16 @@ def test_docker_runs_report_their_cpu_seconds(backend):
     assert done.ok and done.cpu_seconds > 0
 
 
+@pytest.mark.filterwarnings("ignore::rewardhub.errors.RewardNotScoringWarning")  # both abstain on a loaded machine
 def test_the_code_reward_judges_docker_timeouts_by_cpu_as_it_does_local_ones(docker_engine):  # noqa: F811
     """A busy loop past its timeout is the completion's 0.0 "timeout"; a sleep past it used no CPU, which looks
     the same as a run a busy machine starved, so it abstains (outcome "timeout"), as on the local backend."""
     reward = rewardhub.get("code", backend="docker", timeout=1.0,
                            backend_options={"base_url": docker_engine.url, "image": docker_engine.image, "workers": 1})
-    tests = [[{"input": "", "output": "1"}]] * 3
-    scores = reward.evaluate(["p"] * 3, [f"```python\n{code}\n```" for code in (SPIN, SLEEP, "print(1)")],
-                             tests=tests).scores
-    spin, sleep, honest = scores
+    tests = [[{"input": "", "output": "1"}]] * 2
+    spin, sleep = reward.evaluate(["p"] * 2, [f"```python\n{code}\n```" for code in (SPIN, SLEEP)], tests=tests).scores
     if spin.value is None:  # the busy loop itself was starved (a loaded machine): abstained, with the CPU it got
         assert spin.outcome == "timeout" and "of cpu used" in spin.reason
     else:
         assert spin.value == 0.0 and "timeout" in spin.reason
     assert sleep.value is None and sleep.outcome == "timeout" and "of cpu used" in sleep.reason
-    assert honest.value == 1.0
