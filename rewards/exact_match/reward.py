@@ -11,6 +11,7 @@ from typing import Any
 
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
+from ..math.literals import Scalar
 from ..math.reward import find_answer
 from ..text import canonical
 from ..text.extract import (
@@ -26,7 +27,7 @@ from ..text.extract import (
     number_before_unit,
 )
 from .statements import disagreeing_statements
-from .values import Items, Value, plus_minus, read_value, same_value
+from .values import Items, Measured, Value, has_words, plus_minus, read_value, same_value
 
 __all__ = ["ExactMatch", "register_rewards"]
 
@@ -152,7 +153,10 @@ class ExactMatch(Reward):
     def _value(self, answer: str, gold: Value) -> Value:
         one_number = not isinstance(gold, Items | str)
         text = functools.partial(_normalised, self.normalize)
-        return read_value(answer, text, one_number=one_number, as_list=isinstance(gold, Items) and not gold.brackets)
+        value = read_value(answer, text, one_number=one_number, as_list=isinstance(gold, Items) and not gold.brackets)
+        if isinstance(gold, Measured) and isinstance(value, Scalar) and has_words(answer):
+            return text(answer)  # "120\text{ rad}\phantom{...}": words the number reader dropped, maybe a unit
+        return value
 
     def _references(self, value: Any) -> dict[str, str]:
         """Normalised reference answer(s) -> their display form; a list column accepts any of its items.

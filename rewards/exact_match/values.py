@@ -22,12 +22,18 @@ from ..math.literals import Scalar, normalize, parse_literal
 from ..math.units import convert, quantity
 from ..text.extract import bracket_depths
 
-__all__ = ["Items", "Measured", "Value", "plus_minus", "read_value", "same_value"]
+__all__ = ["Items", "Measured", "Value", "has_words", "plus_minus", "read_value", "same_value"]
 
 _MAX_ITEMS = 64  # a longer list is compared as a string
 _MAX_DEPTH = 3  # (1, (2, (3, 4))): deeper nesting is compared as a string
 _NAMED = re.compile(r"([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*(.+)", re.DOTALL)  # "x = 8 + \sqrt{10}"
 _AND = re.compile(r"\s+(?:and|\\text\{\s*and\s*\})\s+|\s*;\s*")  # "5 and 20", "5; 20": two values of a list
+# Arithmetic rather than one number (an exact matcher reads spellings of a value, it does not compute): numbers
+# side by side (``7~9``, ``{7}{9}``), a product or a power other than scientific notation's ``\times 10^{k}``.
+_ARITHMETIC = re.compile(
+    r"\d\s+[\d{.]|^-?\{|(?:\\cdot|\\times|\*)(?!\s*10\s*\^)|(?<![\d.])(?!10\s*\^)\d+(?:\.\d+)?\s*\^|\}\s*\^"
+)
+_COMMAND = re.compile(r"\\[A-Za-z]+")
 _PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|±")
 
 
@@ -77,13 +83,20 @@ def read_value(answer: str, text: Callable[[str], str], *, one_number: bool, as_
         return measured
     normal = normalize(answer, decimal_comma=one_number)
     literal = parse_literal(normal)
-    if isinstance(literal, Scalar) and not (literal.variable and as_list):
+    if isinstance(literal, Scalar) and not (literal.variable and as_list) and not _ARITHMETIC.search(normal):
         return literal
     if depth < _MAX_DEPTH:
         items = _items(normal, text, depth) or (_unbracketed(normal, text, depth) if as_list else None)
         if items is not None:
             return items
     return text(answer)
+
+
+def has_words(answer: str) -> bool:
+    """Whether an answer holds words besides LaTeX commands and a variable it names (``120\\text{ rad}``, ``5
+    apples``): a number read from it is no bare number (its words may be a unit the reader dropped)."""
+    body = _NAMED.sub(r"\2", answer.strip().strip("$"), count=1)
+    return any(char.isalpha() for char in _COMMAND.sub(" ", body))
 
 
 def same_value(gold: Value, answer: Value) -> bool:
