@@ -21,6 +21,7 @@ from ..text.extract import (
     Normalizer,
     Unreadable,
     alternatives,
+    boxed,
     canonical_number,
     check_extractors,
     extract_answer,
@@ -39,6 +40,7 @@ _FACTORIAL = re.compile(r"(?<=[\w)}\]])!(?!=)")
 # A minus between spaces after a number or a closing bracket is subtraction (8 - \sqrt{10}), never the dash of
 # "Paris - France" that the string normaliser turns into a space (8 - \sqrt{10} is not 8\sqrt{10}).
 _SPACED_MINUS = re.compile(r"(?<=[\d)}\]])\s+-\s+(?=[\d\\A-Za-z({\[])")
+_WHOLE_BOX = re.compile(r"[\s$]*\\(?:boxed|fbox)\s*\{.*\}[\s$.]*", re.DOTALL)
 _NAMED = re.compile(r"\s*([A-Za-z](?:_\{?\w+\}?)?)\s*=")
 # The reader of the math family, used when no extractors are named: the answer tag, the last statement, ####,
 # then (nothing stated) the last math span, a bare answer or the last number, never in a text cut off.
@@ -110,7 +112,11 @@ class ExactMatch(Reward):
     def _find(self, text: str) -> Extraction | Unreadable | None:
         if self.extractors is not None:
             return extract_answer(text, self.extractors, self.max_answer_chars)
-        return find_answer(text)
+        found = find_answer(text)
+        if isinstance(found, Extraction) and len(found.answer) <= self.max_answer_chars and _WHOLE_BOX.fullmatch(found.answer):
+            inner = boxed(found.answer, None)
+            return Extraction(inner, found.how) if inner else found
+        return found
 
     def _pays(self, answer: str, offered: list[str], references: dict[str, str]) -> bool:
         """Whether ``answer`` (offering the values ``offered``) equals a reference; several values offered pay
