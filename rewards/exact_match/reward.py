@@ -103,8 +103,9 @@ class ExactMatch(Reward):
         if not self._pays(found.answer, offered, references):
             expected = " or ".join(_quote(r) for r in references.values())
             return Score(0.0, f"expected {expected}, got {_quote(found.answer)} (from {found.how})", False)
-        other = disagreeing_statements(canonical(text), found.answer, lambda stated: self._pays(stated, [stated], references))
-        if other is not None:
+        other = None if self.extractors is not None else disagreeing_statements(
+            canonical(text), found.answer, lambda stated: self._pays(stated, alternatives(stated), references))
+        if other is not None:  # read as named, the extractors decide alone which statement is the answer
             return Score(0.0, f"two final answers disagree: {_quote(other)} and {_quote(found.answer)} "
                               f"(no correction between them)", False)  # fmt: skip
         return Score(1.0, f"correct: {_quote(found.answer)} (from {found.how})", True)

@@ -7,6 +7,7 @@ from rewardhub import ConfigError
 from rewardhub.testing import check_contract
 
 MB = 1_000_000
+TRIED = "open_answer_tag, final_statement, gsm8k, last_math, bare, last_number"
 
 
 def chat(text):
@@ -19,12 +20,14 @@ def chat(text):
         (r"so \boxed{42}", "42", 1.0, "correct: '42' (from final_statement)"),
         (r"so \boxed{41}", "42", 0.0, "expected '42', got '41' (from final_statement)"),
         ("#### 1,000", "1000", 1.0, "correct: '1,000' (from gsm8k)"),
-        ("<answer>Paris</answer>", "paris", 1.0, "correct: 'Paris' (from final_statement)"),
+        ("<answer>Paris</answer>", "paris", 1.0, "correct: 'Paris' (from open_answer_tag)"),
         ("The answer is 1e3.", "1,000", 1.0, "correct: '1e3' (from final_statement)"),
         (r"The answer is $\boxed{\text{(B)}}$.", "B", 1.0, r"correct: '\text{(B)}' (from final_statement)"),
         (r"\boxed{3.5}", "35", 0.0, "expected '35', got '3.5' (from final_statement)"),
-        ("It is 42.", "42", 0.0, "no answer found (tried final_statement, gsm8k)"),
-        ("", "42", 0.0, "no answer found (tried final_statement, gsm8k)"),
+        # nothing stated: the last number that stands alone in a finished text, as math reads it
+        ("It is 42.", "42", 1.0, "correct: '42' (from last_number)"),
+        ("It is 42 or 43.", "42", 0.0, f"no answer found (tried {TRIED})"),
+        ("", "42", 0.0, f"no answer found (tried {TRIED})"),
         # GSM8K and MATH references hold a worked solution: its marked answer is the reference.
         (r"\boxed{72}", "Natalia sold 48/2 = 24 clips...\n#### 72", 1.0, "correct: '72' (from final_statement)"),
         (r"\boxed{\frac12}", r"so $\boxed{\frac12}$", 1.0, r"correct: '\frac12' (from final_statement)"),
