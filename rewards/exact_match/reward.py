@@ -27,7 +27,7 @@ from ..text.extract import (
     extract_answer,
     number_before_unit,
 )
-from .statements import disagreeing_statements
+from .statements import disagreeing_statements, hedged_ending
 from .values import Items, Measured, Value, has_words, plus_minus, read_value, same_value
 
 __all__ = ["ExactMatch", "register_rewards"]
@@ -99,6 +99,9 @@ class ExactMatch(Reward):
             return Score(0.0, f"{found.reason} (from {found.how})", False)
         if len(found.answer) > self.max_answer_chars:
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False)
+        hedge = hedged_ending(canonical(text), found.how)
+        if hedge is not None:
+            return Score(0.0, f"a hedge: the last sentence {_quote(hedge)} offers no single value (from {found.how})", False)
         offered = alternatives(found.answer)
         if not self._pays(found.answer, offered, references):
             expected = " or ".join(_quote(r) for r in references.values())
