@@ -27,8 +27,8 @@ from ..text.extract import (
     extract_answer,
     number_before_unit,
 )
-from .statements import disagreeing_statements, hedged_ending
-from .values import Items, Measured, Value, has_words, plus_minus, read_value, same_value
+from .statements import refusal
+from .values import Items, Measured, Value, has_words, plus_minus, read_value, same_value, unit_written_after
 
 __all__ = ["ExactMatch", "register_rewards"]
 
@@ -99,18 +99,17 @@ class ExactMatch(Reward):
             return Score(0.0, f"{found.reason} (from {found.how})", False)
         if len(found.answer) > self.max_answer_chars:
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False)
-        hedge = hedged_ending(canonical(text), found.how)
-        if hedge is not None:
-            return Score(0.0, f"a hedge: the last sentence {_quote(hedge)} offers no single value (from {found.how})", False)
-        offered = alternatives(found.answer)
-        if not self._pays(found.answer, offered, references):
+        answer = found.answer
+        if canonical_number(answer) is not None and any(isinstance(self._gold_value(w), Measured) for w in references.values()):
+            answer = unit_written_after(canonical(text), answer) or answer  # "$232 centimeters$" read as 232
+        offered = alternatives(answer)
+        if not self._pays(answer, offered, references):
             expected = " or ".join(_quote(r) for r in references.values())
-            return Score(0.0, f"expected {expected}, got {_quote(found.answer)} (from {found.how})", False)
-        other = None if self.extractors is not None else disagreeing_statements(
-            canonical(text), found.answer, lambda stated: self._pays(stated, alternatives(stated), references))
-        if other is not None:  # read as named, the extractors decide alone which statement is the answer
-            return Score(0.0, f"two final answers disagree: {_quote(other)} and {_quote(found.answer)} "
-                              f"(no correction between them)", False)  # fmt: skip
+            return Score(0.0, f"expected {expected}, got {_quote(answer)} (from {found.how})", False)
+        refused = None if self.extractors is not None else refusal(  # named extractors decide alone
+            canonical(text), found, lambda stated: self._pays(stated, alternatives(stated), references))
+        if refused is not None:
+            return Score(0.0, f"{refused} (from {found.how})", False)
         return Score(1.0, f"correct: {_quote(found.answer)} (from {found.how})", True)
 
     def _find(self, text: str) -> Extraction | Unreadable | None:

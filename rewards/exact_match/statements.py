@@ -1,7 +1,9 @@
-"""Two final answers that disagree: a box, an answer sentence or an answer tag stating different values side by
-side with no correction between them (``The answer is 55%. $\\boxed{45\\%}$``, ``<answer>5</answer> The final
-answer is 6.``). Whichever one a reader takes, the policy would be paid for writing both; exact_match scores such
-a completion 0 with the reason.
+"""Completions whose final answer is not one value, whatever the reader took from them: two final statements
+that disagree with no correction between them (``The answer is 55%. $\\boxed{45\\%}$``, ``<answer>5</answer> The
+final answer is 6.``), a stated answer taken back after it for another value (``Antwort: 196 Moment, das ist
+falsch. Richtig ist 207.``), and a last sentence that hedges (``So we get 47. Or $5\\sqrt{7}$.``, ``$3 + 4i$
+unless it is 7``). Read last-wins, the policy would be paid for writing both values; exact_match scores such a
+completion 0 with the reason given here.
 """
 
 from __future__ import annotations
@@ -10,35 +12,42 @@ import re
 from collections.abc import Callable
 
 from ..text import lexicon
+from ..text.extract import Extraction, last_math, last_number
 from ..text.extract.stated import Stated, final_statements
 
-__all__ = ["disagreeing_statements", "hedged_ending"]
+__all__ = ["refusal"]
 
 _MAX_GAP = 120  # characters between two statements for both to be final (more is the work between attempts)
 _CHAIN = 4  # statements read back from the end
-# "Or $x$.", "$3 + 4i$ unless it is 7", "vielleicht 12": the last sentence offers its value as one of several.
-_HEDGE = re.compile(rf"{lexicon.pattern('hedges', single_letters=False)}|{lexicon.pattern('hedge_adverbs')}"
-                    r"|(?<![A-Za-z])(?:unless|cannot decide|can't decide|not sure)(?![A-Za-z])", re.IGNORECASE)
+_HEDGE_WORDS = rf"{lexicon.pattern('hedge_adverbs')}|(?<![A-Za-z])(?:unless|although|also possible|cannot decide|can't decide|not sure)(?![A-Za-z])"
+# After a stated answer in its sentence: "(or possibly 404 meters)", "although 231 mm is also possible", "unless".
+_STATED_HEDGE = re.compile(_HEDGE_WORDS, re.IGNORECASE)
+# Before an unmarked answer in the last sentence: "Or $x$.", "Maybe 12." ("or" between the values read is the
+# reader's business: "$x = 7$ or $x = -7$" are the solutions it joins).
+_UNMARKED_HEDGE = re.compile(rf"{lexicon.pattern('hedges', single_letters=False)}|{_HEDGE_WORDS}", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n|[。！？]")
 _LAST_SENTENCE_CHARS = 400  # only the end of the text is read
 _UNMARKED = frozenset({"last_math", "bare", "last_number"})
 
 
-def disagreeing_statements(text: str, answer: str, pays: Callable[[str], bool]) -> str | None:
-    """The answer of a statement next to the one that states ``answer`` (a short gap, no correction of the
-    lexicon between them) that ``pays`` refuses; None when there is none."""
-    chain: list[Stated] = []
-    rest = text
-    while len(chain) < _CHAIN:
-        found = final_statements(rest)
-        if not found:
-            break
-        chain.insert(0, found[-1])
-        rest = text[: found[-1].start]
-    squeezed = " ".join(answer.split())
+def refusal(text: str, found: Extraction, pays: Callable[[str], bool]) -> str | None:
+    """Why the completion ``text`` states no single value, though ``found`` (its final answer) ``pays``; None
+    when nothing refuses it. ``pays`` tells whether another value written in the text would be paid too."""
+    sentence = _last_sentence(text)
+    if found.how in _UNMARKED:
+        first = next((i for i, char in enumerate(sentence) if char.isdigit() or char in "$\\"), len(sentence))
+        closing = max(sentence.rfind("$"), sentence.rfind("\\)"), sentence.rfind("\\]"))
+        if _UNMARKED_HEDGE.search(sentence, 0, first) or _STATED_HEDGE.search(sentence, first) or (
+                found.how == "last_math" and closing >= 0 and any(char.isdigit() for char in sentence[closing:])):
+            return f"a hedge: the last sentence '{_short(sentence)}' offers no single value"
+        return None
+    chain = _statements(text)
+    squeezed = " ".join(found.answer.split())
     where = next((i for i in range(len(chain) - 1, -1, -1) if " ".join(chain[i].answer.split()) == squeezed), None)
     if where is None:
         return None
+    if _STATED_HEDGE.search(sentence) and chain[where].end >= len(text) - _LAST_SENTENCE_CHARS:
+        return f"a hedge: the last sentence '{_short(sentence)}' offers no single value"
     for earlier, later in ((where - 1, where), (where, where + 1)):
         if earlier < 0 or later >= len(chain):
             continue
@@ -47,24 +56,43 @@ def disagreeing_statements(text: str, answer: str, pays: Callable[[str], bool]) 
             continue
         other = chain[earlier if earlier != where else later].answer
         if not pays(other):
-            return other
-    return None
+            return f"two final answers disagree: '{_short(other)}' and '{_short(found.answer)}' (no correction between them)"
+    return _taken_back(text, chain[where], found.answer, pays)
 
 
-def hedged_ending(text: str, how: str) -> str | None:
-    """The last sentence of ``text`` when a hedge opens it before the value an unmarked reading (``how``: the last
-    math span, a bare answer, the last number) took from it (``So we get 47. Or $5\\sqrt{7}$.``), or when it names a value
-    after the last math span (``The candidates are $9 + 6i$ and 15``); None otherwise. A stated answer (a box,
-    a tag, "the answer is") is read by its own rules and is never refused here, save for ``unless``."""
+def _taken_back(text: str, stated: Stated, answer: str, pays: Callable[[str], bool]) -> str | None:
+    """A correction after the stated answer (in its sentence or later) followed by a value that is not paid."""
+    at = text.find(answer.strip()[:12], stated.start)
+    after = at + len(answer.strip()) if 0 <= at < stated.end else stated.end
+    correction = next(lexicon.find(text, "corrections", after), None)
+    if correction is None:
+        return None
+    tail = text[correction[1] :]
+    later = last_math(tail, None) or last_number(tail, None)
+    if later is None or pays(later):
+        return None
+    return f"the stated answer '{_short(answer)}' is taken back ('{correction[2]}') for '{_short(later)}'"
+
+
+def _statements(text: str) -> list[Stated]:
+    """The last few statements of the text (boxes, answer sentences, answer tags), in text order."""
+    chain: list[Stated] = []
+    rest = text
+    while len(chain) < _CHAIN:
+        found = final_statements(rest)
+        if not found:
+            break
+        chain.insert(0, found[-1])
+        rest = text[: found[-1].start]
+    return chain
+
+
+def _last_sentence(text: str) -> str:
     tail = text[-_LAST_SENTENCE_CHARS:].rstrip()
     ends = [match.end() for match in _SENTENCE_END.finditer(tail) if match.end() < len(tail)]
-    sentence = tail[ends[-1] :] if ends else tail
-    if how in _UNMARKED:
-        first = next((i for i, char in enumerate(sentence) if char.isdigit() or char in "$\\"), len(sentence))
-        if _HEDGE.search(sentence, 0, first):  # "Or $x$": between the values read, "or" is the reader's business
-            return sentence.strip()
-        closing = max(sentence.rfind("$"), sentence.rfind("\\)"), sentence.rfind("\\]"))
-        if how == "last_math" and closing >= 0 and any(char.isdigit() for char in sentence[closing:]):
-            return sentence.strip()
-        return None
-    return sentence.strip() if re.search(r"(?<![A-Za-z])unless(?![A-Za-z])", sentence, re.IGNORECASE) else None
+    return (tail[ends[-1] :] if ends else tail).strip()
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
