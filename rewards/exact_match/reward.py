@@ -27,7 +27,7 @@ from ..text.extract import (
     extract_answer,
     number_before_unit,
 )
-from .statements import refusal
+from .statements import refusal, revised
 from .values import Items, Measured, Value, has_words, plus_minus, read_value, same_value, unit_written_after
 
 __all__ = ["ExactMatch", "register_rewards"]
@@ -93,6 +93,8 @@ class ExactMatch(Reward):
         if len(text) <= self.max_answer_chars and self._text(_EMPHASIS.sub(r"\2", text)) in references:
             return Score(1.0, f"correct: the completion is the reference {_quote(text.strip())}", True)
         found = self._find(text)
+        if self.extractors is None and isinstance(found, Extraction):
+            found = revised(canonical(text), found)
         if found is None:
             return Score(0.0, f"no answer found (tried {', '.join(self.extractors or _MATH_READING)})", False)
         if isinstance(found, Unreadable):

@@ -11,15 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..math.reward import find_answer
 from ..text import lexicon
-from ..text.extract import Extraction, last_math, last_number
+from ..text.extract import Extraction, Unreadable, last_math, last_number
 from ..text.extract.stated import Stated, final_statements
 
-__all__ = ["refusal"]
+__all__ = ["refusal", "revised"]
 
 _MAX_GAP = 120  # characters between two statements for both to be final (more is the work between attempts)
 _CHAIN = 4  # statements read back from the end
-_HEDGE_WORDS = rf"{lexicon.pattern('hedge_adverbs')}|(?<![A-Za-z])(?:unless|although|also possible|cannot decide|can't decide|not sure)(?![A-Za-z])"
+_HEDGE_WORDS = rf"{lexicon.pattern('hedge_adverbs')}|(?<![A-Za-z])(?:unless|although|also possible|depending on|cannot decide|can't decide|not sure)(?![A-Za-z])"
 # After a stated answer in its sentence: "(or possibly 404 meters)", "although 231 mm is also possible", "unless".
 _STATED_HEDGE = re.compile(_HEDGE_WORDS, re.IGNORECASE)
 # Before an unmarked answer in the last sentence: "Or $x$.", "Maybe 12." ("or" between the values read is the
@@ -35,15 +36,15 @@ def refusal(text: str, found: Extraction, pays: Callable[[str], bool]) -> str | 
     when nothing refuses it. ``pays`` tells whether another value written in the text would be paid too."""
     sentence = _last_sentence(text)
     if found.how in _UNMARKED:
-        first = next((i for i, char in enumerate(sentence) if char.isdigit() or char in "$\\"), len(sentence))
+        first = sentence.find(found.answer)  # where the value read starts (else its first digit or span)
+        first = first if first >= 0 else next((i for i, c in enumerate(sentence) if c.isdigit() or c in "$\\"), len(sentence))
         closing = max(sentence.rfind("$"), sentence.rfind("\\)"), sentence.rfind("\\]"))
         if _UNMARKED_HEDGE.search(sentence, 0, first) or _STATED_HEDGE.search(sentence, first) or (
                 found.how == "last_math" and closing >= 0 and any(char.isdigit() for char in sentence[closing:])):
             return f"a hedge: the last sentence '{_short(sentence)}' offers no single value"
         return None
     chain = _statements(text)
-    squeezed = " ".join(found.answer.split())
-    where = next((i for i in range(len(chain) - 1, -1, -1) if " ".join(chain[i].answer.split()) == squeezed), None)
+    where = _stating(chain, found.answer)
     if where is None:
         return None
     if _STATED_HEDGE.search(sentence) and chain[where].end >= len(text) - _LAST_SENTENCE_CHARS:
@@ -51,7 +52,8 @@ def refusal(text: str, found: Extraction, pays: Callable[[str], bool]) -> str | 
     for earlier, later in ((where - 1, where), (where, where + 1)):
         if earlier < 0 or later >= len(chain):
             continue
-        gap = text[chain[earlier].end : chain[later].start]
+        start = min(_answer_end(text, chain[earlier], chain[earlier].answer), chain[later].start)
+        gap = text[start : chain[later].start]  # (an answer sentence runs on past a statement inside it)
         if len(gap.strip()) > _MAX_GAP or next(lexicon.find(gap, "corrections"), None) is not None:
             continue
         other = chain[earlier if earlier != where else later].answer
@@ -60,11 +62,41 @@ def refusal(text: str, found: Extraction, pays: Callable[[str], bool]) -> str | 
     return _taken_back(text, chain[where], found.answer, pays)
 
 
-def _taken_back(text: str, stated: Stated, answer: str, pays: Callable[[str], bool]) -> str | None:
-    """A correction after the stated answer (in its sentence or later) followed by a value that is not paid."""
+def revised(text: str, found: Extraction) -> Extraction | Unreadable:
+    """``found`` as corrected in its own sentence (``Antwort: 196 Moment, das ist falsch. Richtig ist 207.``,
+    ``Risposta: 868 Correggo: la risposta è 912.``): the answer read after the correction, or :class:`Unreadable`
+    when none can be read there. A correction in a later sentence is the shared reader's (``unless_revised``)."""
+    if found.how in _UNMARKED:
+        return found
+    chain = _statements(text)
+    where = _stating(chain, found.answer)
+    if where is None:
+        return found
+    correction = next(lexicon.find(text, "corrections", _answer_end(text, chain[where], found.answer)), None)
+    if correction is None or correction[0] >= chain[where].end or not any(c.isdigit() for c in text[correction[1] :]):
+        return found  # no correction in the sentence, or no value after it ("12, let me verify.")
+    again = find_answer(text[correction[1] :])
+    if again is None or isinstance(again, Unreadable):
+        reason = again.reason if again is not None else "no value after it"
+        return Unreadable(f"the stated answer '{_short(found.answer)}' is taken back ('{correction[2]}'): {reason}", found.how)
+    return found if again.answer.strip() == found.answer.strip() else Extraction(again.answer, f"{found.how}, corrected")
+
+
+def _stating(chain: list[Stated], answer: str) -> int | None:
+    """The index of the last statement of ``chain`` that states ``answer``."""
+    squeezed = " ".join(answer.split())
+    return next((i for i in range(len(chain) - 1, -1, -1) if " ".join(chain[i].answer.split()) == squeezed), None)
+
+
+def _answer_end(text: str, stated: Stated, answer: str) -> int:
+    """Where ``answer`` ends inside its statement (the statement's end when it is not written there as is)."""
     at = text.find(answer.strip()[:12], stated.start)
-    after = at + len(answer.strip()) if 0 <= at < stated.end else stated.end
-    correction = next(lexicon.find(text, "corrections", after), None)
+    return at + len(answer.strip()) if 0 <= at < stated.end else stated.end
+
+
+def _taken_back(text: str, stated: Stated, answer: str, pays: Callable[[str], bool]) -> str | None:
+    """A correction after the stated answer followed by a value that is not paid."""
+    correction = next(lexicon.find(text, "corrections", _answer_end(text, stated, answer)), None)
     if correction is None:
         return None
     tail = text[correction[1] :]
