@@ -40,6 +40,7 @@ _FACTORIAL = re.compile(r"(?<=[\w)}\]])!(?!=)")
 # A minus between spaces after a number or a closing bracket is subtraction (8 - \sqrt{10}), never the dash of
 # "Paris - France" that the string normaliser turns into a space (8 - \sqrt{10} is not 8\sqrt{10}).
 _SPACED_MINUS = re.compile(r"(?<=[\d)}\]])\s+-\s+(?=[\d\\A-Za-z({\[])")
+_DECIMAL = re.compile(r"-?\d+(?:\.\d+)?")  # a canonical number of the string normaliser
 _WHOLE_BOX = re.compile(r"[\s$]*\\(?:boxed|fbox)\s*\{.*\}[\s$.]*", re.DOTALL)
 _NAMED = re.compile(r"\s*([A-Za-z](?:_\{?\w+\}?)?)\s*=")
 # The reader of the math family, used when no extractors are named: the answer tag, the last statement, ####,
@@ -90,7 +91,8 @@ class ExactMatch(Reward):
         references = self._references(row[self.column])
         if not references:
             return Score(None, f"no reference answer in column {self.column!r}")
-        if len(text) <= self.max_answer_chars and self._text(_EMPHASIS.sub(r"\2", text)) in references:
+        longest = max(map(len, references.values()))  # a longer text cannot normalise to a reference: not read
+        if len(text) <= min(self.max_answer_chars, 8 * longest + 64) and self._text(_EMPHASIS.sub(r"\2", text)) in references:
             return Score(1.0, f"correct: the completion is the reference {_quote(text.strip())}", True)
         found = self._find(text)
         if self.extractors is None and isinstance(found, Extraction):
@@ -149,6 +151,8 @@ class ExactMatch(Reward):
             return True
         if not self.by_value or _FACTORIAL.search(answer):
             return False
+        if _DECIMAL.fullmatch(got) and "," not in answer and all(_DECIMAL.fullmatch(key) for key in references):
+            return False  # two exact decimals already (1.6e-19 reads 0.00000000000000000016): unequal values
         for written in references.values():
             gold = self._gold_value(written)
             if gold is not None and same_value(gold, self._value(answer, gold)):
@@ -180,16 +184,23 @@ class ExactMatch(Reward):
         for item in items:
             if item is None or isinstance(item, bool) or not isinstance(item, str | int | float):
                 continue
-            answer = str(item).strip()
-            if self.extract_reference:
-                found = extract_answer(answer, DEFAULT_EXTRACTORS, len(answer) or 1)
-                answer = found.answer if isinstance(found, Extraction) else answer
-            normalised = self._text(answer)
+            normalised, answer = _reference(str(item).strip(), self.extract_reference, self.normalize)
             if normalised:
                 references[normalised] = answer
         return references
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _reference(item: str, extract: bool, normalize: Normalizer) -> tuple[str, str]:
+    """A reference read once (references repeat every step and epoch): its normalised and its written answer."""
+    answer = item
+    if extract:
+        found = extract_answer(item, DEFAULT_EXTRACTORS, len(item) or 1)
+        answer = found.answer if isinstance(found, Extraction) else item
+    return _normalised(normalize, answer), answer
+
+
+@functools.lru_cache(maxsize=1 << 14)
 def _normalised(normalize: Normalizer, answer: str) -> str:
     """The normalised string of an answer (a factorial keeps its ``!``: punctuation elsewhere goes)."""
     return normalize(_SPACED_MINUS.sub("-", _FACTORIAL.sub(" factorial ", answer)))

@@ -19,7 +19,7 @@ from ..text.extract.stated import Stated, final_statements
 __all__ = ["refusal", "revised"]
 
 _MAX_GAP = 120  # characters between two statements for both to be final (more is the work between attempts)
-_CHAIN = 4  # statements read back from the end
+_WINDOW = 2000  # characters before a statement where the one before it is looked for
 _HEDGE_WORDS = rf"{lexicon.pattern('hedge_adverbs')}|(?<![A-Za-z])(?:unless|although|also possible|depending on|cannot decide|can't decide|not sure)(?![A-Za-z])"
 # After a stated answer in its sentence: "(or possibly 404 meters)", "although 231 mm is also possible", "unless".
 _STATED_HEDGE = re.compile(_HEDGE_WORDS, re.IGNORECASE)
@@ -43,23 +43,23 @@ def refusal(text: str, found: Extraction, pays: Callable[[str], bool]) -> str | 
                 found.how == "last_math" and closing >= 0 and any(char.isdigit() for char in sentence[closing:])):
             return f"a hedge: the last sentence '{_short(sentence)}' offers no single value"
         return None
-    chain = _statements(text)
-    where = _stating(chain, found.answer)
-    if where is None:
+    found_at = _around(text, found.answer)
+    if found_at is None:
         return None
-    if _STATED_HEDGE.search(sentence) and chain[where].end >= len(text) - _LAST_SENTENCE_CHARS:
+    earlier, stated, later = found_at
+    if _STATED_HEDGE.search(sentence) and stated.end >= len(text) - _LAST_SENTENCE_CHARS:
         return f"a hedge: the last sentence '{_short(sentence)}' offers no single value"
-    for earlier, later in ((where - 1, where), (where, where + 1)):
-        if earlier < 0 or later >= len(chain):
+    for first, second in ((earlier, stated), (stated, later)):
+        if first is None or second is None:
             continue
-        start = min(_answer_end(text, chain[earlier], chain[earlier].answer), chain[later].start)
-        gap = text[start : chain[later].start]  # (an answer sentence runs on past a statement inside it)
+        start = min(_answer_end(text, first, first.answer), second.start)
+        gap = text[start : second.start]  # (an answer sentence runs on past a statement inside it)
         if len(gap.strip()) > _MAX_GAP or next(lexicon.find(gap, "corrections"), None) is not None:
             continue
-        other = chain[earlier if earlier != where else later].answer
+        other = second.answer if first is stated else first.answer
         if not pays(other):
             return f"two final answers disagree: '{_short(other)}' and '{_short(found.answer)}' (no correction between them)"
-    return _taken_back(text, chain[where], found.answer, pays)
+    return _taken_back(text, stated, found.answer, pays)
 
 
 def revised(text: str, found: Extraction) -> Extraction | Unreadable:
@@ -68,24 +68,21 @@ def revised(text: str, found: Extraction) -> Extraction | Unreadable:
     when none can be read there. A correction in a later sentence is the shared reader's (``unless_revised``)."""
     if found.how in _UNMARKED:
         return found
-    chain = _statements(text)
-    where = _stating(chain, found.answer)
-    if where is None:
+    last = text.rfind(found.answer.strip()[:12])
+    if last < 0 or next(lexicon.find(text[last:], "corrections"), None) is None:
+        return found  # no correction after the answer's last writing: nothing to revise (the usual case)
+    found_at = _around(text, found.answer)
+    if found_at is None:
         return found
-    correction = next(lexicon.find(text, "corrections", _answer_end(text, chain[where], found.answer)), None)
-    if correction is None or correction[0] >= chain[where].end or not any(c.isdigit() for c in text[correction[1] :]):
+    stated = found_at[1]
+    correction = next(lexicon.find(text, "corrections", _answer_end(text, stated, found.answer)), None)
+    if correction is None or correction[0] >= stated.end or not any(c.isdigit() for c in text[correction[1] :]):
         return found  # no correction in the sentence, or no value after it ("12, let me verify.")
     again = find_answer(text[correction[1] :])
     if again is None or isinstance(again, Unreadable):
         reason = again.reason if again is not None else "no value after it"
         return Unreadable(f"the stated answer '{_short(found.answer)}' is taken back ('{correction[2]}'): {reason}", found.how)
     return found if again.answer.strip() == found.answer.strip() else Extraction(again.answer, f"{found.how}, corrected")
-
-
-def _stating(chain: list[Stated], answer: str) -> int | None:
-    """The index of the last statement of ``chain`` that states ``answer``."""
-    squeezed = " ".join(answer.split())
-    return next((i for i in range(len(chain) - 1, -1, -1) if " ".join(chain[i].answer.split()) == squeezed), None)
 
 
 def _answer_end(text: str, stated: Stated, answer: str) -> int:
@@ -106,17 +103,20 @@ def _taken_back(text: str, stated: Stated, answer: str, pays: Callable[[str], bo
     return f"the stated answer '{_short(answer)}' is taken back ('{correction[2]}') for '{_short(later)}'"
 
 
-def _statements(text: str) -> list[Stated]:
-    """The last few statements of the text (boxes, answer sentences, answer tags), in text order."""
-    chain: list[Stated] = []
-    rest = text
-    while len(chain) < _CHAIN:
-        found = final_statements(rest)
-        if not found:
-            break
-        chain.insert(0, found[-1])
-        rest = text[: found[-1].start]
-    return chain
+def _around(text: str, answer: str) -> tuple[Stated | None, Stated, Stated | None] | None:
+    """The last statement of the text that states ``answer``, with the statement right before it (looked for in
+    the stretch just before it: bounded work) and the next final statement after it; None when no final
+    statement states ``answer`` (it was read elsewhere: a correction, ``####``)."""
+    finals = final_statements(text)
+    squeezed = " ".join(answer.split())
+    where = next((i for i in range(len(finals) - 1, -1, -1) if " ".join(finals[i].answer.split()) == squeezed), None)
+    if where is None:
+        return None
+    stated = finals[where]
+    start = max(0, stated.start - _WINDOW)
+    before = final_statements(text[start : stated.start])
+    earlier = Stated(before[-1].start + start, before[-1].end + start, before[-1].answer) if before else None
+    return earlier, stated, finals[where + 1] if where + 1 < len(finals) else None
 
 
 def _last_sentence(text: str) -> str:
