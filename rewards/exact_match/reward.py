@@ -40,6 +40,7 @@ _FACTORIAL = re.compile(r"(?<=[\w)}\]])!(?!=)")
 # A minus between spaces after a number or a closing bracket is subtraction (8 - \sqrt{10}), never the dash of
 # "Paris - France" that the string normaliser turns into a space (8 - \sqrt{10} is not 8\sqrt{10}).
 _SPACED_MINUS = re.compile(r"(?<=[\d)}\]])\s+-\s+(?=[\d\\A-Za-z({\[])")
+_DROPPED_BRACKETS = re.compile(r"\\\{|\\langle|[⟨⟩〈〉]")  # brackets the string normaliser drops as punctuation
 _DECIMAL = re.compile(r"-?\d+(?:\.\d+)?")  # a canonical number of the string normaliser
 _WHOLE_BOX = re.compile(r"[\s$]*\\(?:boxed|fbox)\s*\{.*\}[\s$.]*", re.DOTALL)
 _NAMED = re.compile(r"\s*([A-Za-z](?:_\{?\w+\}?)?)\s*=")
@@ -148,7 +149,7 @@ class ExactMatch(Reward):
             number = number_before_unit(answer)
             got = self._text(number) if number is not None else got
         if got in references:
-            return True
+            return not self.by_value or self._brackets_agree(answer, references[got])
         if not self.by_value or _FACTORIAL.search(answer):
             return False
         if _DECIMAL.fullmatch(got) and "," not in answer and all(_DECIMAL.fullmatch(key) for key in references):
@@ -158,6 +159,15 @@ class ExactMatch(Reward):
             if gold is not None and same_value(gold, self._value(answer, gold)):
                 return True
         return False
+
+    def _brackets_agree(self, answer: str, written: str) -> bool:
+        """Whether two strings the normaliser made equal by dropping brackets it reads as punctuation (``⟨0, 0⟩``
+        and ``\\{0, 0\\}`` both become ``0 0``) hold the same kind of list: a vector is no set."""
+        if not _DROPPED_BRACKETS.search(answer) and not _DROPPED_BRACKETS.search(written):
+            return True
+        gold = self._gold_value(written)
+        value = self._value(answer, gold) if isinstance(gold, Items) else None
+        return not isinstance(value, Items) or same_value(gold, value)
 
     def _text(self, answer: str) -> str:
         return _normalised(self.normalize, answer)

@@ -123,8 +123,8 @@ def same_value(gold: Value, answer: Value) -> bool:
     if isinstance(gold, Measured) or isinstance(answer, Measured):
         return _same_quantity(gold, answer)
     if isinstance(gold, Items) and isinstance(answer, Items):
-        if gold.brackets != answer.brackets or len(gold.values) != len(answer.values):
-            return False
+        if len(gold.values) != len(answer.values) or (gold.brackets != answer.brackets and (gold.ordered or answer.ordered)):
+            return False  # a set is its solutions listed in any order; a tuple, an interval, a matrix are not
         if gold.ordered:
             return all(same_value(g, a) for g, a in zip(gold.values, answer.values, strict=True))
         return _same_multiset(gold.values, answer.values)
