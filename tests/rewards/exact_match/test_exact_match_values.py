@@ -297,3 +297,23 @@ def test_two_final_statements_that_disagree(exact_match, a, delta):
        st.sampled_from(["{w}", "{w}.", " {w}\n", "**{w}**", "_{w}_"]))  # fmt: skip
 def test_the_reference_itself_always_pays(exact_match, word, form):
     assert exact_match([form.format(w=word), form.format(w=word.upper())], word) == [1.0, 1.0]
+
+
+MB = 1_000_000
+HOSTILE = {
+    "a megabyte of spaced digits": "1 " * (MB // 2),
+    "a box holding a list of a megabyte": "\\boxed{" + "1, " * (MB // 3) + "}",
+    "a megabyte of dollars": "$" * MB,
+    "a megabyte of opening angles": "⟨" * MB,
+    "a box taken back a hundred thousand times": "\\boxed{1} " + "Wait, it's 2. " * (MB // 14),
+    "two disagreeing statements repeated": "The answer is 5. \\boxed{6} " * (MB // 27),
+    "a megabyte of CJK numerals": "答案是" + "十" * MB,
+    "an exponent of a megabyte of digits": "The answer is 1e" + "9" * MB,
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_megabyte_completions_score_zero_with_a_reason(name):
+    """Linear-time reading: each completion is scored (no hang, no crash), 0 with the reason (behaviour only)."""
+    score = rewardhub.get("exact_match").evaluate(None, [HOSTILE[name]], solution=["5"]).scores[0]
+    assert score.value == 0.0 and score.verdict is False and score.reason
