@@ -12,6 +12,7 @@ from typing import Any
 from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from ..math.literals import Scalar
+from ..math.reward import _plus_minus as plus_minus  # a gold "\\pm 4" is the list "4, -4", as math reads it
 from ..math.reward import find_answer
 from ..text import canonical
 from ..text.extract import (
@@ -28,7 +29,7 @@ from ..text.extract import (
     number_before_unit,
 )
 from .statements import refusal, revised
-from .values import Items, Measured, Value, has_words, plus_minus, read_value, same_value, unit_written_after
+from .values import Items, Measured, Value, has_words, read_value, same_value, unit_written_after
 
 __all__ = ["ExactMatch", "register_rewards"]
 

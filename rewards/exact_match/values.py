@@ -22,7 +22,7 @@ from ..math.literals import Scalar, normalize, parse_literal
 from ..math.units import convert, quantity
 from ..text.extract import bracket_depths
 
-__all__ = ["Items", "Measured", "Value", "has_words", "plus_minus", "read_value", "same_value", "unit_written_after"]
+__all__ = ["Items", "Measured", "Value", "has_words", "read_value", "same_value", "unit_written_after"]
 
 _MAX_ITEMS = 64  # a longer list is compared as a string
 _MAX_DEPTH = 3  # (1, (2, (3, 4))): deeper nesting is compared as a string
@@ -36,7 +36,6 @@ _ARITHMETIC = re.compile(
 # A unit written right after a number: "232 centimeters", "5\\,\\text{ms}", "12 km/h" (read by pint, or nothing).
 _UNIT_AFTER = re.compile(r"\s*(?:\\[,;: ]|~)?\s*(?:\\(?:text|mathrm|mbox)\s*\{\s*)?([A-Za-zµμΩ]+(?:\^\{?-?\d\}?)?(?:/[A-Za-z]+)?)")
 _COMMAND = re.compile(r"\\[A-Za-z]+")
-_PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|±")
 
 
 class Measured(NamedTuple):
@@ -59,20 +58,6 @@ class Items(NamedTuple):
 
 
 Value = Scalar | Measured | Items | str  # str: a normalised string (what no exact reading covers)
-
-
-def plus_minus(answer: str) -> str:
-    """A gold written with one ``\\pm`` as the list of the two values it stands for (``\\pm 4`` is ``4, -4``,
-    ``2 \\pm \\sqrt{7}`` is ``2+\\sqrt{7}, 2-\\sqrt{7}``); anything else as written."""
-    signs = list(_PLUS_MINUS.finditer(answer))
-    if len(signs) != 1 or any(char in answer for char in "=<>,;") or "\\{" in answer:
-        return answer
-    left, right = answer[: signs[0].start()].strip(), answer[signs[0].end() :].strip()
-    if not right or bracket_depths(answer)[signs[0].start()] != 0:
-        return answer
-    simple = right.replace(".", "").isalnum() or (right.startswith("\\") and "+" not in right and "-" not in right)
-    right = right if simple else f"({right})"
-    return f"{right}, -{right}" if not left else f"{left}+{right}, {left}-{right}"
 
 
 def read_value(answer: str, text: Callable[[str], str], *, one_number: bool, as_list: bool, depth: int = 0) -> Value:

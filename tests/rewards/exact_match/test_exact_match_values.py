@@ -3,21 +3,24 @@ scores 1.0, and a random wrong value written in the same construction never does
 
 The constructions are written here (not taken from bench/forms.py): magnitudes, units, CJK and full-width
 numerals, grouped digits, hedges and corrections in ten languages, vectors, lists of solutions, repeating
-decimals, mixed numbers, decimal commas, number words, ± golds.
+decimals, mixed numbers, decimal commas, number words, ± golds (only the Chinese numeral writer is
+bench/forms.py's).
 """
 
 from __future__ import annotations
 
 import pytest
+from bench_modules import load_bench
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rewardhub
 
+chinese = load_bench("forms").chinese_int  # n in Chinese numerals, as written (十二, 一百零五, 三万零二十)
+
 CHECKS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PREFACE = "First, 12 + 30 = 42, then we take the remaining part.\n"
 FULL_WIDTH = str.maketrans("0123456789-.,+()", "０１２３４５６７８９－．，＋（）")
-CN_DIGITS = "零一二三四五六七八九"
 
 
 @pytest.fixture(scope="module")
@@ -41,25 +44,6 @@ def pays_none(exact_match, gold: str, answers: list[str]) -> None:
     completions = [text for answer in answers for text in stated(answer)]
     values = exact_match(completions, gold)
     assert 1.0 not in values, (gold, [c for c, v in zip(completions, values, strict=True) if v == 1.0])
-
-
-def chinese(n: int) -> str:
-    """``n`` (0 <= n < 10**8) in Chinese numerals (十二, 一百零五, 三万零二十)."""
-    if n < 10:
-        return CN_DIGITS[n]
-    if n < 20:
-        return "十" + (CN_DIGITS[n % 10] if n % 10 else "")
-    out, zero = "", False
-    for value, name in ((10**4, "万"), (1000, "千"), (100, "百"), (10, "十"), (1, "")):
-        digit, n = n // value, n % value
-        if value == 10**4 and digit:
-            out += chinese(digit) + name
-        elif digit:
-            out += ("零" if zero and out else "") + CN_DIGITS[digit] + name
-            zero = False
-        elif out:
-            zero = True
-    return out
 
 
 def scientific(mantissa: str, k: int) -> list[str]:
