@@ -54,7 +54,7 @@ class ExactMatch(Reward):
     """Extracted answer == reference column, by exact value or normalised string (verdict: the answer is correct)."""
 
     name = "exact_match"
-    description = "1.0 if the extracted answer (\\boxed, <answer>, ####, 'the answer is') equals the reference column"
+    description = "1.0 if the extracted answer (\\boxed, <answer>, ####, 'the answer is') equals the reference column, by exact value or normalised string"
 
     def __init__(
         self,

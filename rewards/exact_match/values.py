@@ -35,6 +35,7 @@ _ARITHMETIC = re.compile(
 )
 # A unit written right after a number: "232 centimeters", "5\\,\\text{ms}", "12 km/h" (read by pint, or nothing).
 _UNIT_AFTER = re.compile(r"\s*(?:\\[,;: ]|~)?\s*(?:\\(?:text|mathrm|mbox)\s*\{\s*)?([A-Za-zµμΩ]+(?:\^\{?-?\d\}?)?(?:/[A-Za-z]+)?)")
+_PROSE_UNITS = frozenset({"in", "at", "are", "is", "a", "an", "and", "or", "per", "for", "to", "of", "on", "by"})  # pint reads "in", "at", "are"
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 
 
@@ -93,7 +94,7 @@ def unit_written_after(text: str, number: str) -> str | None:
     if at < 0 or not number.strip() or not any(char.isdigit() for char in number):
         return None
     unit = _UNIT_AFTER.match(text, at + len(number), at + len(number) + 40)
-    if unit is None:
+    if unit is None or unit.group(1).lower() in _PROSE_UNITS:
         return None
     written = f"{number} {unit.group(1)}"
     return written if quantity(written) is not None else None
