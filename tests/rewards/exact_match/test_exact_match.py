@@ -35,6 +35,18 @@ def chat(text):
         (r"\boxed{12}", 12.0, 1.0, "correct: '12' (from final_statement)"),
         (r"\boxed{b}", ["a", "B"], 1.0, "correct: 'b' (from final_statement)"),
         (r"\boxed{c}", ["a", "b"], 0.0, "expected 'a' or 'b', got 'c' (from final_statement)"),
+        # issue 34: values read exactly, and what is refused
+        ("The answer is 2300 cm.", r"23\,\text{m}", 1.0, "correct: '2300 cm' (from final_statement)"),
+        ("The answer is 5 ms.", r"5\text{ s}", 0.0, r"expected '5\text{ s}', got '5 ms' (from final_statement)"),
+        (r"\boxed{5!}", "5", 0.0, "expected '5', got '5!' (from final_statement)"),
+        (r"\boxed{100000!}", "100000", 0.0, "expected '100000', got '100000!' (from final_statement)"),
+        ("The final answer is 55. Final answer: 54", "54", 0.0,
+         "two final answers disagree: '55' and '54' (no correction between them) (from final_statement)"),
+        ("So we get 47. Or $5\\sqrt{7}$.", r"5\sqrt{7}", 0.0,
+         r"a hedge: the last sentence 'Or $5\sqrt{7}$.' offers no single value (from last_math)"),
+        ("Antwort: 196 Moment, das ist falsch. Richtig ist 207.", "207", 1.0, "correct: '207' (from final_statement, corrected)"),
+        ("Antwort: 196 Moment, das ist falsch. Richtig ist 207.", "196", 0.0,
+         "expected '196', got '207' (from final_statement, corrected)"),
     ],
 )
 def test_values_and_reasons(completion, solution, value, reason):
