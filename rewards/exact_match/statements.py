@@ -106,8 +106,11 @@ def _taken_back(text: str, stated: Stated, answer: str, pays: Callable[[str], bo
 def _around(text: str, answer: str) -> tuple[Stated | None, Stated, Stated | None] | None:
     """The last statement of the text that states ``answer``, with the statement right before it (looked for in
     the stretch just before it: bounded work) and the next final statement after it; None when no final
-    statement states ``answer`` (it was read elsewhere: a correction, ``####``)."""
-    finals = final_statements(text)
+    statement states ``answer`` (it was read elsewhere: a correction, ``####``). Only the stretch around the
+    answer's last writing is read (statements farther apart are no neighbours): bounded work on long texts."""
+    at = text.rfind(answer.strip())
+    low, high = (0, len(text)) if at < 0 else (max(0, at - _WINDOW), min(len(text), at + len(answer) + _WINDOW))
+    finals = [Stated(s.start + low, s.end + low, s.answer) for s in final_statements(text[low:high])]
     squeezed = " ".join(answer.split())
     where = next((i for i in range(len(finals) - 1, -1, -1) if " ".join(finals[i].answer.split()) == squeezed), None)
     if where is None:
