@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .. import lexicon
-from ..number_words import CJK_COPULA
+from ..number_words import without_measure_word
 from .answers import (
     _EITHER,
     HEDGE,
@@ -77,7 +77,6 @@ _HOPE = "i hope it is correct"  # the MATH few-shot sign-off, found case-insensi
 _QUOTES = re.compile(r'^(?:\\?["\u201c\u201d])+|(?:\\?["\u201c\u201d])+$')  # "12 and 13" quoted
 _REMARK = re.compile(r"\s*(?<!\\)\([^()\\]*[A-Za-z]{3,}[^()\\]*\)$")  # "-\\frac{\\pi}{6} (without quotes)"
 _COPULA = re.compile(r"\b(?:is|are|was|were|equals)\b")
-_TRAILING_COPULA = re.compile(rf"\s*{CJK_COPULA}$")  # "답은 (-8,2) 입니다", "答えは (-11,-13) です": the value, then "is"
 # What follows the answer in its sentence to justify it is no answer: "12 because there are 3 boxes".
 _REASON = re.compile(r"(?:,\s*|\s*\(\s*|\s+)(?:since|because|as|which|where|given|when|while|i\.e\.|e\.g\.|hence|thus"
                      r"|so that)\b", re.IGNORECASE)  # fmt: skip
@@ -180,7 +179,6 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     if copula is not None and rest[copula.end() :].strip(" \t:*") and not _DIGIT.search(rest[: copula.start()]):
         rest = rest[copula.end() :]  # "The volume of $ABCD$ is 120": what the subject is
     rest = _OR_REMARK.sub(r" \1", rest.lstrip(" \t:*}").rstrip(" \t*.,;").strip(" \t*"))
-    rest = _TRAILING_COPULA.sub("", rest)
     rest = _REMARK.sub("", rest)
     rest = _QUOTES.sub("", rest)
     outside = "".join(rest[i] for i in range(len(rest)) if not inside(i)) if "?" in rest or _BOUND.search(rest) else ""
@@ -244,6 +242,7 @@ def _read_value(
     the spans, a bare answer, a number; :class:`Unreadable` when the phrase holds other values besides."""
     lead = len(phrase) - len(phrase.lstrip(" \t,;"))
     phrase = phrase.strip(" \t,;")
+    phrase = without_measure_word(phrase)  # "(12,-11) 입니다", "(-15,-2)です": the copula after the value goes
     if spans is None:
         spans = math_spans(phrase)
     else:  # the same spans, shifted by what was stripped (no span starts or ends in spaces and commas)
