@@ -92,6 +92,8 @@ class Reading:
 def read_relations(gold: str, answer: str, *, modular: bool = False) -> Reading:
     """The reading of one normalised ``answer`` against a normalised ``gold``. ``modular``: the answer was written
     modulo something (``8 \\equiv 3 \\pmod 5``), where sides differ by design: it is left as written."""
+    if not _SIGN.search(answer):
+        return Reading(answer)  # most answers: no relation sign at all
     sides, matches = sides_of(answer)
     signs = [match.group() for match in matches]
     if len(sides) < 2 or modular or has_modulus(answer) or not all(sides) or NEGATION.search(answer):

@@ -55,6 +55,8 @@ _CLOSE_TAG = "</answer>"
 _ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _HEDGE_WORD = re.compile(lexicon.pattern("hedges", single_letters=False), re.IGNORECASE)  # "or" in any language
 _MAX_BARE = 200  # a completion this short may be the gold itself
+_MAX_CANDIDATE = 40  # a longer line is no bare candidate value
+_PLAIN_NUMBER = re.compile(r"\s*\$?\s*[-+]?\d[\d,.\s/]*\$?\.?\s*")  # 12, -3.5, 1,000, $7/2$
 
 
 def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadable | None:
@@ -94,6 +96,8 @@ def _closing_values(text: str, limit: int = 50) -> list[str]:
     for line in reversed(text.strip().splitlines()[-limit:]):
         if not line.strip():
             continue
+        if len(line) > _MAX_CANDIDATE or not _PLAIN_NUMBER.fullmatch(line):
+            break  # a sentence, not a bare value (told without the normaliser's cost)
         value = normalize(line)
         if not value or parse_literal(value) is None:
             break
