@@ -60,6 +60,7 @@ _SCRIPT_RUN = re.compile(f"[{''.join(_SUPERSCRIPTS)}]+|[{''.join(_SUBSCRIPTS)}]+
 _MARK_BLOCKS = ((0x300, 0x370), (0x1AB0, 0x1B00), (0x1DC0, 0x1E00), (0x20D0, 0x2100), (0xFE20, 0xFE30))
 _MARK_RUN = re.compile("[" + "".join(f"{chr(low)}-{chr(high - 1)}" for low, high in _MARK_BLOCKS) + "]+")
 _WORD_REST = re.compile(r"[^\W\d_]*")  # the rest of a word: letters (alphanumeric, not a decimal digit or _)
+_LATIN_LETTER = re.compile("[A-Za-z\u0130\u212a]")  # or a letter whose lower case is one (İ, the Kelvin sign)
 _ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _FOLDED_SCRIPTS = ("CYRILLIC", "GREEK")
 
@@ -104,7 +105,7 @@ def _rewritten(text: str) -> str:
         text = text.replace("\u2044", "/")
     if not present.isdisjoint(kinds.marks):
         text = _without_stray_marks(text)
-    lookalikes = present.intersection(latin_lookalikes())
+    lookalikes = {char for char in present if char in latin_lookalikes()}
     if lookalikes:
         hits = _positions(text, lookalikes) if len(lookalikes) <= _FEW else (
             hit.start() for hit in _lookalike().finditer(text))
@@ -268,7 +269,7 @@ def _in_word(ch: str) -> bool:
 
 
 def _folded(word: str, table: dict[str, str], real_cyrillic: bool) -> str:
-    if any("a" <= ch.lower() <= "z" for ch in word):  # mixed with Latin letters: a disguised Latin word
+    if _LATIN_LETTER.search(word):  # mixed with Latin letters: a disguised Latin word
         return "".join(table.get(ch, ch) for ch in word)
     if not real_cyrillic and all(ch in table and _script(ch) == "CYRILLIC" for ch in word):
         return "".join(table[ch] for ch in word)

@@ -152,19 +152,36 @@ def find(text: str, kind: str, start: int = 0, languages: Iterable[str] = LANGUA
     Chinese or Japanese is found anywhere. Plain string search per entry, lazily merged: linear in the
     text for a fixed lexicon, with no backtracking, so it is safe on megabytes of completion.
     """
+    offset = max(start - 1, 0)  # only the text from start is read, and the character before it (a boundary)
+    text = text[offset:]
     lower = text.lower()
     if len(lower) != len(text):  # a few letters change length when lowercased (İ): search them as written
         lower = "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
-    words = entries(kind, languages)
-    cursor = {word: lower.find(word, start) for word in words}
+    by_first = _by_first_letter(kind, tuple(languages))
+    # Only the entries whose first letter the text holds are searched for (a set of the text's letters is one
+    # pass in C; a search per entry is one pass each).
+    cursor = {word: lower.find(word, start - offset) for letter in by_first.keys() & set(lower)
+              for word in by_first[letter]}
+    cursor = {word: i for word, i in cursor.items() if i >= 0}
     while cursor:
-        i, word = min(((i, word) for word, i in cursor.items() if i >= 0), default=(-1, ""))
-        if i < 0:
-            return
+        i, word = min((i, word) for word, i in cursor.items())
         j = i + len(word)
-        cursor[word] = lower.find(word, i + 1)
+        found = lower.find(word, i + 1)
+        if found < 0:
+            del cursor[word]
+        else:
+            cursor[word] = found
         if not spaced(word) or (_alone_before(lower, i, word) and _alone_after(lower, j, word)):
-            yield i, j, word
+            yield i + offset, j + offset, word
+
+
+@functools.cache
+def _by_first_letter(kind: str, languages: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """The entries of ``kind`` in ``languages`` by their first character."""
+    grouped: dict[str, list[str]] = {}
+    for word in entries(kind, languages):
+        grouped.setdefault(word[0], []).append(word)
+    return {letter: tuple(words) for letter, words in grouped.items()}
 
 
 def _alone_before(text: str, i: int, word: str) -> bool:
