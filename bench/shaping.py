@@ -73,7 +73,7 @@ def measure(name: str, params: dict, prompts: list, batches: list[list], repeat:
     return best / len(prompts) * 1e6
 
 
-def run(n: int, repeat: int, mix: str, fresh: bool) -> dict[str, float]:
+def run(n: int, repeat: int, mix: str, fresh: bool, only: list[str]) -> dict[str, float]:
     """Each family's CPU microseconds per completion in this process."""
     rng = random.Random(0)
     prompts = [f"question {i // 8}" for i in range(n)]
@@ -81,7 +81,7 @@ def run(n: int, repeat: int, mix: str, fresh: bool) -> dict[str, float]:
     episodes = [[episode(rng) for _ in range(n)] for _ in range(repeat + 1 if fresh else 1)]
     return {family: round(measure(name, params, prompts, episodes if family == "tool_error_penalty" else texts,
                                   repeat), 2)
-            for family, (name, params) in FAMILIES.items()}
+            for family, (name, params) in FAMILIES.items() if family in only}
 
 
 def compare(against: str, rounds: int, args: list[str]) -> dict[str, dict[str, float]]:
@@ -104,12 +104,18 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="a new batch each round (no text read twice)")
     parser.add_argument("--against", metavar="PYTHON", help="another checkout's interpreter to compare with")
     parser.add_argument("--rounds", type=int, default=3, help="alternating runs per side with --against")
+    parser.add_argument("--only", default=",".join(FAMILIES), help="comma-separated families (default: all)")
     args = parser.parse_args()
+    only = args.only.split(",")
+    unknown = [family for family in only if family not in FAMILIES]
+    if unknown:
+        parser.error(f"unknown families {', '.join(unknown)}; known: {', '.join(FAMILIES)}")
     if args.against:
-        forwarded = ["--n", str(args.n), "--repeat", str(args.repeat), "--mix", args.mix] + ["--fresh"] * args.fresh
+        forwarded = ["--n", str(args.n), "--repeat", str(args.repeat), "--mix", args.mix, "--only", args.only]
+        forwarded += ["--fresh"] * args.fresh
         print(json.dumps(compare(args.against, args.rounds, forwarded)))
     else:
-        print(json.dumps(run(args.n, args.repeat, args.mix, args.fresh)))
+        print(json.dumps(run(args.n, args.repeat, args.mix, args.fresh, only)))
 
 
 if __name__ == "__main__":
