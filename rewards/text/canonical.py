@@ -59,6 +59,7 @@ _SCRIPT_RUN = re.compile(f"[{''.join(_SUPERSCRIPTS)}]+|[{''.join(_SUBSCRIPTS)}]+
 # The combining-mark blocks whose marks, left on an ASCII letter or digit after NFKC, are removed.
 _MARK_BLOCKS = ((0x300, 0x370), (0x1AB0, 0x1B00), (0x1DC0, 0x1E00), (0x20D0, 0x2100), (0xFE20, 0xFE30))
 _MARK_RUN = re.compile("[" + "".join(f"{chr(low)}-{chr(high - 1)}" for low, high in _MARK_BLOCKS) + "]+")
+_NON_ASCII_RUN = re.compile("[^\x00-\x7f]*")
 _WORD_REST = re.compile(r"[^\W\d_]*")  # the rest of a word: letters (alphanumeric, not a decimal digit or _)
 _LATIN_LETTER = re.compile("[A-Za-z\u0130\u212a]")  # or a letter whose lower case is one (İ, the Kelvin sign)
 _ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -70,9 +71,10 @@ def canonical(text: str) -> str:
     if text.isascii():  # only its line breaks may change
         return text if "\r" not in text and "\x0b" not in text and "\x0c" not in text else _LINE_BREAKS.sub("\n", text)
     text = unify_lines(text)
-    if _to_read().search(_non_ascii(text)) is None:  # nothing any step below would change
+    rest = _non_ascii(text)
+    if _to_read().search(rest) is None:  # nothing any step below would change
         return text
-    return _rewritten(text)
+    return _rewritten(text, rest)
 
 
 _ASCII_BYTES = bytes(range(128))
@@ -86,11 +88,12 @@ def _non_ascii(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def _rewritten(text: str) -> str:
-    """The steps that change a text, remembered for the last texts: the rewards of a set read the same
-    completions, and each pays the rewrite once between them. Only the steps some character of the text
-    calls for run (one scan finds them): a zero-width space costs a ``str.replace``, not seven passes."""
-    present = set(_to_read().findall(_non_ascii(text)))
+def _rewritten(text: str, rest: str) -> str:
+    """The steps that change ``text`` (``rest``: its non-ASCII characters), remembered for the last texts:
+    the rewards of a set read the same completions, and each pays the rewrite once between them. Only the
+    steps some character of the text calls for run: a zero-width space costs a ``str.replace``, not seven
+    passes over the text."""
+    present = set(_to_read().findall(rest))
     kinds = _kinds()
     if not present.isdisjoint(kinds.invisible) or not present.isdisjoint(kinds.blank):
         text = _without_invisible(text, present, kinds)
@@ -98,9 +101,12 @@ def _rewritten(text: str) -> str:
         text = _GROUP_SPACE.sub("", text)
     if not present.isdisjoint(kinds.scripts):
         text = _SCRIPT_RUN.sub(_script_run, text)
-    if not unicodedata.is_normalized("NFKC", text):
-        text = unicodedata.normalize("NFKC", text)
-        present = set(_to_read().findall(_non_ascii(text)))  # it may write marks, look-alikes (𝛂 is α), ⁄ (½)
+    # Every character NFKC changes or composes is one to read; with none of them the text is NFKC already.
+    unstable = present - kinds.nfkc_stable
+    if unstable and not unicodedata.is_normalized("NFKC", text):
+        text = _nfkc(text, unstable)
+        rest = _non_ascii(text)
+        present = set(_to_read().findall(rest))  # it may write marks, look-alikes (𝛂 is α), ⁄ (½), Cyrillic
     if "\u2044" in present:
         text = text.replace("\u2044", "/")
     if not present.isdisjoint(kinds.marks):
@@ -109,7 +115,7 @@ def _rewritten(text: str) -> str:
     if lookalikes:
         hits = _positions(text, lookalikes) if len(lookalikes) <= _FEW else (
             hit.start() for hit in _lookalike().finditer(text))
-        text = _fold_words(text, hits)
+        text = _fold_words(text, hits, _real_cyrillic().search(rest) is not None)
     return text
 
 
@@ -121,14 +127,27 @@ class _Kinds(NamedTuple):
     group_space: frozenset[str]
     scripts: frozenset[str]
     marks: frozenset[str]  # the combining marks a stray mark on an ASCII letter or digit may be
+    nfkc_stable: frozenset[str]  # those of the others NFKC leaves as they are, wherever they stand
 
 
 @functools.cache
 def _kinds() -> _Kinds:
     shown_as_nothing = [chr(code) for code in (0x34F, *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))]
-    return _Kinds(frozenset(_format_character_list()) | frozenset(shown_as_nothing), frozenset(_BLANKS),
-                  frozenset(_GROUP_SPACES), frozenset(_SUPERSCRIPTS) | frozenset(_SUBSCRIPTS),
-                  frozenset(chr(code) for low, high in _MARK_BLOCKS for code in range(low, high)))
+    invisible = frozenset(_format_character_list()) | frozenset(shown_as_nothing)
+    named = invisible | frozenset(latin_lookalikes()) | frozenset(_BLANKS + "\u2044")
+    return _Kinds(invisible, frozenset(_BLANKS), frozenset(_GROUP_SPACES),
+                  frozenset(_SUPERSCRIPTS) | frozenset(_SUBSCRIPTS),
+                  frozenset(chr(code) for low, high in _MARK_BLOCKS for code in range(low, high)),
+                  frozenset(char for char in named if _nfkc_stable(char)))
+
+
+def _nfkc_stable(char: str) -> bool:
+    """Whether NFKC leaves ``char`` as it is wherever it stands: it does not change it, and ``char`` neither
+    combines nor composes with the character before it. (Every second half of a canonical composition is a
+    mark, or a Hangul medial vowel or final consonant.)"""
+    return (unicodedata.normalize("NFKC", char) == char and unicodedata.combining(char) == 0
+            and not unicodedata.category(char).startswith("M") and not "\u1161" <= char <= "\u1175"
+            and not "\u11a8" <= char <= "\u11c2")
 
 
 _FEW = 8  # up to this many distinct characters to remove, one str.replace each beats a character-class pass
@@ -144,6 +163,34 @@ def _without_invisible(text: str, present: set[str], kinds: _Kinds) -> str:
     for char in present & kinds.blank:
         text = text.replace(char, " ")
     return text
+
+
+_MANY = 64  # more places to normalise than this, and one NFKC pass over the whole text is cheaper
+
+
+def _nfkc(text: str, unstable: set[str]) -> str:
+    """NFKC of ``text`` whose only characters NFKC may change or compose are among ``unstable``: only the
+    stretches around them are normalised. Normalisation never reaches across an ASCII character (a starter
+    that composes with nothing before it), so a stretch runs from the ASCII character before such a
+    character (``e`` composes with a mark after it) to the next ASCII character; the text between stretches
+    holds nothing NFKC changes."""
+    if len(unstable) > _FEW:
+        return unicodedata.normalize("NFKC", text)
+    hits = _positions(text, unstable)
+    if len(hits) > _MANY:
+        return unicodedata.normalize("NFKC", text)
+    pieces, done = [], 0
+    for at in hits:
+        if at < done:
+            continue
+        start = at
+        while start > done and not text[start - 1].isascii():
+            start -= 1
+        start = max(done, start - 1)  # the ASCII character before the run
+        end = _NON_ASCII_RUN.match(text, at).end()
+        pieces += [text[done:start], unicodedata.normalize("NFKC", text[start:end])]
+        done = end
+    return "".join(pieces) + text[done:]
 
 
 def _without_stray_marks(text: str) -> str:
@@ -232,14 +279,14 @@ def fold_confusables(text: str) -> str:
     first = _lookalike().search(text)
     if first is None:
         return text
-    return _fold_words(text, (hit.start() for hit in _lookalike().finditer(text, first.start())))
+    return _fold_words(text, (hit.start() for hit in _lookalike().finditer(text, first.start())),
+                       _real_cyrillic().search(text) is not None)
 
 
-def _fold_words(text: str, hits: Iterable[int]) -> str:
+def _fold_words(text: str, hits: Iterable[int], real_cyrillic: bool) -> str:
     """``text`` with the words holding a look-alike at ``hits`` (ascending positions) folded: only those
-    words are read."""
+    words are read. ``real_cyrillic``: the text has a letter of a word of real Cyrillic."""
     table = latin_lookalikes()
-    real_cyrillic = _real_cyrillic().search(text) is not None  # a letter of a word of real Cyrillic
     pieces, done = [], 0
     for start in hits:
         if start < done:

@@ -55,3 +55,25 @@ def test_many_kinds_of_invisible_characters_at_once_are_all_gone():
 
 def test_a_lone_surrogate_is_kept_as_written():
     assert canonical("x\ud800 \u200by") == "x\ud800 y"
+
+
+def test_every_second_half_of_a_composition_is_a_mark_or_a_hangul_vowel_or_final():
+    """What canonical's NFKC gate rests on (a text whose other characters are none of these and change under
+    NFKC not is NFKC already): checked against this Python's Unicode tables."""
+    seconds = set()
+    for code in range(0x80, 0x110000):
+        parts = unicodedata.decomposition(chr(code)).split()
+        if len(parts) == 2 and not parts[0].startswith("<"):
+            seconds.add(chr(int(parts[1], 16)))
+    assert seconds and all(unicodedata.combining(char) or unicodedata.category(char).startswith("M")
+                           for char in seconds)
+
+
+@pytest.mark.parametrize(("written", "read"), [
+    ("caf" + "e\u0301 ｔｈｅ", "caf\u00e9 the"),  # a mark composes with the ASCII letter before it
+    ("x ９" * 100, "x 9" * 100),  # more places than are normalised one by one
+    ("ＡＢＣＤＥＦＧＨＩＪ ½ ﬁ", "ABCDEFGHIJ 1/2 fi"),  # more kinds of character than are found one by one
+    ("答案是９。", "答案是9。"),  # a stretch of non-ASCII text around the full-width digit
+])
+def test_nfkc_of_the_stretches_that_need_it_reads_as_nfkc_of_the_whole(written, read):
+    assert canonical(written) == read == every_step(written)
