@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 
 __all__ = [
@@ -157,12 +158,12 @@ def find(text: str, kind: str, start: int = 0, languages: Iterable[str] = LANGUA
     lower = text.lower()
     if len(lower) != len(text):  # a few letters change length when lowercased (İ): search them as written
         lower = "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
-    by_first = _by_first_letter(kind, tuple(languages))
-    # Only the entries whose first letter the text holds are searched for (a set of the text's letters is one
-    # pass in C; a search per entry is one pass each).
-    cursor = {word: lower.find(word, start - offset) for letter in by_first.keys() & set(lower)
-              for word in by_first[letter]}
-    cursor = {word: i for word, i in cursor.items() if i >= 0}
+    begin = start - offset
+    cursor = {}
+    for word in _candidates(lower, begin, kind, tuple(languages)):
+        i = lower.find(word, begin)
+        if i >= 0:
+            cursor[word] = i
     while cursor:
         i, word = min((i, word) for word, i in cursor.items())
         j = i + len(word)
@@ -173,6 +174,38 @@ def find(text: str, kind: str, start: int = 0, languages: Iterable[str] = LANGUA
             cursor[word] = found
         if not spaced(word) or (_alone_before(lower, i, word) and _alone_after(lower, j, word)):
             yield i + offset, j + offset, word
+
+
+_SHORT = 64  # a text this short is read for its letters; a longer one for the words that key the entries
+
+
+def _candidates(lower: str, begin: int, kind: str, languages: tuple[str, ...]) -> Iterator[str]:
+    """The entries of ``kind`` that may occur in ``lower`` (lowercased) from ``begin``: those whose first letter
+    it holds when it is short (a set of its letters, one pass in C), else those whose key word it holds (one
+    scan per key, fewer than the entries). Searching every entry would cost a scan of the text each."""
+    if len(lower) - begin <= _SHORT:
+        by_first = _by_first_letter(kind, languages)
+        for letter in by_first.keys() & set(lower[begin:]):
+            yield from by_first[letter]
+        return
+    for key, group in _by_key(kind, languages):
+        if key in lower:
+            yield from group
+
+
+@functools.cache
+def _by_key(kind: str, languages: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The entries of ``kind`` in ``languages`` grouped by a key word each of them holds (so the text holds it
+    wherever the entry occurs): of an entry's words, one of four letters or more where it has one, the one
+    most entries share (``answer`` for ``the final answer is`` and ``answer:``), the longest among equals."""
+    words = entries(kind, languages)
+    pieces = {word: re.findall(r"\w+", word) or [word] for word in words}
+    shared = Counter(piece for word in words for piece in set(pieces[word]))
+    groups: dict[str, list[str]] = {}
+    for word in words:
+        long = [piece for piece in pieces[word] if len(piece) >= 4] or pieces[word]
+        groups.setdefault(max(long, key=lambda piece: (shared[piece], len(piece))), []).append(word)
+    return tuple((key, tuple(group)) for key, group in groups.items())
 
 
 @functools.cache

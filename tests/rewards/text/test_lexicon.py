@@ -78,7 +78,7 @@ def every_occurrence(text: str, kind: str, start: int) -> list[tuple[int, int, s
 _PIECES = ["wait", "or", "Wait", " ", "x", "答", "不对", "o", "OR", "İ", "actually", ",", "Moment", "5", "u"]
 
 
-@given(st.lists(st.sampled_from(_PIECES), max_size=10).map("".join), st.integers(0, 12),
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join), st.integers(0, 12),
        st.sampled_from(list(lexicon.KINDS)))
 def test_find_from_a_start_yields_every_occurrence_after_it(text, start, kind):
     assert list(lexicon.find(text, kind, start)) == every_occurrence(text, kind, start)
@@ -89,3 +89,10 @@ def test_find_from_a_start_reads_the_boundary_before_it():
     assert list(lexicon.find("x or 5", "hedges", 2)) == [(2, 4, "or")]
     assert list(lexicon.find("\\boxed{12} Wait, 13", "corrections", 10)) == [(11, 15, "wait")]
     assert list(lexicon.find("\\boxed{12}", "corrections", 10)) == []
+
+
+@pytest.mark.parametrize("kind", list(lexicon.KINDS))
+def test_every_entry_holds_the_key_a_long_text_is_searched_for(kind):
+    groups = lexicon._by_key(kind, lexicon.LANGUAGES)
+    assert sorted(word for _, group in groups for word in group) == sorted(lexicon.entries(kind))
+    assert all(key in word for key, group in groups for word in group)
