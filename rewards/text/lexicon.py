@@ -179,26 +179,23 @@ def find(text: str, kind: str, start: int = 0, languages: Iterable[str] = LANGUA
 _SHORT = 64  # a text this short is read for its letters; a longer one for the words that key the entries
 
 
-def _candidates(lower: str, begin: int, kind: str, languages: tuple[str, ...]) -> Iterator[str]:
+def _candidates(lower: str, begin: int, kind: str, languages: tuple[str, ...]) -> list[str]:
     """The entries of ``kind`` that may occur in ``lower`` (lowercased) from ``begin``: those whose first letter
     it holds when it is short (a set of its letters, one pass in C), else those whose key word it holds (one
     scan per key, fewer than the entries). Searching every entry would cost a scan of the text each."""
     if len(lower) - begin <= _SHORT:
         by_first = _by_first_letter(kind, languages)
-        for letter in by_first.keys() & set(lower[begin:]):
-            yield from by_first[letter]
-        return
-    for key, group in _by_key(kind, languages):
-        if key in lower:
-            yield from group
+        return [word for letter in by_first.keys() & set(lower[begin:]) for word in by_first[letter]]
+    return [word for key, group in _by_key(kind, languages, lower.isascii()) if key in lower for word in group]
 
 
 @functools.cache
-def _by_key(kind: str, languages: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _by_key(kind: str, languages: tuple[str, ...], ascii_only: bool = False) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The entries of ``kind`` in ``languages`` grouped by a key word each of them holds (so the text holds it
     wherever the entry occurs): of an entry's words, one of four letters or more where it has one, the one
-    most entries share (``answer`` for ``the final answer is`` and ``answer:``), the longest among equals."""
-    words = entries(kind, languages)
+    most entries share (``answer`` for ``the final answer is`` and ``answer:``), the longest among equals.
+    ``ascii_only``: only the entries written in ASCII (none of the others occurs in ASCII text)."""
+    words = tuple(word for word in entries(kind, languages) if word.isascii() or not ascii_only)
     pieces = {word: re.findall(r"\w+", word) or [word] for word in words}
     shared = Counter(piece for word in words for piece in set(pieces[word]))
     groups: dict[str, list[str]] = {}
