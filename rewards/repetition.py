@@ -52,7 +52,10 @@ def word_readings(text: str, seen: str | None = None) -> list[list[str]]:
 def repeated_share(text: str, n: int, seen: str | None = None) -> float | None:
     """The largest :func:`repeated_fraction` of ``text``'s word readings (None when it has too few words);
     ``seen``: the canonical text, when the caller has read it already."""
-    fractions = [f for f in (repeated_fraction(r, n) for r in word_readings(text, seen)) if f is not None]
+    readings = word_readings(text, seen)
+    if len(readings) == 1:  # most text: no invisible character, one reading
+        return repeated_fraction(readings[0], n)
+    fractions = [f for f in (repeated_fraction(r, n) for r in readings) if f is not None]
     return max(fractions) if fractions else None
 
 
