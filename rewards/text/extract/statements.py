@@ -5,7 +5,7 @@ lexicon, the last statement of a completion, and a stated answer taken back afte
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from .. import lexicon
@@ -220,7 +220,7 @@ def _read_phrase(phrase: str, max_chars: int | None) -> str | Unreadable | None:
     return _bounded(OR.join(readings), max_chars)
 
 
-def _split_outside_spans(phrase: str, spans: list[tuple[int, int, str]]) -> list[tuple[str, str]]:
+def _split_outside_spans(phrase: str, spans: Sequence[tuple[int, int, str]]) -> list[tuple[str, str]]:
     """``phrase`` split at each "or" and "but" (a correction offers a second value) outside math spans and
     brackets: (the separator before the piece, "" for the first; the piece)."""
     matches = list(_PHRASE_SEPARATOR.finditer(phrase))
@@ -238,7 +238,7 @@ def _split_outside_spans(phrase: str, spans: list[tuple[int, int, str]]) -> list
 
 
 def _read_value(
-    phrase: str, max_chars: int | None, spans: list[tuple[int, int, str]] | None = None
+    phrase: str, max_chars: int | None, spans: Sequence[tuple[int, int, str]] | None = None
 ) -> str | Unreadable | None:
     """One value in a phrase (``spans``: its math spans, when known): one math span, a number in words, a box,
     the spans, a bare answer, a number; :class:`Unreadable` when the phrase holds other values besides."""
