@@ -64,7 +64,7 @@ def repeated_fraction(tokens: Sequence[Hashable], n: int) -> float | None:
     total = len(tokens) - n + 1
     if total <= 0:
         return None
-    distinct = len(set(zip(*(tokens[i:] for i in range(n)), strict=False)))
+    distinct = len(set(zip(*[tokens[i:] for i in range(n)], strict=False)))  # shifted copies as a list, not a generator
     return (total - distinct) / total
 
 
