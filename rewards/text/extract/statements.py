@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from .. import lexicon
+from ..number_words import without_measure_word
 from .answers import (
     _EITHER,
     HEDGE,
@@ -244,6 +245,7 @@ def _read_value(
     the spans, a bare answer, a number; :class:`Unreadable` when the phrase holds other values besides."""
     lead = len(phrase) - len(phrase.lstrip(" \t,;"))
     phrase = phrase.strip(" \t,;")
+    phrase = without_measure_word(phrase)  # "(12,-11) 입니다", "(-15,-2)です": the copula after the value goes
     if spans is None:
         spans = math_spans(phrase)
     else:  # the same spans, shifted by what was stripped (no span starts or ends in spaces and commas)
