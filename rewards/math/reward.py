@@ -64,7 +64,23 @@ def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadab
     over-long answers with a reason that says so): ``MATH_EXTRACTORS``, then, unless ``last_number`` is
     False, the last math span, a bare answer and the last number that stands alone, read only after the
     last "the answer is" (never past a stated answer) and never in a completion cut off mid-sentence.
-    :class:`Unreadable` when a stated answer cannot be read faithfully (``the answer is 5 or more``)."""
+    :class:`Unreadable` when a stated answer cannot be read faithfully (``the answer is 5 or more``).
+    Completions up to ``_REMEMBERED_CHARS`` are remembered: a group often repeats one (easy prompts)."""
+    if len(text) <= _REMEMBERED_CHARS:
+        return _remembered_answer(text, last_number)
+    return _answer(text, last_number)
+
+
+_REMEMBERED_CHARS = 4096
+
+
+@functools.lru_cache(maxsize=1024)
+def _remembered_answer(text: str, last_number: bool) -> Extraction | Unreadable | None:
+    return _answer(text, last_number)
+
+
+def _answer(text: str, last_number: bool) -> Extraction | Unreadable | None:
+    """``find_answer`` without the memo."""
     text = canonical(text)
     found = extract_answer(text, MATH_EXTRACTORS, max_chars=None)
     if isinstance(found, Unreadable) and found.how == "open_answer_tag" and _CLOSE_TAG in text:
