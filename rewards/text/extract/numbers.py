@@ -79,6 +79,8 @@ _NOT_THE_VALUE = re.compile(
     re.IGNORECASE,
 )
 _MODIFIER_WINDOW = 48
+# "unless it is 7", "depending on whether n = 7", "sonst 7": a value in a condition is one case, not the answer
+_CONDITION = re.compile(lexicon.pattern("conditions"), re.IGNORECASE)
 
 
 def looks_truncated(text: str) -> bool:
@@ -331,11 +333,19 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
 
 def _modified(text: str, start: int, end: int) -> bool:
     """Whether the value at ``text[start:end]`` is denied or made into another value by the words around it
-    (``cannot be 25``, ``twice $x$``, ``the square root of $25$``, ``$5$ million``, ``$\\frac{9}{16}$ times ten``)."""
-    if _NOT_THE_VALUE.search(text, max(0, start - _MODIFIER_WINDOW), start):
+    (``cannot be 25``, ``twice $x$``, ``the square root of $25$``, ``$5$ million``, ``$\\frac{9}{16}$ times ten``) or
+    stands in a condition (``unless it is 7``)."""
+    if _NOT_THE_VALUE.search(text, max(0, start - _MODIFIER_WINDOW), start) or _conditional(text, start):
         return True
     word = _NEXT_WORD.match(text, end)
     return word is not None and word.group(1).lower() in _VALUE_WORDS
+
+
+def _conditional(text: str, start: int) -> bool:
+    """Whether a condition of the lexicon opens the clause the value at ``start`` stands in (``12, unless it is 7``)."""
+    window = text[max(0, start - _MODIFIER_WINDOW) : start]
+    condition = _last_match(_CONDITION, window)
+    return condition is not None and _SENTENCE_BREAK.search(window, condition.end()) is None
 
 
 def _hedged(text: str, start: int, end: int) -> bool:

@@ -124,7 +124,8 @@ def _tagged(text: str, max_chars: int | None, *, to_end: bool) -> str | Unreadab
     content = text[start + len(_OPEN_TAG) : close]
     found = next((found for extractor in (boxed, answer_is, gsm8k) if (found := extractor(content, max_chars)) is not None),
                  None)  # fmt: skip
-    return unless_revised(text, close, _bounded(content.strip(), max_chars) if found is None else found, max_chars)
+    end = close + len(_CLOSE_TAG) if text.startswith(_CLOSE_TAG, close) else close
+    return unless_revised(text, end, _bounded(content.strip(), max_chars) if found is None else found, max_chars)
 
 
 def read_answer(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
@@ -360,7 +361,7 @@ def unless_hedged(text: str, end: int, found: str, max_chars: int | None = MAX_A
     words = text[offer.start : offer.end]
     if not (_DIGIT.search(words) or "$" in words or "\\" in words or number_in_words(words) is not None):
         first = words.split()[0].lower().strip(".,;") if words.split() else ""
-        if offer.kind == "hedge" and first in _HEDGE_WORDS:
+        if offer.kind == "hedge" and first in _HEDGE_WORDS and len(words.split()) == 1:  # not "Or so I think."
             return Unreadable(f"a hedge after the answer: {_squeeze(offer.opening + words)!r} offers no single value")
         return found  # "12, unless I made an error": no other value offered
     if offer.kind == "condition":
