@@ -30,7 +30,7 @@ _ANGLES = frozenset({"degree", "radian"})
 # Single letters that are units in a solution; any other single letter is a variable or a scale (25k, 3M).
 _SINGLE_LETTER_UNITS = frozenset("m s g L l h J N W V".split())
 # A unit written right after a number: "232 centimeters", "$232$ centimeters", "5\\,\\text{ms}", "12 km/h" (read by pint, or nothing).
-_UNIT_AFTER = re.compile(r"\s*\$?\s*(?:\\[,;: ]|~)?\s*(?:\\(?:text|mathrm|mbox)\s*\{\s*)?([A-Za-zµμΩ]+(?:\^\{?-?\d\}?)?(?:/[A-Za-z]+)?)")
+_UNIT_AFTER = re.compile(r"\}?\s*\$?\s*(?:\\[,;: ]|~)?\s*(?:\\(?:text|mathrm|mbox)\s*\{\s*)?([A-Za-zµμΩ]+(?:\^\{?-?\d\}?)?(?:/[A-Za-z]+)?)")
 _PROSE_UNITS = frozenset({"in", "at", "are", "is", "a", "an", "and", "or", "per", "for", "to", "of", "on", "by"})  # pint reads "in", "at", "are"
 
 

@@ -25,13 +25,15 @@ _OFFER = re.compile(
     rf"|(?P<adverb>{lexicon.pattern('hedge_adverbs')})|(?P<condition>{lexicon.pattern('conditions')})",
     re.IGNORECASE,
 )
+_CONDITION = re.compile(lexicon.pattern("conditions"), re.IGNORECASE)
 _VALUE_START = re.compile(r"\s+[-+\d$\\(\[{]")  # what must follow a one-letter "or" (Spanish "o 13", never "u = 5")
 _END = re.compile(r"\n|[.!?](?:\s|$)|[。！？]")
 
 
 class Following(NamedTuple):
     """Words after a stated answer that offer another value: ``kind`` is ``"hedge"`` (an "or" or a guess) or
-    ``"condition"``; ``start``/``end`` bound the words of the offer (after its opening word) in the text."""
+    ``"condition"``, ``opening`` the word that makes it one; ``start``/``end`` bound the words of the offer in the
+    text (after an opening hedge; the rest of the answer's sentence for a condition inside it)."""
 
     kind: str
     opening: str
@@ -41,14 +43,16 @@ class Following(NamedTuple):
 
 def following(text: str, end: int) -> Following | None:
     """The offer of another value that opens the words after a stated answer ending at ``end`` (in its sentence or
-    the next one), or None when they open on anything else."""
+    the next one), or a condition later in the answer's sentence; None when there is neither."""
     window = text[end : end + _WINDOW]
     at = _LEAD.match(window).end()
     bracket = _OPEN.match(window, at)
     at = bracket.end() if bracket else at
     offer = _OFFER.match(window, at)
-    if offer is None:
-        return None
+    if offer is None:  # "\\boxed{12}, in which case it is 13, depending on the rounding": a condition later in its sentence
+        stop = _stop(window, at, closing=False)
+        condition = _CONDITION.search(window, at, stop) if _END.search(window, 0, at) is None else None
+        return None if condition is None else Following("condition", condition.group(), end + at, end + stop)
     word = offer.group("hedge")
     if word is not None and len(word) == 1 and not _VALUE_START.match(window, offer.end()):
         return None  # "u = 5" names a variable; a one-letter "or" is one only before a value

@@ -122,8 +122,8 @@ def last_math(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None
         parts.append(_clean_span(content))
         gaps.append(text[end:next_start])
         first = start
-    if _modified(text, first, spans[-1][1]):
-        return None  # "It cannot be $15\\%$.", "twice $x$": the value is not the answer, and no other is
+    if _modified(text, first, spans[-1][1]) or _conditional(text, first, spans[-1][1]):
+        return None  # "It cannot be $15\\%$.", "twice $x$", "unless it is $7$": the value is not the answer, and no other is
     return _bounded(_joined(parts, gaps), max_chars)
 
 
@@ -333,19 +333,28 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
 
 def _modified(text: str, start: int, end: int) -> bool:
     """Whether the value at ``text[start:end]`` is denied or made into another value by the words around it
-    (``cannot be 25``, ``twice $x$``, ``the square root of $25$``, ``$5$ million``, ``$\\frac{9}{16}$ times ten``) or
-    stands in a condition (``unless it is 7``)."""
-    if _NOT_THE_VALUE.search(text, max(0, start - _MODIFIER_WINDOW), start) or _conditional(text, start):
+    (``cannot be 25``, ``twice $x$``, ``the square root of $25$``, ``$5$ million``, ``$\\frac{9}{16}$ times ten``)."""
+    if _NOT_THE_VALUE.search(text, max(0, start - _MODIFIER_WINDOW), start):
         return True
     word = _NEXT_WORD.match(text, end)
     return word is not None and word.group(1).lower() in _VALUE_WORDS
 
 
-def _conditional(text: str, start: int) -> bool:
-    """Whether a condition of the lexicon opens the clause the value at ``start`` stands in (``12, unless it is 7``)."""
+def _conditional(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``text[start:end]`` holds only in some case: a condition of the lexicon in its sentence
+    before it (``12, unless it is 7``), or after it when another value stands before it in the sentence (``$5$, in
+    which case it is $7$, depending on the rounding``; ``12, unless I made an error`` keeps its 12)."""
     window = text[max(0, start - _MODIFIER_WINDOW) : start]
     condition = _last_match(_CONDITION, window)
-    return condition is not None and _SENTENCE_BREAK.search(window, condition.end()) is None
+    if condition is not None and _SENTENCE_BREAK.search(window, condition.end()) is None:
+        return True
+    sentence = _last_match(_SENTENCE_BREAK, window)
+    before = window[sentence.end() if sentence is not None else 0 :]
+    if not any(char.isdigit() or char == "$" for char in before):
+        return False
+    after = text[end : end + _MODIFIER_WINDOW]
+    condition = _CONDITION.search(after)
+    return condition is not None and _SENTENCE_BREAK.search(after, 0, condition.start()) is None
 
 
 def _hedged(text: str, start: int, end: int) -> bool:
@@ -357,7 +366,7 @@ def _hedged(text: str, start: int, end: int) -> bool:
         return True
     if _HEDGE_BEFORE.search(text, max(0, start - 16), start) or _HEDGE_AFTER.match(text, end):
         return True  # "12 oder 13", "12或13", "12 или 13": one of two values
-    if _BOUND_BEFORE.search(text, max(0, start - 12), start) or _modified(text, start, end):
+    if _BOUND_BEFORE.search(text, max(0, start - 12), start) or _modified(text, start, end) or _conditional(text, start, end):
         return True
     return _operand_before(text, start) or _operand_after(text, end)
 

@@ -22,7 +22,7 @@ from .answers import (
     bracket_depths,
 )
 from .boxes import _BOX_COMMANDS, _boxes, _open_box, _separator_gap, boxed
-from .following import following
+from .following import _CONDITION, following
 from .normalize import canonical_number
 from .numbers import (
     _NUMBER_TOKEN,
@@ -82,7 +82,8 @@ _COPULA = re.compile(r"\b(?:is|are|was|were|equals)\b")
 # What follows the answer in its sentence to justify it is no answer: "12 because there are 3 boxes".
 _REASON = re.compile(r"(?:,\s*|\s*\(\s*|\s+)(?:since|because|as|which|where|given|when|while|i\.e\.|e\.g\.|hence|thus"
                      r"|so that)\b", re.IGNORECASE)  # fmt: skip
-_OR_REMARK = re.compile(r"\s*\(\s*((?:and/)?or\b[^()]*)\)")  # "12 (or possibly 13)" offers 13 too
+# "12 (or possibly 13)", "12 (oder vielleicht 13)", "12 (maybe 13)" offer 13 too
+_OR_REMARK = re.compile(rf"\s*\(\s*((?:and/)?(?:{HEDGE}|{lexicon.pattern('hedge_adverbs')})[^()]*)\)", re.IGNORECASE)
 # Between the values a phrase offers: "or" in any language (and "and/or"), and "but" (a correction offers a second value).
 _PHRASE_SEPARATOR = re.compile(rf"\s*,?\s*(?:{HEDGE}|(?<![A-Za-z\\])but(?![A-Za-z]))\s*", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
@@ -175,6 +176,8 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     rest = rest[:sentence_end]
     rest = rest[: _correction_at(rest, 0, len(rest))]  # "Antwort: 196 Moment, das ist falsch": the words before it
     reason = next((m for m in _REASON.finditer(rest) if not inside(m.start()) and _holds_value(rest[: m.start()])), None)
+    if reason is not None and _CONDITION.search(rest, reason.start()) and _offers_value(rest[reason.end() :]):
+        return Unreadable(f"a conditional answer: {_squeeze(rest)!r}")  # "250, in which case it is 248, depending on"
     rest = rest if reason is None else rest[: reason.start()]
     copula = None
     for match in _COPULA.finditer(rest):
@@ -359,7 +362,7 @@ def unless_hedged(text: str, end: int, found: str, max_chars: int | None = MAX_A
     if offer is None:
         return found
     words = text[offer.start : offer.end]
-    if not (_DIGIT.search(words) or "$" in words or "\\" in words or number_in_words(words) is not None):
+    if not _offers_value(words):
         first = words.split()[0].lower().strip(".,;") if words.split() else ""
         if offer.kind == "hedge" and first in _HEDGE_WORDS and len(words.split()) == 1:  # not "Or so I think."
             return Unreadable(f"a hedge after the answer: {_squeeze(offer.opening + words)!r} offers no single value")
@@ -371,6 +374,11 @@ def unless_hedged(text: str, end: int, found: str, max_chars: int | None = MAX_A
         why = other.reason if isinstance(other, Unreadable) else f"{_squeeze(words)!r} is no value"
         return Unreadable(f"a hedge after the answer {_squeeze(found)!r} ({offer.opening!r}): {why}")
     return _bounded(found + OR + other, max_chars) or Unreadable(f"a hedge after the answer {_squeeze(found)!r}: too long")
+
+
+def _offers_value(words: str) -> bool:
+    """Whether words offer a value: a digit, math, or a number in words."""
+    return bool(_DIGIT.search(words)) or "$" in words or "\\" in words or number_in_words(words) is not None
 
 
 def _corrected_value(tail: str, spans: list[tuple[int, int, str]]) -> str | None:
