@@ -74,4 +74,4 @@ def _stop(window: str, start: int, *, closing: bool) -> int:
                 depth -= 1
         return len(window)
     inside = _SpanIndex(window[start:])
-    return next((start + m.start() for m in _END.finditer(window, start) if not inside(m.start() - start)), len(window))
+    return next((m.start() for m in _END.finditer(window, start) if not inside(m.start() - start)), len(window))

@@ -326,7 +326,10 @@ def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str 
     start, end, extractor = max(candidates, key=lambda candidate: candidate[0])
     if _open_box(text) > start:
         return Unreadable("the last box is left open: the text stops inside its answer (cut off?)")
-    return None if extractor is None else unless_revised(text, end, extractor(text, max_chars), max_chars)
+    if extractor is None:
+        return None
+    found = extractor(text, max_chars)
+    return found if extractor is answer_tag else unless_revised(text, end, found, max_chars)  # the tag reads its own
 
 
 def unless_revised(

@@ -37,10 +37,10 @@ OR_NEXT = {  # a hedge opening the next sentence: {b} the other value
     "zh": ["或 {b}。", "或者 {b}。", "也可能是 {b}。"], "ja": ["か {b}。", "または {b}。", "あるいは {b}。"],
     "ko": ["또는 {b}.", "아마 {b}."],
 }  # fmt: skip
-CONDITIONS = ["{s}, unless it is {b}.", "{s} unless it is ${b}$.", "{s}, depending on whether $n = {b}$.",
+CONDITIONS = ["{s}, unless it is {b}.", "{s} unless it is {b}.", "{s}, depending on whether n = {b}.",
               "{s}, otherwise {b}.", "{s}, sonst {b}.", "{s}, à moins que ce soit {b}.", "{s}，除非是 {b}。",
               "{s}, in which case it is {b}, depending on the rounding."]  # fmt: skip
-PARENTHESES = ["{s} (or possibly {b})", "{s} (or maybe ${b}$).", "{s}, or possibly {b}.", "{s} (oder vielleicht {b}).",
+PARENTHESES = ["{s} (or possibly {b})", "{s} (or maybe {b}).", "{s}, or possibly {b}.", "{s} (oder vielleicht {b}).",
                "{s} (ou {b})."]  # fmt: skip
 CORRECTIONS = {  # a correction on the line of the answer, no line break: {b} the corrected value
     "de": "Antwort: {a} Moment, das ist falsch. Richtig ist {b}.",
@@ -124,7 +124,7 @@ def test_the_same_value_offered_again_or_a_remark_keeps_the_answer(math_reward, 
     for rng, gold in zip(rngs, golds, strict=True):
         language = rng.choice(list(STATE))
         tail = rng.choice([rng.choice(OR_NEXT[language]).format(b=_written(gold)), "Or so I think.",
-                           "I double-checked it.", "(or possibly {b})".format(b=_written(gold))])  # fmt: skip
+                           "I double-checked it.", f"(or possibly {_written(gold)})"])  # fmt: skip
         completions.append(_stated(rng, gold, language) + " " + tail)
     completions += ["The answer is 12, unless I made an arithmetic error.", "$\\boxed{12}$, depending on the rounding."]
     golds += ["12", "12"]
