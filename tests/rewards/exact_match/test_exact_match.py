@@ -44,8 +44,10 @@ def chat(text):
          "two final answers disagree: '55' and '54' (no correction between them) (from final_statement)"),
         ("So we get 47. Or $5\\sqrt{7}$.", r"5\sqrt{7}", 0.0,
          r"a hedge: the last sentence 'Or $5\sqrt{7}$.' offers no single value (from last_math)"),
-        ("Antwort: 196 Moment, das ist falsch. Richtig ist 207.", "207", 1.0, "correct: '207' (from final_statement, corrected)"),
-        ("Antwort: 196 Moment, das ist falsch. Richtig ist 207.", "196", 0.0,
+        ("Antwort: 196 Moment, das ist falsch. Richtig ist 207.", "207", 1.0, "correct: '207' (from final_statement)"),
+        ("Antwort: 196 Moment, das ist falsch. Richtig ist 207.", "196", 0.0, "expected '196', got '207' (from final_statement)"),
+        ("Antwort: 196 moment, das ist falsch. Richtig ist 207.", "207", 1.0, "correct: '207' (from final_statement, corrected)"),
+        ("Antwort: 196 moment, das ist falsch. Richtig ist 207.", "196", 0.0,
          "expected '196', got '207' (from final_statement, corrected)"),
     ],
 )
