@@ -25,9 +25,9 @@ _OFFER = re.compile(
     rf"|(?P<adverb>{lexicon.pattern('hedge_adverbs')})|(?P<condition>{lexicon.pattern('conditions')})",
     re.IGNORECASE,
 )
-_CONDITION = re.compile(lexicon.pattern("conditions"), re.IGNORECASE)
 _VALUE_START = re.compile(r"\s+[-+\d$\\(\[{]")  # what must follow a one-letter "or" (Spanish "o 13", never "u = 5")
 _END = re.compile(r"\n|[.!?](?:\s|$)|[。！？]")
+_ENDS = frozenset(".!?。！？\n")  # characters that end a sentence
 
 
 class Following(NamedTuple):
@@ -50,9 +50,13 @@ def following(text: str, end: int) -> Following | None:
     at = bracket.end() if bracket else at
     offer = _OFFER.match(window, at)
     if offer is None:  # "\\boxed{12}, in which case it is 13, depending on the rounding": a condition later in its sentence
-        stop = _stop(window, at, closing=False)
-        condition = _CONDITION.search(window, at, stop) if _END.search(window, 0, at) is None else None
-        return None if condition is None else Following("condition", condition.group(), end + at, end + stop)
+        if _END.search(window, 0, at) is not None or text[max(0, end - 2) : end].rstrip(" ")[-1:] in _ENDS:
+            return None  # the answer's sentence is over
+        sentence = _END.search(window, at)
+        condition = next(lexicon.find(window[: sentence.start() if sentence else len(window)], "conditions", at), None)
+        if condition is None:
+            return None
+        return Following("condition", condition[2], end + at, end + _stop(window, at, closing=False))
     word = offer.group("hedge")
     if word is not None and len(word) == 1 and not _VALUE_START.match(window, offer.end()):
         return None  # "u = 5" names a variable; a one-letter "or" is one only before a value

@@ -79,8 +79,6 @@ _NOT_THE_VALUE = re.compile(
     re.IGNORECASE,
 )
 _MODIFIER_WINDOW = 48
-# "unless it is 7", "depending on whether n = 7", "sonst 7": a value in a condition is one case, not the answer
-_CONDITION = re.compile(lexicon.pattern("conditions"), re.IGNORECASE)
 
 
 def looks_truncated(text: str) -> bool:
@@ -345,16 +343,16 @@ def _conditional(text: str, start: int, end: int) -> bool:
     before it (``12, unless it is 7``), or after it when another value stands before it in the sentence (``$5$, in
     which case it is $7$, depending on the rounding``; ``12, unless I made an error`` keeps its 12)."""
     window = text[max(0, start - _MODIFIER_WINDOW) : start]
-    condition = _last_match(_CONDITION, window)
-    if condition is not None and _SENTENCE_BREAK.search(window, condition.end()) is None:
+    condition = lexicon.find_last(window, "conditions")
+    if condition is not None and _SENTENCE_BREAK.search(window, condition[1]) is None:
         return True
     sentence = _last_match(_SENTENCE_BREAK, window)
     before = window[sentence.end() if sentence is not None else 0 :]
     if not any(char.isdigit() or char == "$" for char in before):
         return False
     after = text[end : end + _MODIFIER_WINDOW]
-    condition = _CONDITION.search(after)
-    return condition is not None and _SENTENCE_BREAK.search(after, 0, condition.start()) is None
+    condition = next(lexicon.find(after, "conditions"), None)
+    return condition is not None and _SENTENCE_BREAK.search(after, 0, condition[0]) is None
 
 
 def _hedged(text: str, start: int, end: int) -> bool:

@@ -22,7 +22,7 @@ from .answers import (
     bracket_depths,
 )
 from .boxes import _BOX_COMMANDS, _boxes, _open_box, _separator_gap, boxed
-from .following import _CONDITION, following
+from .following import following
 from .normalize import canonical_number
 from .numbers import (
     _NUMBER_TOKEN,
@@ -176,7 +176,7 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     rest = rest[:sentence_end]
     rest = rest[: _correction_at(rest, 0, len(rest))]  # "Antwort: 196 Moment, das ist falsch": the words before it
     reason = next((m for m in _REASON.finditer(rest) if not inside(m.start()) and _holds_value(rest[: m.start()])), None)
-    if reason is not None and _CONDITION.search(rest, reason.start()) and _offers_value(rest[reason.end() :]):
+    if reason is not None and next(lexicon.find(rest, "conditions", reason.start()), None) and _offers_value(rest[reason.end() :]):
         return Unreadable(f"a conditional answer: {_squeeze(rest)!r}")  # "250, in which case it is 248, depending on"
     rest = rest if reason is None else rest[: reason.start()]
     copula = None
@@ -196,12 +196,20 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     return _read_phrase(rest, max_chars)
 
 
+_CORRECTION_REACH = 160  # a correction that ends a statement follows its value closely
+_VALUE_MARK = re.compile(r"[\d$\\]")  # where a value may start: a digit, math
+
+
 def _correction_at(text: str, start: int, end: int) -> int:
     """Where a correction opens a new clause inside ``text[start:end]`` (the words of one answer statement) after a
-    value (``196 Moment, das ist falsch``, ``595 Attends, ...``, ``595 いや、...``: capitalised, or in a script written
-    without spaces), else ``end``: the statement states what comes before it, and the correction takes it back."""
-    for at, _, word in lexicon.find(text[start:end], "corrections"):
-        if (not lexicon.spaced(word) or text[start + at].isupper()) and _holds_value(text[start : start + at]):
+    value (``196 Moment, das ist falsch``, ``595 Attends, ...``, ``595 いや、...``: capitalised, or in a script with no
+    case), else ``end``: the statement states what comes before it, and the correction takes it back."""
+    words = text[start : min(end, start + _CORRECTION_REACH)]
+    value = _VALUE_MARK.search(words)
+    if value is None or not any(char.isalpha() and not char.islower() for char in words[value.end() :]):
+        return end  # "$12$.", "12 instead of 13": no clause opens after the value
+    for at, _, _ in lexicon.find(words, "corrections", value.end()):
+        if not words[at].islower() and _holds_value(words[:at]):
             return start + at
     return end
 
