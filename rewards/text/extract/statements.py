@@ -176,8 +176,10 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     rest = rest[:sentence_end]
     rest = rest[: _correction_at(rest, 0, len(rest))]  # "Antwort: 196 Moment, das ist falsch": the words before it
     reason = next((m for m in _REASON.finditer(rest) if not inside(m.start()) and _holds_value(rest[: m.start()])), None)
-    if reason is not None and next(lexicon.find(rest, "conditions", reason.start()), None) and _offers_value(rest[reason.end() :]):
-        return Unreadable(f"a conditional answer: {_squeeze(rest)!r}")  # "250, in which case it is 248, depending on"
+    condition = next(lexicon.find(rest, "conditions"), None) if _WORD.search(rest) else None
+    if condition is not None and _holds_value(rest[: condition[0]]) and (_offers_value(rest[condition[1] :]) or (
+            reason is not None and reason.start() < condition[0] and _offers_value(rest[reason.end() : condition[0]]))):
+        return Unreadable(f"a conditional answer: {_squeeze(rest)!r}")  # "12 unless it is 7", "250, in which case it is 248, depending on"
     rest = rest if reason is None else rest[: reason.start()]
     copula = None
     for match in _COPULA.finditer(rest):

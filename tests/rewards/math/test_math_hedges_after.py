@@ -77,7 +77,8 @@ def _stated(rng: random.Random, value: str, language: str) -> str:
 
 def _next_sentence(rng: random.Random, gold: str, other: str) -> str:
     language = rng.choice(list(STATE))
-    return _stated(rng, gold, language) + " " + rng.choice(OR_NEXT[language]).format(b=_written(other))
+    stated = _stated(rng, gold, language) if rng.random() < 0.75 else f"So we get {_written(gold)}."  # or unmarked
+    return stated + " " + rng.choice(OR_NEXT[language]).format(b=_written(other))
 
 
 def _condition(rng: random.Random, gold: str, other: str) -> str:
@@ -176,6 +177,8 @@ def test_a_unit_in_words_is_checked_against_the_gold_unit(math_reward, exact_mat
         ("404 \\text{ km}", "The answer is $404$ (or possibly $404 meters$).", "is in meter, the gold in kilometer"),
         ("196", "Antwort: 196 Moment, das ist falsch. Richtig ist 197.", "not equal: 197 vs 196"),
         ("7", "So we get 12, unless it is 7.", "no answer found"),
+        ("5\\sqrt{7}", "So we get 35. Or $5\\sqrt{7}$.", "no answer found"),
+        ("3 + 4i", "The answer is $3 + 4i$ unless it is 7.", "no answer: a conditional answer"),
     ],
 )
 def test_the_reason_names_what_was_refused(math_reward, gold, completion, reason):
