@@ -17,6 +17,8 @@ Kinds of entries:
 - ``HEDGE_ADVERBS``: words that make a value a guess among others (``maybe``, ``vielleicht``, ``可能``).
 - ``CORRECTIONS``: words that take back what was just stated (``wait``, ``scratch that``, ``不对``, ``重新算``,
   ``Moment``, ``en fait``, ``на самом деле``): the stated answer before them is not final.
+- ``CONDITIONS``: words that make a stated answer hold only in some case (``unless``, ``depending on``, ``除非``,
+  ``je nach``, ``à moins que``): followed by a value, the answer is one of several.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from collections.abc import Iterable, Iterator
 
 __all__ = [
     "ANSWER_PHRASES",
+    "CONDITIONS",
     "CORRECTIONS",
     "HEDGES",
     "HEDGE_ADVERBS",
@@ -105,11 +108,25 @@ CORRECTIONS: dict[str, tuple[str, ...]] = {
            "пересчитаем", "должно быть"),
 }  # fmt: skip
 
+CONDITIONS: dict[str, tuple[str, ...]] = {
+    "en": ("unless", "depending on", "otherwise", "if not", "except if", "except when"),
+    "zh": ("除非", "取决于", "否则", "要不然"),
+    "ja": ("でなければ", "そうでなければ", "次第で", "によっては"),
+    "ko": ("아니라면", "그렇지 않으면", "에 따라"),
+    "es": ("a menos que", "salvo que", "dependiendo de", "si no", "de lo contrario"),
+    "de": ("es sei denn", "außer wenn", "je nach", "je nachdem", "sonst", "andernfalls"),
+    "fr": ("à moins que", "sauf si", "selon que", "sinon"),
+    "pt": ("a menos que", "dependendo de", "senão", "caso contrário"),
+    "it": ("a meno che", "a seconda di", "a seconda che", "altrimenti", "salvo che"),
+    "ru": ("если только не", "в зависимости от", "иначе", "если не"),
+}  # fmt: skip
+
 KINDS: dict[str, dict[str, tuple[str, ...]]] = {
     "answer_phrases": ANSWER_PHRASES,
     "hedges": HEDGES,
     "hedge_adverbs": HEDGE_ADVERBS,
     "corrections": CORRECTIONS,
+    "conditions": CONDITIONS,
 }
 
 
