@@ -28,7 +28,7 @@ def outcome(name: str, ramp: int, seed: int, steps: int) -> dict:
     """One run's false alarms, delay (None: missed) and the signals that rang."""
     run = ScriptedRun(name, ramp=ramp, seed=seed, steps=steps)
     if run.onset is not None:
-        run.steps = min(steps, run.onset + LIMIT + 20)
+        run.steps = min(steps, run.onset + LIMIT + 1)  # an alarm later than that is a miss
     alarms = run.alarms()
     early = [a for a in alarms if run.onset is None or a.step < run.onset]
     late = [a for a in alarms if run.onset is not None and a.step >= run.onset]
@@ -37,9 +37,10 @@ def outcome(name: str, ramp: int, seed: int, steps: int) -> dict:
             "early": [f"{a.signal}/{a.subject}@{a.step:g}" for a in early]}
 
 
-def evaluate(seeds: int, steps: int, names: tuple[str, ...] = HONEST + HACKS, jobs: int = 1) -> list[tuple[str, int, dict]]:
-    """Each named run (each hack at each ramp) over ``seeds`` seeds, ``jobs`` runs at a time."""
-    cases = [(name, ramp) for name in names for ramp in (RAMPS if name in HACKS else (0,))]
+def evaluate(seeds: int, steps: int, names: tuple[str, ...] = HONEST + HACKS, jobs: int = 1,
+             ramps: tuple[int, ...] = RAMPS) -> list[tuple[str, int, dict]]:
+    """Each named run (each hack at each of ``ramps``) over ``seeds`` seeds, ``jobs`` runs at a time."""
+    cases = [(name, ramp) for name in names for ramp in (ramps if name in HACKS else (0,))]
     args = [(name, ramp or 80, seed, steps) for name, ramp in cases for seed in range(seeds)]
     if jobs > 1:
         for name in names:  # import every reward and the monitor before the workers fork: they all run the same code
@@ -98,6 +99,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=220)
     parser.add_argument("--jobs", type=int, default=1, help="runs played at once (processes)")
     parser.add_argument("--runs", default="", help="comma-separated run names (default: all)")
+    parser.add_argument("--ramps", default=",".join(map(str, RAMPS)), help="the hacks' ramps, in steps")
     parser.add_argument("--json", default="", help="also write the table to this file")
     parser.add_argument("--no-cost", action="store_true", help="skip the cost measurement")
     args = parser.parse_args()
@@ -106,7 +108,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown runs {', '.join(unknown)}; runs: {', '.join(HONEST + HACKS)}")
     warnings.simplefilter("ignore")
-    rows = evaluate(args.seeds, args.steps, names, args.jobs)
+    rows = evaluate(args.seeds, args.steps, names, args.jobs, tuple(int(r) for r in args.ramps.split(",") if r))
     print(f"{'run':<22} {'ramp':>4} {'runs':>4} {'false':>5} {'missed':>6} {'delay median':>12} {'delay max':>9}  signals")
     for name, ramp, r in rows:
         d = r["delays"]
