@@ -18,6 +18,7 @@ import multiprocessing
 import statistics
 import time
 import warnings
+from collections.abc import Iterator
 
 from bench.hacking_runs import HACKS, HONEST, RAMPS, ScriptedRun
 
@@ -38,27 +39,36 @@ def outcome(name: str, ramp: int, seed: int, steps: int) -> dict:
 
 
 def evaluate(seeds: int, steps: int, names: tuple[str, ...] = HONEST + HACKS, jobs: int = 1,
-             ramps: tuple[int, ...] = RAMPS) -> list[tuple[str, int, dict]]:
-    """Each named run (each hack at each of ``ramps``) over ``seeds`` seeds, ``jobs`` runs at a time."""
-    cases = [(name, ramp) for name in names for ramp in (ramps if name in HACKS else (0,))]
+             ramps: tuple[int, ...] = RAMPS) -> Iterator[tuple[str, int, dict]]:
+    """Each named run over ``seeds`` seeds, ``jobs`` runs at a time, row by row as they finish: the hacks at the first of
+    ``ramps``, the honest runs, then the hacks at the other ramps (the slowest ramp first: it is the hardest)."""
+    hacks = [n for n in names if n in HACKS]
+    cases = ([(n, r) for r in ramps[:1] for n in hacks] + [(n, 0) for n in names if n in HONEST]
+             + [(n, r) for r in ramps[1:] for n in hacks])
     args = [(name, ramp or 80, seed, steps) for name, ramp in cases for seed in range(seeds)]
     if jobs > 1:
         for name in names:  # import every reward and the monitor before the workers fork: they all run the same code
             ScriptedRun(name, steps=2).alarms()
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            results = pool.starmap(outcome, args, chunksize=1)
+        pool = multiprocessing.get_context("fork").Pool(jobs)
+        results = pool.imap(_outcome, args, chunksize=1)
     else:
-        results = [outcome(*a) for a in args]
-    rows = []
-    for i, (name, ramp) in enumerate(cases):
-        mine = results[i * seeds:(i + 1) * seeds]
-        rows.append((name, ramp, {
-            "runs": seeds, "false": sum(r["false"] for r in mine),
-            "missed": sum(r["delay"] is None for r in mine) if name in HACKS else 0,
-            "delays": [r["delay"] for r in mine if r["delay"] is not None],
-            "signals": sorted({s for r in mine for s in r["signals"]}),
-            "early": [e for r in mine for e in r["early"]]}))
-    return rows
+        pool, results = None, map(_outcome, args)
+    try:
+        for name, ramp in cases:
+            mine = [next(results) for _ in range(seeds)]
+            yield name, ramp, {
+                "runs": seeds, "false": sum(r["false"] for r in mine),
+                "missed": sum(r["delay"] is None for r in mine) if name in HACKS else 0,
+                "delays": [r["delay"] for r in mine if r["delay"] is not None],
+                "signals": sorted({s for r in mine for s in r["signals"]}),
+                "early": [e for r in mine for e in r["early"]]}
+    finally:
+        if pool is not None:
+            pool.terminate()
+
+
+def _outcome(args: tuple[str, int, int, int]) -> dict:
+    return outcome(*args)
 
 
 def cost(repeats: int = 3) -> tuple[float, float]:
@@ -108,17 +118,19 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown runs {', '.join(unknown)}; runs: {', '.join(HONEST + HACKS)}")
     warnings.simplefilter("ignore")
-    rows = evaluate(args.seeds, args.steps, names, args.jobs, tuple(int(r) for r in args.ramps.split(",") if r))
-    print(f"{'run':<22} {'ramp':>4} {'runs':>4} {'false':>5} {'missed':>6} {'delay median':>12} {'delay max':>9}  signals")
-    for name, ramp, r in rows:
+    rows = []
+    print(f"{'run':<22} {'ramp':>4} {'runs':>4} {'false':>5} {'missed':>6} {'delay median':>12} {'delay max':>9}  signals",
+          flush=True)
+    for name, ramp, r in evaluate(args.seeds, args.steps, names, args.jobs, tuple(int(x) for x in args.ramps.split(",") if x)):
+        rows.append({"run": name, "ramp": ramp, **r})
         d = r["delays"]
         median = f"{statistics.median(d):.1f}" if d else "-"
         worst = f"{max(d):.0f}" if d else "-"
         print(f"{name:<22} {ramp or '-':>4} {r['runs']:>4} {r['false']:>5} {r['missed']:>6} {median:>12} {worst:>9}  "
-              f"{', '.join(r['signals']) or '-'}{'  early: ' + ', '.join(r['early']) if r['early'] else ''}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump([{"run": n, "ramp": ramp, **r} for n, ramp, r in rows], f, indent=1)
+              f"{', '.join(r['signals']) or '-'}{'  early: ' + ', '.join(r['early']) if r['early'] else ''}", flush=True)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=1)
     if not args.no_cost:
         watched, scored = cost()
         print(f"monitor: {1e6 * watched:.0f} us per row; format_regex: {1e6 * scored:.0f} us per row "
