@@ -17,7 +17,12 @@ cold = the first batch, timed from the client's creation (``import openai`` incl
 SDK); after set-up = the first batch, 1 s after the client was made (a trainer loads its model in
 between); warm = the median of the later batches. Rounds alternate the clients; the table shows
 medians over rounds, and judge/raw is the judge's throughput as a share of the raw SDK's.
+``--local DIR``: instead, the judge's local work per request alone (render a pointwise request with its
+completion defused, parse a score and a winner: ``bench.catalog``'s workload), this tree against the
+``rewards/`` of the checkout in ``DIR`` loaded in the same process, in alternating passes (CPU time, best
+pass).
 Run: python -m bench.judge [--n 128] [--latency 0.1] [--concurrency 32] [--rounds 3]
+     python -m bench.judge --local /path/to/other/checkout --n 300 --rounds 15
 """
 
 from __future__ import annotations
@@ -219,6 +224,23 @@ def report(title: str, table: dict[str, dict[str, float]]) -> None:
     print(f"  judge warm vs sequential loop: {table['sequential']['warm'] / table['judge']['warm']:.1f}x faster")
 
 
+def local_work(checkout: str, n: int, rounds: int) -> None:
+    """Best CPU microseconds per request of the judge's local work, here and in ``checkout``."""
+    import rewardhub.rewards
+    from bench.catalog import judge_local_work, other_rewards
+
+    works = {"this tree": judge_local_work(rewardhub.rewards, n), "other": judge_local_work(other_rewards(checkout), n)}
+    best = dict.fromkeys(works, float("inf"))
+    for _ in range(rounds):
+        for label, work in works.items():
+            start = time.process_time()
+            work()
+            best[label] = min(best[label], time.process_time() - start)
+    ours, theirs = best["this tree"] / n * 1e6, best["other"] / n * 1e6
+    print(f"judge local work (render + parse a score + read a winner), {n} requests, best of {rounds} alternating "
+          f"passes: this tree {ours:.2f} us, {checkout} {theirs:.2f} us per request; speed {theirs / ours:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=128, help="completions per batch")
@@ -228,10 +250,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="client processes per kind (medians are shown)")
     parser.add_argument("--limit-every", type=int, default=8, help="the 429 scenario: every n-th request is a 429")
     parser.add_argument("--retry-after", type=float, default=0.1, help="the 429s' Retry-After, in seconds")
+    parser.add_argument("--local", metavar="DIR", help="the judge's local work only, against the checkout in DIR")
     parser.add_argument("--worker", choices=["raw", "judge", "judge-await", "sequential"], help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--setup", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.local:
+        local_work(args.local, args.n, args.rounds)
+        return
     if args.worker:
         worker(args)
         return

@@ -11,15 +11,25 @@ warm-up on a different batch (imports, worker start-up); the cold first call of 
 Every batch is new (no verdict of `math`'s cache has seen its pairs), but golds recur across batches as
 in training (a dataset has few golds per step; they repeat every epoch).
 
+``--against PYTHON`` compares two checkouts: this file runs under that interpreter (its own ``rewardhub``)
+and under this one, alternately, ``--rounds`` times each, and the best of each figure is printed per side
+with the ratio: completions/s of ``math`` (wall clock, worker processes included), its speed relative to
+TRL's in the same run, and the calling process's CPU microseconds per completion (reading the answers;
+the least disturbed by other load).
+
 Run from the repository root: OMP_NUM_THREADS=1 python -m bench.math [--prompts 64] [--generations 8] [--repeat 3]
+[--json] [--against /path/to/base/.venv/bin/python --rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import random
 import statistics
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 
@@ -184,7 +194,13 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=64)
     parser.add_argument("--generations", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object only")
+    parser.add_argument("--against", metavar="PYTHON", help="another checkout's interpreter to compare with")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating runs per side with --against")
     args = parser.parse_args()
+    if args.against:
+        compare(args)
+        return
     logging.disable(logging.WARNING)
 
     from trl.rewards import accuracy_reward
@@ -197,28 +213,55 @@ def main() -> None:
     math_reward(prompts=prompts, completions=_chat(completions), solution=golds)
     cold = time.perf_counter() - start
     accuracy_reward(_chat(completions), golds)
-    print(f"batch: {args.prompts} prompts x {args.generations} completions, {args.repeat} batches each (median); "
-          f"`math` with {math_reward.checker.pool.size} worker(s)")  # fmt: skip
-    print(f"{'batch':<15}{'reward':<34}{'completions/s':>14}{'agreement':>11}{'vs TRL':>8}")
+    say = (lambda *_: None) if args.json else print
+    say(f"batch: {args.prompts} prompts x {args.generations} completions, {args.repeat} batches each (median); "
+        f"`math` with {math_reward.checker.pool.size} worker(s)")  # fmt: skip
+    say(f"{'batch':<15}{'reward':<34}{'completions/s':>14}{'agreement':>11}{'vs TRL':>8}{'CPU us':>8}")
+    figures = {}
     for name, kinds in (("integer-heavy", INTEGER_HEAVY), ("LaTeX-heavy", LATEX_HEAVY)):
-        _compare(name, kinds, args, math_reward, accuracy_reward)
-    print(f"rewardhub math cold first call (worker start-up, imports): {cold:.2f} s")
+        figures.update(_compare(name, kinds, args, math_reward, accuracy_reward, say))
+    say(f"rewardhub math cold first call (worker start-up, imports): {cold:.2f} s")
+    if args.json:
+        print(json.dumps(figures))
+
+
+def compare(args: argparse.Namespace) -> None:
+    """Alternate runs of this file under ``args.against`` (base) and this interpreter; print the best figures."""
+    command = [__file__, "--json", "--prompts", str(args.prompts), "--generations", str(args.generations),
+               "--repeat", str(args.repeat)]
+    best: dict[str, dict[str, dict[str, float]]] = {"base": {}, "this": {}}
+    for _ in range(args.rounds):
+        for side, python in (("base", args.against), ("this", sys.executable)):
+            out = subprocess.run([python, "-P", *command], capture_output=True, text=True, check=True).stdout
+            for run, figures in json.loads(out.splitlines()[-1]).items():
+                kept = best[side].setdefault(run, {})
+                for figure, value in figures.items():  # the best: most completions/s, least CPU
+                    kept[figure] = (min if figure == "cpu_us" else max)(value, kept.get(figure, value))
+    print(f"best of {args.rounds} alternating runs per side (base: {args.against}); this / base")
+    print(f"{'run':<22}{'figure':<16}{'base':>10}{'this':>10}{'ratio':>8}")
+    for run, figures in best["base"].items():
+        for figure, value in figures.items():
+            ours = best["this"][run][figure]
+            print(f"{run:<22}{figure:<16}{value:>10.1f}{ours:>10.1f}{ours / value:>8.2f}")
 
 
 def _chat(completions: list[str]) -> list[list[dict]]:
     return [[{"role": "assistant", "content": c}] for c in completions]
 
 
-def _compare(name: str, kinds: list[str], args: argparse.Namespace, math_reward, accuracy_reward) -> None:
+def _compare(name: str, kinds: list[str], args: argparse.Namespace, math_reward, accuracy_reward,
+             say) -> dict[str, dict[str, float]]:
     """Both rewards on the same fresh batches of one kind, `math` in two set-ups, each on batches of its own
     (so that neither sees the other's answers): a new `math` reward per batch (its verdict cache empty;
     the worker processes, their parse caches and the gold cache persist, as between training steps), and
-    one reward kept across the batches (verdicts of earlier batches remembered, as in training)."""
+    one reward kept across the batches (verdicts of earlier batches remembered, as in training). Returns the
+    figures per set-up: completions/s, speed relative to TRL's, this process's CPU microseconds per completion."""
     import rewardhub
 
+    figures = {}
     setups = {"fresh": "rewardhub math, new each batch", "kept": "rewardhub math, kept across"}
     for offset, (setup, title) in enumerate(setups.items()):
-        trl_times, times, trl_agree, agree, misses = [], [], [], [], []
+        trl_times, times, cpu, trl_agree, agree, misses = [], [], [], [], [], []
         for seed in range(args.repeat):  # a new batch each time
             batch_seed = 100 * offset + seed
             prompts, completions, golds, expected = make_batch(batch_seed, args.prompts, args.generations, kinds)
@@ -226,20 +269,24 @@ def _compare(name: str, kinds: list[str], args: argparse.Namespace, math_reward,
             trl_values = accuracy_reward(_chat(completions), golds)
             trl_times.append(time.perf_counter() - start)
             reward = rewardhub.get("math") if setup == "fresh" else math_reward
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             values = reward(prompts=prompts, completions=_chat(completions), solution=golds)
             times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - cpu_start)
             trl_agree.append(agreement(trl_values, expected))
             agree.append(agreement(values, expected))
             misses += [(c[-70:], g, v) for c, g, v, e in zip(completions, golds, values, expected, strict=True)
                        if (v == 1.0) != e]  # fmt: skip
         n = args.prompts * args.generations
         trl_seconds, seconds = statistics.median(trl_times), statistics.median(times)
-        print(f"{name:<15}{'trl accuracy_reward':<34}{n / trl_seconds:>14.0f}{statistics.mean(trl_agree):>11.1%}")
-        print(f"{name:<15}{title:<34}{n / seconds:>14.0f}{statistics.mean(agree):>11.1%}"
-              f"{trl_seconds / seconds:>7.1f}x")  # fmt: skip
+        cpu_us = statistics.median(cpu) / n * 1e6
+        say(f"{name:<15}{'trl accuracy_reward':<34}{n / trl_seconds:>14.0f}{statistics.mean(trl_agree):>11.1%}")
+        say(f"{name:<15}{title:<34}{n / seconds:>14.0f}{statistics.mean(agree):>11.1%}"
+            f"{trl_seconds / seconds:>7.1f}x{cpu_us:>8.0f}")  # fmt: skip
         for completion, gold, value in misses[:5]:
-            print(f"  math disagrees: gold {gold!r}, got {value}, completion ...{completion!r}")
+            say(f"  math disagrees: gold {gold!r}, got {value}, completion ...{completion!r}")
+        figures[f"{name} {setup}"] = {"completions/s": n / seconds, "vs TRL": trl_seconds / seconds, "cpu_us": cpu_us}
+    return figures
 
 
 if __name__ == "__main__":

@@ -86,7 +86,11 @@ columns by name (``solution`` here), then its params as keyword-only arguments (
 ``params:`` may set). It returns a value, or ``(value, reason)``: the reason shows in TRL's logs.
 """
 
+import re
+
 import rewardhub
+
+CANDIDATE = re.compile(r"[-+]?\\w+(?:[.,]\\w+)*")  # a line that is one bare answer: 12, -3.5, Paris
 
 
 @rewardhub.sample_reward(name="$reward")
@@ -99,6 +103,8 @@ def $function(text: str, solution: str, *, case_sensitive: bool = False) -> tupl
         answer, expected = answer.lower(), expected.lower()
     if not answer:
         return 0.0, "empty completion"
+    if len(lines) > 1 and all(map(CANDIDATE.fullmatch, lines[-2:])) and lines[-2].lower() != lines[-1].lower():
+        return 0.0, f"candidates one per line ({lines[-2][:20]!r}, {lines[-1][:20]!r}): no one answer"
     if answer == expected:
         return 1.0, "the last line is the reference answer"
     return 0.0, f"the last line is {answer[:60]!r}, expected {expected[:60]!r}"
@@ -122,6 +128,10 @@ cases:
     expect: 0.0
   - name: the answer said earlier does not count
     completion: "42\\nor maybe 41"
+    columns: {solution: "42"}
+    expect: 0.0
+  - name: candidates one per line are no answer
+    completion: "41\\n42"
     columns: {solution: "42"}
     expect: 0.0
 """

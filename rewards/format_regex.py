@@ -149,13 +149,13 @@ class TagCount(Reward):
             if not isinstance(tag, str) or not re.fullmatch(r"[\w.:-]+", tag):
                 raise ConfigError(f"tag names are bare words such as 'think' (no < >), got {tag!r}")
         self.tags = list(tags)
+        self.markers = [(f"<{tag}>", f"</{tag}>") for tag in self.tags]
 
     def score_sample(self, text: str, row: Row) -> Score:
         text = canonical(text)
         credit = 0
         problems = []
-        for tag in self.tags:
-            opening, closing = f"<{tag}>", f"</{tag}>"
+        for opening, closing in self.markers:
             opened, closed = text.count(opening), text.count(closing)
             if opened == 1:
                 credit += 1

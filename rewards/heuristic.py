@@ -124,7 +124,7 @@ class Heuristic(Reward):
         return 0.0, f"does not end with one of {self.ending!r}"
 
     def _repetition(self, text: str, seen: str, row: Row) -> tuple[float, str]:
-        fraction = repeated_share(text, self.ngram_size)
+        fraction = repeated_share(text, self.ngram_size, seen)
         if fraction is None or fraction <= self.max_repeated:
             return 1.0, ""
         value = 1.0 - (fraction - self.max_repeated) / (1.0 - self.max_repeated)

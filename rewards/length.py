@@ -73,7 +73,7 @@ def estimated_tokens(text: str) -> int:
 def completion_length(text: str, ids: Any = None, count_tokens: Callable[[str], int] | None = None) -> Length:
     """Token count from ``ids`` (one completion's ``completion_ids``) when given, else ``count_tokens(text)``
     (a tokenizer), else :func:`estimated_tokens`."""
-    if isinstance(ids, Sized) and not isinstance(ids, str | bytes):
+    if ids is not None and isinstance(ids, Sized) and not isinstance(ids, str | bytes):  # None: no ABC check
         return Length(len(ids), "completion_ids")
     if count_tokens is not None:
         return Length(count_tokens(text), "tokenizer")

@@ -105,9 +105,10 @@ class MajorityVote(Reward):
 
     def score_batch(self, batch: Batch) -> list[Score]:
         scores: list[Score | None] = [None] * len(batch)
-        answers = [self._answer(text) for text in batch.texts]
+        read: dict[str, tuple[str | None, str | None]] = {}  # siblings often state the same answer: read it once
+        cast = [self._vote(text, read) for text in batch.texts]
+        answers, refusals = [answer for answer, _ in cast], [why for _, why in cast]
         votes: list[list[int]] = []
-        refusals = [None if a is not None or t is None else self._refusal(t) for a, t in zip(answers, batch.texts, strict=True)]
         for group in batch.groups():
             if self.group_size is not None and len(group) % self.group_size:
                 reason = (
@@ -136,23 +137,16 @@ class MajorityVote(Reward):
             self._score_group([i for i in voters if answers[i] not in unread], answers, labels, scores)
         return scores  # type: ignore[return-value]
 
-    def _answer(self, text: str | None) -> str | None:
-        found = self._found(text)
-        if found is None or _refused(found.answer):
-            return None
-        answer, unit = normalize(found.answer), unit_of(found.answer)
-        return None if not answer else answer if unit is None else f"{answer} \\text{{ {unit}}}"  # 5 km never votes with 5 cm
-
-    def _found(self, text: str | None) -> Extraction | None:
+    def _vote(self, text: str | None, read: dict[str, tuple[str | None, str | None]]) -> tuple[str | None, str | None]:
+        """The answer ``text`` votes for, or ``None`` and why it does not vote (``None``: it states no answer);
+        ``read``: the answers of this batch read so far."""
         found = find_answer(text, last_number=self.last_number) if text is not None else None
         if not isinstance(found, Extraction) or len(found.answer) > self.max_answer_chars:  # none, or unreadable
-            return None
-        return found
-
-    def _refusal(self, text: str) -> str | None:
-        """Why the answer ``text`` states does not vote (``None``: it states none)."""
-        found = self._found(text)
-        return None if found is None else _refused(found.answer)
+            return None, None
+        if found.answer not in read:
+            why = _refused(found.answer)
+            read[found.answer] = (None, why) if why else (_normalized(found.answer), None)
+        return read[found.answer]
 
     def _clusters(
         self, votes: list[list[int]], answers: list[str | None]
@@ -242,6 +236,12 @@ class MajorityVote(Reward):
                 scores[i] = Score(1.0, f"majority answer {answers[i]} ({votes})", True)
             else:
                 scores[i] = Score(0.0, f"minority answer {answers[i]} ({votes}; majority has {top})", False)
+
+
+def _normalized(answer: str) -> str | None:
+    """``answer`` as it votes: normalised, with its unit (5 km never votes with 5 cm); None when nothing is left."""
+    value, unit = normalize(answer), unit_of(answer)
+    return None if not value else value if unit is None else f"{value} \\text{{ {unit}}}"
 
 
 def _refused(answer: str) -> str | None:

@@ -39,17 +39,23 @@ def words(text: str) -> list[str]:
     return canonical(text).lower().split()
 
 
-def word_readings(text: str) -> list[list[str]]:
-    """The text's words with invisible characters read as nothing, and (when it has any) read as spaces."""
-    read = words(text)
-    if text.isascii() or _ZERO_WIDTH.search(text) is None:
+def word_readings(text: str, seen: str | None = None) -> list[list[str]]:
+    """The text's words with invisible characters read as nothing, and (when it has any) read as spaces.
+    ``seen``: the canonical text, when the caller has read it already."""
+    seen = canonical(text) if seen is None else seen
+    read = seen.lower().split()
+    if seen == text or _ZERO_WIDTH.search(text) is None:  # canonical removes every zero-width character
         return [read]
     return [read, words(_ZERO_WIDTH.sub(" ", text))]
 
 
-def repeated_share(text: str, n: int) -> float | None:
-    """The largest :func:`repeated_fraction` of ``text``'s word readings (None when it has too few words)."""
-    fractions = [f for f in (repeated_fraction(r, n) for r in word_readings(text)) if f is not None]
+def repeated_share(text: str, n: int, seen: str | None = None) -> float | None:
+    """The largest :func:`repeated_fraction` of ``text``'s word readings (None when it has too few words);
+    ``seen``: the canonical text, when the caller has read it already."""
+    readings = word_readings(text, seen)
+    if len(readings) == 1:  # most text: no invisible character, one reading
+        return repeated_fraction(readings[0], n)
+    fractions = [f for f in (repeated_fraction(r, n) for r in readings) if f is not None]
     return max(fractions) if fractions else None
 
 
@@ -58,7 +64,7 @@ def repeated_fraction(tokens: Sequence[Hashable], n: int) -> float | None:
     total = len(tokens) - n + 1
     if total <= 0:
         return None
-    distinct = len(set(zip(*(tokens[i:] for i in range(n)), strict=False)))
+    distinct = len(set(zip(*[tokens[i:] for i in range(n)], strict=False)))  # shifted copies as a list, not a generator
     return (total - distinct) / total
 
 

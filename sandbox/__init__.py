@@ -11,7 +11,13 @@
 from .api import run, run_each, run_many
 from .backends import Backend, backend_factories, close_backends, get_backend
 from .build import Build
-from .errors import ProgramError, SandboxError, SandboxUnavailableError, UnknownBackendError
+from .errors import (
+    MemoryLimitWarning,
+    ProgramError,
+    SandboxError,
+    SandboxUnavailableError,
+    UnknownBackendError,
+)
 from .precompiled import precompile
 from .program import LANGUAGES, Program, SandboxResult
 
@@ -19,6 +25,7 @@ __all__ = [
     "LANGUAGES",
     "Backend",
     "Build",
+    "MemoryLimitWarning",
     "Program",
     "ProgramError",
     "SandboxError",

@@ -15,10 +15,14 @@ forks a warm interpreter that imports MODULES once and then forks each Python ru
 only numbers and the run's descriptors, so no request is ever in its memory. If it ends, its run abstains and the
 runner asks the host to be replaced (``retire``): a runner that read requests forks no new one.
 
-Memory: the host sets the container's memory limit to the run's budget before the run; a run's
-processes carry ``oom_score_adj`` 1000, so the OOM killer takes them and not the runner. The
-container's own memory counters tell the run's OOM kill (the limit was reached) from a kill from
-outside (the host's OOM killer); a SIGKILL no limit explains came from outside too.
+Memory: after each run (and in its first message) the runner reports the container's baseline, what
+it holds that no run can reclaim (its processes, the warm interpreter, pid 1; file cache excluded),
+and the host sets the container's memory limit to that baseline plus the next run's budget, so the
+run itself gets its ``memory_mb``, not what the runner leaves unused. A run's processes carry
+``oom_score_adj`` 1000, so the OOM killer takes them and not the runner. The container's own memory
+counters tell the run's OOM kill (the limit was reached) from a kill from outside (the host's OOM
+killer); a SIGKILL no limit explains came from outside too. Each answer also carries the run's CPU
+seconds (its build's and its own, from ``wait4``), so a timeout is judged by the CPU it got.
 
 Stdlib only (it runs on the container's interpreter), plus ``_python_main``, which the host sends
 along as a module (``docker_backend.runner_script``). ``--root=DIR`` puts run folders under DIR and
@@ -47,6 +51,7 @@ __all__ = [
     "ENV",
     "HEADER",
     "INTERPRETER_MB",
+    "MEMORY_USAGE",
     "Outcome",
     "PEAK_SLACK",
     "REAP_TIMEOUT",
@@ -61,6 +66,7 @@ __all__ = [
     "enter_run",
     "kill_as",
     "limits",
+    "memory_baseline",
     "memory_events",
     "memory_file",
     "read_exact",
@@ -83,6 +89,10 @@ REAP_TIMEOUT = 5.0
 STARTUP_TIMEOUT = 30.0  # for the warm interpreter's imports
 SANDBOX_UID = 65534
 PEAK_SLACK = 2 << 20  # cgroup v1: a peak usage this close to the limit reached it
+MEMORY_USAGE = (  # under /sys/fs/cgroup, v2 then v1: the usage, the counters, those of the (reclaimable) file cache
+    ("memory.current", "memory.stat", ("active_file", "inactive_file")),
+    ("memory/memory.usage_in_bytes", "memory/memory.stat", ("total_active_file", "total_inactive_file")),
+)
 
 
 # ----- the channel to the host --------------------------------------------------------------------------
@@ -131,7 +141,7 @@ class Runner:
                                             os.path.join(self.root, "main.py"))
             except Exception:  # Python runs start a fresh interpreter instead
                 self.warm = None
-        send(outbox, {"ready": True, "clean": clean, "warm": self.warm is not None})
+        send(outbox, {"ready": True, "clean": clean, "warm": self.warm is not None, "baseline": self.baseline()})
         while (req := receive(inbox)) is not None:
             send(outbox, self.run(req))
 
@@ -139,7 +149,7 @@ class Runner:
         """Compile if needed, run, clean up; the run's facts (output base64-encoded, up to one byte past the cap)."""
         facts = {"exit_code": None, "timed_out": False, "over_limit": False, "compile_failed": False,
                  "memory_killed": False, "cpu_killed": False, "killed_externally": False, "duration": 0.0,
-                 "stdout": "", "stderr": "", "error": None, "build": None}
+                 "cpu_seconds": 0.0, "stdout": "", "stderr": "", "error": None, "build": None}
         workdir = tempfile.mkdtemp(dir=self.root)
         try:
             os.chown(workdir, self.uid, self.uid)
@@ -148,7 +158,8 @@ class Runner:
                 before = memory_events()
                 outcome = self.execute(req, command, workdir, stdin=req["stdin"].encode(), timeout=req["timeout"],
                                        memory_mb=req["memory_mb"])
-                facts.update(outcome.facts(req["timeout"], before, memory_events()))
+                facts.update(outcome.facts(req["timeout"], before, memory_events()),
+                             cpu_seconds=facts["cpu_seconds"] + outcome.cpu_used)
         except WarmInterpreterGone as exc:  # this runner cannot fork runs any more: the host starts another
             facts.update(error=f"the container's runner failed: {exc}", retire=True)
             self.warm.close()  # killed and reaped now: the clean below then kills the run's orphans, sparing nothing of it
@@ -157,7 +168,12 @@ class Runner:
             facts["error"] = f"the container's runner failed: {type(exc).__name__}: {exc}"
         finally:
             facts["leftover"] = not self.clean(workdir)
+            facts["baseline"] = self.baseline()
         return facts
+
+    def baseline(self):
+        """The container's memory baseline once a run is gone (``memory_baseline``); ``None`` outside a container."""
+        return memory_baseline() if self.reap else None
 
     def prepare(self, req, workdir, facts):
         """Write the program (compiling it if needed); the command to run, or ``None`` when ``facts`` are final."""
@@ -180,6 +196,7 @@ class Runner:
         outcome = self.execute(req, req["compile"], workdir, stdin=b"", timeout=req["compile_timeout"],
                                memory_mb=req["compile_memory_mb"])
         facts["compile_duration"] = time.monotonic() - start
+        facts["cpu_seconds"] = outcome.cpu_used
         if outcome.timed_out:
             facts.update(timed_out=True, compile_timed_out=True)
             return None
@@ -589,6 +606,19 @@ def memory_events():
         return 1, int(peak >= limit - PEAK_SLACK), int(counters["oom_kill"])
     except (OSError, ValueError, KeyError):
         return None
+
+
+def memory_baseline():
+    """What the container holds in memory that it cannot reclaim (its usage less the file cache: the
+    runner, the warm interpreter, pid 1, the kernel's share), in bytes; ``None`` where unreadable."""
+    for usage, counters_file, cache in MEMORY_USAGE:
+        try:
+            lines = read_text(f"/sys/fs/cgroup/{counters_file}").splitlines()
+            counters = dict(line.split() for line in lines if line.strip())
+            return max(0, int(read_text(f"/sys/fs/cgroup/{usage}")) - sum(int(counters[name]) for name in cache))
+        except (OSError, ValueError, KeyError):
+            pass
+    return None
 
 
 def read_text(path):

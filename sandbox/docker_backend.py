@@ -8,8 +8,9 @@ takes run requests over the exec's stdin and answers on its stdout; it runs as r
 the capabilities it needs to fork each program as the sandbox user, so no run can signal, trace or
 read it. Python runs are forked from its warm interpreter, which imported the common modules
 before any request arrived, so a run costs a fork, not an interpreter's start-up. Before each run
-the container's memory limit becomes the run's own budget (no swap). Works against a remote engine
-through ``base_url`` or ``DOCKER_HOST``.
+the container's memory limit becomes what the container holds without it (the runner's baseline)
+plus the run's own ``memory_mb`` (no swap), so ``memory_mb`` bounds the run itself. Works against a
+remote engine through ``base_url`` or ``DOCKER_HOST``.
 
 A run that fails (wrong answer, crash, timeout, memory) keeps its container. A runner that ended
 is started again in the same container (it first kills and wipes whatever was left); a container
@@ -21,17 +22,19 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import os
 import queue
 import struct
 import threading
+import warnings
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
 from .build import Build
-from .errors import SandboxUnavailableError
+from .errors import MemoryLimitWarning, SandboxUnavailableError
 from .languages.cache import BuildCache
 from .local import DEFAULT_PRELOAD
 from .outcome import run_result
@@ -39,6 +42,7 @@ from .precompiled import PRECOMPILED
 from .program import Program, SandboxResult
 
 __all__ = [
+    "BASELINE_STEP_MB",
     "CONTAINER_USER",
     "DockerBackend",
     "FRAME",
@@ -49,6 +53,7 @@ __all__ = [
     "REAPER",
     "RUNNER",
     "RUNNER_CAPABILITIES",
+    "RUNNER_ENV",
     "RUNNER_MB",
     "RunnerChannel",
     "RunnerGone",
@@ -56,6 +61,7 @@ __all__ = [
     "Slot",
     "result_of",
     "runner_request",
+    "runner_share_mb",
     "runner_script",
 ]
 
@@ -65,7 +71,11 @@ LABEL = "rewardhub.sandbox"
 CONTAINER_USER = "0:0"  # the engine gives an exec capabilities only where the container's user is root
 # the runner's: fork as the sandbox uid, kill what runs leave, give them their folders and remove them
 RUNNER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN", "FOWNER", "DAC_OVERRIDE"]
-RUNNER_MB = 64  # the runner's own memory, on top of each run's budget in the container's limit
+RUNNER_MB = 64  # the runner's own memory where its baseline is unknown (the container's first limit, the fallback)
+BASELINE_STEP_MB = 4  # the runner's baseline is rounded up to this: a container's limit changes when it drifts
+# a fixed mmap threshold: glibc's dynamic one kept a large request's freed buffers in the runner's heap (its
+# RSS grew 22 -> 55 MB over runs of 16 MB stdin), which the baseline would then count as the runner's
+RUNNER_ENV = {"MALLOC_MMAP_THRESHOLD_": str(128 * 1024)}
 GRACE = 15.0  # seconds past a run's own deadline (and cleanup) before the host gives up on the container
 STARTUP_TIMEOUT = 60.0
 FRAME = struct.Struct(">BxxxI")  # docker's multiplexed stream: kind (1 stdout, 2 stderr), length
@@ -93,7 +103,7 @@ class RunnerChannel:
     """The resident runner of one container, spoken to over its ``docker exec``'s attach socket."""
 
     def __init__(self, api, container_id: str, command: list[str]):
-        self.exec_id = api.exec_create(container_id, command, stdin=True, user="0")["Id"]
+        self.exec_id = api.exec_create(container_id, command, stdin=True, user="0", environment=RUNNER_ENV)["Id"]
         self.stream = api.exec_start(self.exec_id, socket=True)
         self.sock = getattr(self.stream, "_sock", self.stream)
         self.frames = bytearray()  # what the engine sent and is not parsed yet
@@ -141,19 +151,23 @@ class RunnerChannel:
 
 
 class Slot:
-    """One warm container, its runner (``None`` until started, or after it ended) and its memory limit now."""
+    """One warm container, its runner (``None`` until started, or after it ended), its memory limit now
+    and the runner's last memory baseline (bytes the container holds between runs; ``None``: unknown)."""
 
     def __init__(self, container, memory_mb: int):
         self.container, self.memory_mb = container, memory_mb
         self.runner: RunnerChannel | None = None
+        self.baseline: int | None = None
         self.precompiled = 0  # how many of ``sandbox.precompile``'s sources its runner compiled
 
 
 class DockerBackend:
     """Runs programs in warm containers of ``image`` (one per worker) on the engine at ``base_url``.
 
-    Each run's memory limit is its own budget (``memory_mb`` + ``disk_mb`` of the program), at most
-    ``memory_mb`` here when given; ``cpus``, ``pids`` and ``disk_mb`` (each tmpfs) are per container.
+    Each run gets its program's ``memory_mb`` (its processes and the files it writes; at most
+    ``memory_mb`` here when given) on top of what the container holds without it; ``memory_limit``
+    says how memory is limited (or why only loosely). ``cpus``, ``pids`` and ``disk_mb`` (each tmpfs)
+    are per container.
     Python runs are forked from a warm interpreter in each container that imported ``preload`` once
     (as the local backend's zygotes do); ``preload=None`` starts a fresh interpreter for every run.
     """
@@ -200,6 +214,7 @@ class DockerBackend:
             "labels": {LABEL: "1"}, "environment": {}, "detach": True,
         }
         self._start_mb = start_mb
+        self.memory_limit = "not started yet"  # how runs' memory is limited here, once a runner reported
         warm = [] if preload is None else [f"--preload={','.join(preload)}"]
         self._runner_command = ["python3", "-c", runner_script(), *warm]
         self._idle: queue.SimpleQueue = queue.SimpleQueue()  # a Slot, or None: room for a new container
@@ -210,10 +225,16 @@ class DockerBackend:
         self.build_cache = BuildCache()  # not `builds`: that says whether the backend takes builds
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="rewardhub-docker")
 
-    def memory_limit_mb(self, program: Program) -> int:
-        """The container's memory limit while ``program`` runs: its budget (capped) plus the runner's."""
-        budget = program.memory_budget_mb
-        return (min(budget, self.memory_cap_mb) if self.memory_cap_mb else budget) + RUNNER_MB
+    def memory_limit_mb(self, program: Program, baseline: int | None) -> int:
+        """The container's memory limit while ``program`` runs: the runner's ``baseline`` (rounded up to
+        ``BASELINE_STEP_MB``) + the program's memory (capped) + what the runner holds for the run. Where
+        the baseline is unknown: the program's memory and files + ``RUNNER_MB``, as a whole."""
+        own = program.process_memory_mb
+        own = min(own, self.memory_cap_mb) if self.memory_cap_mb else own
+        if baseline is None:
+            return own + program.disk_mb + RUNNER_MB
+        step = BASELINE_STEP_MB << 20
+        return own + math.ceil(baseline / step) * BASELINE_STEP_MB + runner_share_mb(program)
 
     def _slot(self) -> Slot:
         slot = self._idle.get()
@@ -239,7 +260,7 @@ class DockerBackend:
         except Exception as exc:
             return SandboxResult.failed(f"could not start a container of {self.image}: {exc}")
         try:
-            self._prepare(slot, self.memory_limit_mb(program))
+            self._prepare(slot, program)
         except Exception as exc:  # the engine or the container failed: replace the container
             self._discard(slot)
             return SandboxResult.failed(f"the container could not take the run: {type(exc).__name__}: {exc}")
@@ -258,14 +279,15 @@ class DockerBackend:
         if facts.pop("leftover", False):  # processes or files it could not remove: not for the next run
             self._discard(slot)
         else:
+            slot.baseline = facts.pop("baseline", None)
             if facts.pop("retire", False):  # its warm interpreter is gone: the next run starts a new runner
                 slot.runner.close()
                 slot.runner = None
             self._idle.put(slot)
         return result_of(program, facts)
 
-    def _prepare(self, slot: Slot, memory_mb: int) -> None:
-        """A runner that answers (started if there is none) and the run's memory limit, without swap."""
+    def _prepare(self, slot: Slot, program: Program) -> None:
+        """A runner that answers (started if there is none) and ``program``'s memory limit, without swap."""
         if slot.runner is not None and slot.precompiled != len(PRECOMPILED):
             slot.runner.close()  # code registered since it started: a new runner compiles it too
             slot.runner = None
@@ -277,10 +299,23 @@ class DockerBackend:
             if not hello.get("clean"):
                 runner.close()
                 raise RuntimeError("the runner could not remove what an earlier run left")
-            slot.runner, slot.precompiled = runner, len(sources)
+            slot.runner, slot.precompiled, slot.baseline = runner, len(sources), hello.get("baseline")
+            self._describe_memory(slot.baseline)
+        memory_mb = self.memory_limit_mb(program, slot.baseline)
         if memory_mb != slot.memory_mb:
             slot.container.update(mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m")
             slot.memory_mb = memory_mb
+
+    def _describe_memory(self, baseline: int | None) -> None:
+        """Say how runs' memory is limited, from a new runner's first report; warn once where only loosely."""
+        if baseline is not None:
+            self.memory_limit = (f"the run's own memory_mb (its processes and the files it writes), on top of "
+                                 f"the {baseline / 2**20:.0f} MB the container holds without it (the runner's baseline)")
+        elif not self.memory_limit.startswith("loose"):
+            self.memory_limit = (f"loose: memory_mb + disk_mb + {RUNNER_MB} MB for the run and the runner together (the "
+                                 "containers of this engine do not show their memory counters)")
+            warnings.warn(f"docker backend on {self.image}: {self.memory_limit}; a run may use up to that much",
+                          MemoryLimitWarning, stacklevel=2)
 
     def _discard(self, slot: Slot) -> None:
         with self._lock:
@@ -331,6 +366,15 @@ def runner_request(program: Program) -> dict:
     if program.executable is not None:
         request["build"] = base64.b64encode(program.executable.read()).decode()
     return request
+
+
+def runner_share_mb(program: Program) -> int:
+    """What the runner holds in memory for ``program`` while it runs, in MB (rounded up, + 1): its
+    input about three times (the request's text, the bytes, the memory file or work folder copy), its
+    build twice and up to ``output_limit`` of each output stream."""
+    given = sum(len(text.encode(errors="surrogatepass")) for text in (program.stdin, program.code, *program.files.values()))
+    build = len(program.executable) if program.executable is not None else 0
+    return 1 + math.ceil((3 * given + 2 * build + 2 * program.output_limit) / 2**20)
 
 
 def result_of(program: Program, facts: dict) -> SandboxResult:

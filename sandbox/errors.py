@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rewardhub.errors import RewardhubError
+from rewardhub.errors import RewardhubError, RewardhubWarning
 
-__all__ = ["ProgramError", "SandboxError", "SandboxUnavailableError", "UnknownBackendError"]
+__all__ = ["MemoryLimitWarning", "ProgramError", "SandboxError", "SandboxUnavailableError", "UnknownBackendError"]
 
 
 class SandboxError(RewardhubError):
@@ -24,3 +24,7 @@ class UnknownBackendError(SandboxError, KeyError):
 
 class ProgramError(SandboxError, ValueError):
     """A program to run is malformed (unknown language, bad file name, non-positive limit)."""
+
+
+class MemoryLimitWarning(RewardhubWarning):
+    """A backend cannot bound a run's memory at its ``memory_mb`` here: the message says what it bounds instead."""

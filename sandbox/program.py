@@ -86,11 +86,16 @@ class Program:
         return SPECS[self.language].run_command(self.code, self.memory_mb)
 
     @property
-    def memory_budget_mb(self) -> int:
-        """The run's whole memory: its processes, its runtime's own (JVM, V8) and its tmpfs files (while
-        compiling, at least 2 GB + files)."""
+    def process_memory_mb(self) -> int:
+        """The memory of the run's processes: ``memory_mb`` and its runtime's own (JVM, V8); while
+        compiling, at least 2 GB."""
         memory = max(self.memory_mb, COMPILE_MEMORY_MB) if self.compile_command else self.memory_mb
-        return memory + SPECS[self.language].resident_mb + self.disk_mb
+        return memory + SPECS[self.language].resident_mb
+
+    @property
+    def memory_budget_mb(self) -> int:
+        """The run's whole memory on the local backend: its processes' and its tmpfs files'."""
+        return self.process_memory_mb + self.disk_mb
 
     def request(self) -> dict:
         """The program as a JSON-able dict for a backend's worker, without the executable.

@@ -14,6 +14,7 @@ endpoint itself.
 from .cases import load_case_file, run_case, run_cases
 from .contract import (
     CONTRACT_EPISODE_PROBES,
+    DEFAULT_PROBES,
     GAMING_PROBES,
     RELATION_PROBES,
     TEXT_PROBES,
@@ -27,6 +28,7 @@ from .judge_probes import JUDGE_MASTER_KEYS, MasterKeyReport, check_judge_master
 
 __all__ = [
     "CONTRACT_EPISODE_PROBES",
+    "DEFAULT_PROBES",
     "EPISODE_PROBES",
     "FORM_PROBES",
     "GAMING_PROBES",

@@ -6,9 +6,12 @@
 It checks what every trainer relies on (one value per completion, ``None`` semantics, plain and
 chat completions alike, sync/async parity, pickling, determinism, the deadline) and feeds gaming
 probes (empty think blocks, blocks holding only invisible characters, several answers, hedged lists in
-any language, 10k-character and deeply nested inputs, look-alike characters) that must never earn full
-credit; ``RELATION_PROBES`` add relations that end on the answer (``\\boxed{9 = 10}``) for rewards that
-read stated values. A reward that reads episodes (one of its
+any language, 10k-character and deeply nested inputs, look-alike characters, an answer of invisible
+characters) that must never earn full credit. The answer probes (``RELATION_PROBES``: relations that end on
+the answer, ``\\boxed{9 = 10}``; ``TEXT_PROBES``: hedges in other languages, candidates one per line) are fed
+too and bind a reward that reads stated answers: one that pays the right answer more than the wrong one (a
+reward that reads no answer, such as a length or politeness score, is not asked to tell a hedge from an
+answer; ``answer_probes=True`` / ``False`` decides it explicitly). A reward that reads episodes (one of its
 ``required_columns()`` is a part of the trajectory view: ``tool_calls``, ``env_state``, ...) is also
 fed the episode probes of :mod:`.episodes` (success claimed in prose, a forged tool result, a call
 written as text, the submit tool spammed, look-alike arguments) and the right call whose tool failed with
@@ -47,6 +50,7 @@ __all__ = [
     "CONTRACT_EPISODE_PROBES",
     "ContractReport",
     "ContractViolation",
+    "DEFAULT_PROBES",
     "GAMING_PROBES",
     "Probe",
     "RELATION_PROBES",
@@ -71,10 +75,12 @@ def _lookalike(answer: str) -> str:
 
 @dataclass(frozen=True)
 class Probe:
-    """A completion built to game a reward; it must not get full credit."""
+    """A completion built to game a reward; it must not get full credit (an ``answer`` probe: from a reward that
+    reads stated answers, see ``check_contract``)."""
 
     name: str
     make: Callable[[str, str], str]  # (right answer, wrong answer) -> completion text
+    answer: bool = False
 
 
 GAMING_PROBES: tuple[Probe, ...] = (
@@ -91,12 +97,11 @@ GAMING_PROBES: tuple[Probe, ...] = (
     Probe("invisible_think_answer", lambda right, wrong: "<think>\u200b</think>\n<answer>\u2060\u200b</answer>"),
     Probe("hedged_other_language", lambda right, wrong: f"\\boxed{{{wrong} \\text{{ oder }} {right}}}"),
 )
-# Relations that end on the right answer: a reader that takes the value after the last "=" is fooled. Pass
-# ``probes=GAMING_PROBES + RELATION_PROBES`` to a reward that reads stated values (answers, votes).
+# Relations that end on the right answer: a reader that takes the value after the last "=" is fooled.
 RELATION_PROBES: tuple[Probe, ...] = (
-    Probe("relation_answer", lambda right, wrong: f"\\boxed{{{wrong} = {right}}}"),
-    Probe("chained_relation", lambda right, wrong: f"\\boxed{{x = {wrong} = {right}}}"),
-    Probe("false_arithmetic", lambda right, wrong: f"\\boxed{{{wrong} + 0 = {right}}}"),
+    Probe("relation_answer", lambda right, wrong: f"\\boxed{{{wrong} = {right}}}", answer=True),
+    Probe("chained_relation", lambda right, wrong: f"\\boxed{{x = {wrong} = {right}}}", answer=True),
+    Probe("false_arithmetic", lambda right, wrong: f"\\boxed{{{wrong} + 0 = {right}}}", answer=True),
 )
 
 
@@ -115,17 +120,18 @@ CONTRACT_EPISODE_PROBES: tuple[EpisodeProbe, ...] = (
     EpisodeProbe("failed_call_empty_error", _failed_call("")),
     EpisodeProbe("failed_call_long_error", _failed_call("Traceback (most recent call last):\n" * 1000)),
 )
-# Hedges in other languages and answers that show nothing (issue 33): a reward reading policy text through a
-# canonical, multilingual layer gives none of them full credit. Not in the defaults yet (rewards that read
-# one language only would fail them); pass ``probes=GAMING_PROBES + TEXT_PROBES``.
+# Hedges in other languages, candidates one per line and answers that show nothing (issue 33): a reward reading
+# policy text through a canonical, multilingual layer gives none of them full credit.
 TEXT_PROBES: tuple[Probe, ...] = (
-    Probe("hedge_oder", lambda right, wrong: f"The answer is {wrong} oder {right}."),
-    Probe("hedge_ou", lambda right, wrong: f"La réponse est {wrong} ou {right}."),
-    Probe("hedge_cjk", lambda right, wrong: f"答案是{wrong}或{right}"),
-    Probe("hedge_russian", lambda right, wrong: f"Ответ: {wrong} или {right}"),
-    Probe("one_per_line", lambda right, wrong: f"{wrong}\n{right}"),
+    Probe("hedge_oder", lambda right, wrong: f"The answer is {wrong} oder {right}.", answer=True),
+    Probe("hedge_ou", lambda right, wrong: f"La réponse est {wrong} ou {right}.", answer=True),
+    Probe("hedge_cjk", lambda right, wrong: f"答案是{wrong}或{right}", answer=True),
+    Probe("hedge_russian", lambda right, wrong: f"Ответ: {wrong} или {right}", answer=True),
+    Probe("one_per_line", lambda right, wrong: f"{wrong}\n{right}", answer=True),
     Probe("invisible_answer", lambda right, wrong: "\u200b\u2060\ufeff"),
 )
+# What ``check_contract`` feeds by default: every probe above.
+DEFAULT_PROBES: tuple[Probe, ...] = GAMING_PROBES + RELATION_PROBES + TEXT_PROBES
 
 
 class ContractViolation(AssertionError):
@@ -138,6 +144,7 @@ class ContractReport:
 
     failures: list[str] = field(default_factory=list)
     probe_values: dict[str, float | None] = field(default_factory=dict)
+    answer_probes: bool = False  # whether the answer probes bound the reward (it reads stated answers)
     episode_values: dict[str, float | None] = field(default_factory=dict)  # episode probes and ``honest``
     seconds: float = 0.0
 
@@ -155,7 +162,8 @@ def check_contract(
     correct_completion: str | None = None,
     full_credit: float = 1.0,
     deadline: float = 60.0,
-    probes: tuple[Probe, ...] = GAMING_PROBES,
+    probes: tuple[Probe, ...] = DEFAULT_PROBES,
+    answer_probes: bool | None = None,
     prompt: Any = None,
     episode_task: EpisodeTask | None = None,
     episode_probes: tuple[EpisodeProbe, ...] = CONTRACT_EPISODE_PROBES,
@@ -169,6 +177,11 @@ def check_contract(
     the only such column), and to ``"10"`` when there is none; ``wrong`` to an answer that neither
     holds ``right`` nor is held in it. When ``correct_completion`` is given it must earn
     ``full_credit``, showing the probes are meaningful.
+
+    Every probe but the answer probes binds any reward; the answer probes (``Probe.answer``) bind a reward
+    that reads stated answers: by default one that pays the right answer (``correct_completion``, else
+    ``\\boxed{right}``) more than ``\\boxed{wrong}``; ``answer_probes`` True or False says so explicitly (a
+    reward that votes or reads answers in groups may not tell them apart alone).
 
     A reward that reads episodes, or any reward when ``episode_task`` is given, is also fed
     ``episode_probes`` built on ``episode_task`` (default: submitting ``right`` once); when
@@ -205,9 +218,10 @@ def check_contract(
         report.failures.append(f"the correct completion got {values[0]!r}, not full credit {full_credit}")
     if values[2] is not None and values[2] >= full_credit:
         report.failures.append(f"an empty completion got full credit ({values[2]})")
+    report.answer_probes = _reads_answers(values) if answer_probes is None else answer_probes
     for probe, value in zip(probes, values[3:], strict=True):
         report.probe_values[probe.name] = value
-        if value is not None and value >= full_credit:
+        if value is not None and value >= full_credit and (report.answer_probes or not probe.answer):
             report.failures.append(f"gaming probe {probe.name!r} got full credit ({value})")
 
     chat = [[{"role": "assistant", "content": t}] for t in texts]
@@ -234,6 +248,11 @@ def check_contract(
     if episode_task is not None or reads_episodes(reward):
         _check_episodes(report, reward, episode_task, episode_probes, columns, right, full_credit, deadline)
     return _finish(report, raise_on_failure)
+
+
+def _reads_answers(values: list[float | None]) -> bool:
+    """Whether the reward paid the right answer (first completion) more than the wrong one (second)."""
+    return values[0] is not None and values[1] is not None and values[0] > values[1]
 
 
 def reads_episodes(reward: Any) -> bool:

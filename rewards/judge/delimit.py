@@ -39,11 +39,17 @@ _OPEN, _CLOSE = "[【〔〖⟦〚", "]】〕〗⟧〛"
 _GAP = rf"(?:[^\w{re.escape(_OPEN + _CLOSE)}]|_)"
 # A bracketed header at a line's start, after spaces, quote/heading/emphasis marks or a list marker;
 # not a link "[a](b)", not a checkbox "[x]" (two or more letters inside).
+_LINE_PREFIX = r"(?:[ \t>#*_+•·-]|\d{1,3}[.)])*"  # spaces, quote/heading/emphasis marks, list markers
 _LINE_HEADER = re.compile(
-    rf"^((?:[ \t>#*_+•·-]|\d{{1,3}}[.)])*)[{re.escape(_OPEN)}]([^{re.escape(_OPEN + _CLOSE)}\n]{{0,160}}?"
+    rf"^({_LINE_PREFIX})[{re.escape(_OPEN)}]([^{re.escape(_OPEN + _CLOSE)}\n]{{0,160}}?"
     rf"[^\W\d_][^\W\d_][^{re.escape(_OPEN + _CLOSE)}\n]{{0,160}}?)[{re.escape(_CLOSE)}](?!\()",
     re.MULTILINE,
 )
+# What a line header opens with (its prefix, then a bracket), at the text's start or after a line break: found
+# by a search for "\n" (a fast literal scan) instead of trying _LINE_HEADER's ^ at every character.
+_LINE_OPENER = rf"{_LINE_PREFIX}[{re.escape(_OPEN)}]"
+_FIRST_LINE_OPENER = re.compile(_LINE_OPENER)
+_LATER_LINE_OPENER = re.compile(rf"\n{_LINE_OPENER}")
 _TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>\n]{0,80}>")
 _TEMPLATE_HEADER = re.compile(r"^[ \t]*\[([^\[\]\n{}]{1,80})\][ \t]*$", re.MULTILINE)
 _NAME_WORDS = re.compile(r"[^\W_]+")
@@ -70,7 +76,8 @@ def neutralised(text: str, tags: frozenset[str] = frozenset(), headers: frozense
     template's tags neutralised; for text that is not a completion's alone (an episode's JSON lines)."""
     if any(bracket in text for bracket in _OPEN):
         text = _section_pattern(headers).sub(lambda m: f"({m.group(1)})", text)
-        text = _LINE_HEADER.sub(lambda m: f"{m.group(1)}({m.group(2)})", text)
+        if _FIRST_LINE_OPENER.match(text) is not None or _LATER_LINE_OPENER.search(text) is not None:
+            text = _LINE_HEADER.sub(lambda m: f"{m.group(1)}({m.group(2)})", text)
     if tags:
         text = _tag_pattern(tags).sub("&lt;", text)
     return text

@@ -269,8 +269,14 @@ def rank_values(tiers: list[list[int]]) -> list[tuple[float, int, int]]:
     return out
 
 
-def _json(text: str) -> Any:
+def _json(text: str) -> Mapping | None:
+    """The JSON object ``text`` is as a whole (in a ```json fence or not), else ``None``: anything else is
+    not parsed at all (a failed parse costs an exception per answer)."""
+    body = text.strip().removeprefix("```json").removesuffix("```").strip()
+    if not body.startswith("{"):
+        return None
     try:
-        return json.loads(text.strip().removeprefix("```json").removesuffix("```"))
+        data = json.loads(body)
     except (ValueError, RecursionError):
         return None
+    return data if isinstance(data, Mapping) else None

@@ -21,6 +21,7 @@ from rewardhub.workers import WorkerPool, shared_pool
 
 from ..text.extract import bracket_depths
 from .literals import has_modulus, literal_verdict, magnitude_verdict, parse_literal
+from .relations import NAME_NOISE, NEGATION, is_name
 
 __all__ = ["Check", "MathChecker", "SEVERAL_FOR_ONE", "list_items", "verify_pair", "warm_up"]
 
@@ -48,18 +49,7 @@ _SIDE_BY_SIDE = re.compile(
 _RELATION_FIRST = re.compile(
     r"\s*(?:\\(?:leq?|geq?|leqslant|geqslant|neq?|lt|gt|approx|sim|simeq|nless|ngtr|not|neg|lnot)(?![A-Za-z])|[<>≤≥≠¬])"
 )
-_NEGATION = re.compile(r"\\(?:neq?|not|neg|lnot|notin)(?![A-Za-z])|≠|¬|!=")
 _AS_WRITTEN_NOISE = re.compile(r"\\(?:text\w*|mathrm|mbox|operatorname)|[\s{}\\.,;:!?'\"()\[\]]")
-
-# Reading the left side of an equation: subscripts, call arguments and decorations go; a named quantity
-# is then letters only.
-_SUBSCRIPT = re.compile(r"_(?:\{[^{}]*\}|\\?\w)")
-_CALL_ARGUMENTS = re.compile(r"(?<=[A-Za-z}])\([^()]*\)")
-_NAME_NOISE = re.compile(
-    r"\\(?:text\w*|mathrm|mathbf|operatorname|overline|overrightarrow|vec|hat|bar|angle|triangle|measuredangle"
-    r"|sin|cos|tan|cot|sec|csc|log|ln|frac|left|right|times|cdot|div|pm|alpha|beta|gamma|delta|theta|phi|lambda|mu|sigma|omega|pi)"
-    r"(?![A-Za-z])|\^\{\\prime+\}|[\s{}|+:/\\(),]"
-)
 
 _REQUIRES = ("rewardhub.rewards.math.checker:warm_up",)
 # One answer of each shape, so that the parser's and sympy's first-use costs are paid at worker start.
@@ -178,7 +168,7 @@ def _in_process_check(gold: str, answer: str) -> Check | None:
     if _SIDE_BY_SIDE.search(answer) and not _SIDE_BY_SIDE.search(gold):
         return Check("not equal", "numbers side by side: their digits run together, they are no product")
     for find, why in ((_RELATION_FIRST.match, "a relation with no left side: a bound, not a value"),
-                      (_NEGATION.search, "a negation: it denies a value")):  # fmt: skip
+                      (NEGATION.search, "a negation: it denies a value")):  # fmt: skip
         if find(answer) and not find(gold):
             return Check("not equal", why)
     if has_modulus(answer) and not has_modulus(gold):
@@ -282,10 +272,9 @@ def _unnamed_equation(gold: str, answer: str) -> str | None:
     if len(sides) < 2 or len(_top_level_split(gold, "=")) > 1:
         return None
     left = sides[0]
-    if not any(char.isalpha() for char in _NAME_NOISE.sub("", left)):
+    if not any(char.isalpha() for char in NAME_NOISE.sub("", left)):
         return None  # arithmetic: "2 \\times 9 = 18"
-    name = _NAME_NOISE.sub("", _CALL_ARGUMENTS.sub("", _SUBSCRIPT.sub("", left)))
-    return None if name.isalpha() else left.strip()
+    return None if is_name(left) else left.strip()
 
 
 def _top_level_split(text: str, separator: str) -> list[str]:

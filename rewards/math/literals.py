@@ -11,6 +11,7 @@ short answers plus exact arithmetic, safe to run in the trainer's process.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -78,8 +79,23 @@ def normalize(answer: str, *, decimal_comma: bool = False) -> str:
     """A canonical spelling of an extracted answer (wrappers, spacing, units, separators removed).
 
     ``decimal_comma``: read ``3,5`` as 3.5 (only when the other side is a single number; otherwise it
-    is a list of two values).
+    is a list of two values). Short answers are remembered: a batch repeats its golds and most of its answers.
     """
+    if len(answer) <= _REMEMBERED_CHARS:
+        return _remembered_spelling(answer, decimal_comma)
+    return _spelling(answer, decimal_comma)
+
+
+_REMEMBERED_CHARS = 200  # longer answers are rare and would make the memo's memory unbounded in practice
+
+
+@functools.lru_cache(maxsize=8192)
+def _remembered_spelling(answer: str, decimal_comma: bool) -> str:
+    return _spelling(answer, decimal_comma)
+
+
+def _spelling(answer: str, decimal_comma: bool) -> str:
+    """The canonical spelling itself (``normalize`` without the memo)."""
     s = _BOLD.sub(r"\1", unicode_to_latex(answer)).strip().strip("*").strip().replace("\u2212", "-")  # **12**
     s = _ESCAPED_COMMAND.sub(r"\\", s)  # "\\\\left(" written for "\\left(" (an escaping slip)
     s = _THOUSANDS_MARK.sub("", s).replace("{,}", ",")

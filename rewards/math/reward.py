@@ -32,7 +32,8 @@ from ..text.extract import (
 )
 from ..text.extract.boxes import _BOX_COMMANDS, _boxes
 from .checker import SEVERAL_FOR_ONE, Check, MathChecker, list_items
-from .literals import Scalar, normalize, parse_literal
+from .literals import Scalar, has_modulus, normalize, parse_literal
+from .relations import read_relations
 from .units import Quantity, convert, quantity, unit_of
 
 __all__ = [
@@ -54,6 +55,8 @@ _CLOSE_TAG = "</answer>"
 _ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _HEDGE_WORD = re.compile(lexicon.pattern("hedges", single_letters=False), re.IGNORECASE)  # "or" in any language
 _MAX_BARE = 200  # a completion this short may be the gold itself
+_MAX_CANDIDATE = 40  # a longer line is no bare candidate value
+_PLAIN_NUMBER = re.compile(r"\s*\$?\s*[-+]?\d[\d,.\s/]*\$?\.?\s*")  # 12, -3.5, 1,000, $7/2$
 
 
 def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadable | None:
@@ -61,7 +64,23 @@ def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadab
     over-long answers with a reason that says so): ``MATH_EXTRACTORS``, then, unless ``last_number`` is
     False, the last math span, a bare answer and the last number that stands alone, read only after the
     last "the answer is" (never past a stated answer) and never in a completion cut off mid-sentence.
-    :class:`Unreadable` when a stated answer cannot be read faithfully (``the answer is 5 or more``)."""
+    :class:`Unreadable` when a stated answer cannot be read faithfully (``the answer is 5 or more``).
+    Completions up to ``_REMEMBERED_CHARS`` are remembered: a group often repeats one (easy prompts)."""
+    if len(text) <= _REMEMBERED_CHARS:
+        return _remembered_answer(text, last_number)
+    return _answer(text, last_number)
+
+
+_REMEMBERED_CHARS = 4096
+
+
+@functools.lru_cache(maxsize=1024)
+def _remembered_answer(text: str, last_number: bool) -> Extraction | Unreadable | None:
+    return _answer(text, last_number)
+
+
+def _answer(text: str, last_number: bool) -> Extraction | Unreadable | None:
+    """``find_answer`` without the memo."""
     text = canonical(text)
     found = extract_answer(text, MATH_EXTRACTORS, max_chars=None)
     if isinstance(found, Unreadable) and found.how == "open_answer_tag" and _CLOSE_TAG in text:
@@ -77,10 +96,31 @@ def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadab
 
 def _unmarked(text: str) -> Extraction | Unreadable | None:
     """An unmarked answer (the last math span, a bare answer, the last number), unless the text was cut off."""
+    closing = _closing_values(text)
+    if len(closing) > 1:
+        return Unreadable(f"several values, one per line ({', '.join(closing)}): no one answer", "last_number")
     found = extract_answer(text, UNMARKED_EXTRACTORS, max_chars=None)
     if isinstance(found, Extraction) and found.how != "bare" and looks_truncated(text):
         return Unreadable("the text stops mid-sentence (cut off?): its tail is no final answer", found.how)
     return found
+
+
+def _closing_values(text: str, limit: int = 50) -> list[str]:
+    """The distinct values ``text`` ends with one per line, each line one plain number and nothing else (``12\\n10``:
+    a list of candidates, not an answer), up to the second one found among its last ``limit`` lines."""
+    values: list[str] = []
+    for line in reversed(text.strip().splitlines()[-limit:]):
+        if not line.strip():
+            continue
+        if len(line) > _MAX_CANDIDATE or not _PLAIN_NUMBER.fullmatch(line):
+            break  # a sentence, not a bare value (told without the normaliser's cost)
+        value = normalize(line)
+        if not value or parse_literal(value) is None:
+            break
+        values = values if value in values else [value, *values]
+        if len(values) > 1:
+            break
+    return values
 
 
 def gold_answer(gold: Any) -> str | None:
@@ -145,6 +185,17 @@ def _gold(value: str, max_chars: int) -> _Gold | str | None:
     return _Gold(text, unit, isinstance(parse_literal(text), Scalar), normalize(answer, decimal_comma=True))
 
 
+class _Pending(NamedTuple):
+    """A row to check: the normalised ``(gold, answer)`` pairs (one, or one per value the answer offers, ``5 or 6``,
+    each of which must equal the gold), whether the answer was stated (a box, a tag, "the answer is") rather than
+    guessed from unmarked text, and the ``((closed side, closed side), statement)`` pairs its relation chain
+    needs equal to be true (``9 = 10`` is false; see ``relations``)."""
+
+    pairs: list[tuple[str, str]]
+    stated: bool
+    sides: tuple[tuple[tuple[str, str], str], ...] = ()
+
+
 class MathReward(Reward):
     """1.0 when the final answer equals the gold answer, else 0.0; ``verdict`` says "correct"."""
 
@@ -175,26 +226,25 @@ class MathReward(Reward):
     def score_batch(self, batch: Batch) -> list[Score]:
         golds = batch.column(self.column)
         scores: list[Score | None] = [None] * len(batch)
-        pending: dict[int, list[tuple[str, str]]] = {}
-        stated: dict[int, bool] = {}  # one answer was marked (box, tag, "the answer is"), not guessed
+        pending: dict[int, _Pending] = {}
         for i, (text, gold) in enumerate(zip(batch.texts, golds, strict=True)):
             outcome = self._prepare(text, gold)
             if isinstance(outcome, Score):
                 scores[i] = outcome
             else:
-                pending[i], stated[i] = outcome
-        checks = iter(self.checker.compare([pair for pairs in pending.values() for pair in pairs]))
-        for i, pairs in pending.items():
-            score = self._combined([self._score(next(checks), *pair) for pair in pairs])
+                pending[i] = outcome
+        checks = iter(self.checker.compare([pair for row in pending.values()
+                                            for pair in (*row.pairs, *(side for side, _ in row.sides))]))
+        for i, row in pending.items():
+            score = self._combined([self._score(next(checks), *pair) for pair in row.pairs])
+            score = self._true_statement(score, [(next(checks), statement) for _, statement in row.sides])
             # a wrong unmarked answer (``:``, ``Solution``) is final, as are several different stated answers:
             # a verifier would grade its own guess, or pick one of the answers
-            scores[i] = score if stated[i] or score.value != 0.0 else dataclasses.replace(score, final=True)
+            scores[i] = score if row.stated or score.value != 0.0 else dataclasses.replace(score, final=True)
         return scores  # type: ignore[return-value]
 
-    def _prepare(self, text: str | None, gold_value: Any) -> Score | tuple[list[tuple[str, str]], bool]:
-        """A final score for rows decided without a parser, else the normalised (gold, answer) pairs to check:
-        one, or one per value the answer offers (``5 or 6``), each of which must equal the gold, and whether the
-        answer was stated (a box, a tag, "the answer is") rather than guessed from unmarked text."""
+    def _prepare(self, text: str | None, gold_value: Any) -> Score | _Pending:
+        """A final score for rows decided without a parser, else what to check (see :class:`_Pending`)."""
         if text is None:
             return Score(None, "no text")
         if gold_value is None or isinstance(gold_value, bool) or not str(gold_value).strip():
@@ -205,7 +255,7 @@ class MathReward(Reward):
             return Score(None, f"gold unparseable: no answer of at most {self.max_answer_chars} chars found in it")
         found = find_answer(text, last_number=self.last_number)
         if not isinstance(found, Extraction) and len(text) <= _MAX_BARE and normalize(canonical(text).strip()) == gold.text:
-            return [(gold.text, gold.text)], True  # the completion is the gold ("Ada Lovelace"), whatever markup it lacks
+            return _Pending([(gold.text, gold.text)], True)  # the completion is the gold ("Ada Lovelace"), whatever markup it lacks
         # Failures marked final are never sent to a rescue's model verifier: without one readable answer,
         # a verifier would grade its own reading of the text (what judge master keys exploit).
         if found is None:
@@ -238,9 +288,28 @@ class MathReward(Reward):
             return Score(0.0, "no answer found", False, final=True)
         if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and _solutions(answers):
             answers = [", ".join(answers)]  # "x = 1 or x = 2" for the gold's two solutions "1, 2"
+        modular = has_modulus(found.answer)  # "8 \\equiv 3 \\pmod 5": its sides differ by design
+        readings = [read_relations(gold.text, answer, modular=modular) for answer in answers]
+        refused = next((reading.refused for reading in readings if reading.refused), None)
+        if refused is not None:  # "x \\approx 10" for 10: no value equal to the gold, whatever its number
+            return Score(0.0, f"{refused}: {_short(found.answer)}", False, final=True)
+        sides = tuple((check, answer) for answer, reading in zip(answers, readings, strict=True) for check in reading.checks)
+        answers = [reading.answer for reading in readings]  # "x = 2 \\cdot 5 = 10", "10 = x" state 10
         if len(answers) == 1 and not gold.is_number and isinstance(parse_literal(answers[0]), Scalar):
-            return [(gold.comma, answers[0])], stated  # "1,22" gold, "1.22" answer
-        return [(gold.text, answer) for answer in answers], stated
+            return _Pending([(gold.comma, answers[0])], stated, sides)  # "1,22" gold, "1.22" answer
+        return _Pending([(gold.text, answer) for answer in answers], stated, sides)
+
+    def _true_statement(self, score: Score, sides: list[tuple[Check, str]]) -> Score:
+        """``score``, unless the answer's statement is false (``9 = 10``: two closed sides that differ), which
+        fails it, or could not be checked in time while ``score`` pays, which abstains (or fails, when the
+        answer's own runaway side used its whole budget)."""
+        for check, statement in sides:
+            if check.status == "not equal":
+                return Score(0.0, f"a false equation: {_short(statement)}", False, final=True)
+        for check, statement in sides:
+            if check.status in ("runaway", "timeout", "error") and (score.value or 0.0) > 0.0:
+                return self._score(check, statement, statement)
+        return score
 
     def _score(self, check: Check, gold: str, answer: str) -> Score:
         how = f" ({check.detail})" if check.detail not in ("", "exact", "as written") else ""

@@ -35,6 +35,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable
+from typing import NamedTuple
 
 __all__ = [
     "canonical",
@@ -48,33 +49,156 @@ __all__ = [
 _LINE_BREAKS = re.compile("\r\n|[\r\u0085\u000b\u000c\u2028\u2029]")
 # Not Cf but shown as nothing all the same: variation selectors, the combining grapheme joiner.
 _SHOWN_AS_NOTHING = re.compile("[\u034f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
-_BLANK_LETTERS = re.compile("[\u115f\u1160\u3164\uffa0\u2800]")
-_GROUP_SPACE = re.compile("(?<=\\d)[\u00a0\u2007\u2008\u2009\u202f](?=\\d{3}(?!\\d))")
+_BLANKS = "\u115f\u1160\u3164\uffa0\u2800"
+_BLANK_LETTERS = re.compile(f"[{_BLANKS}]")
+_GROUP_SPACES = "\u00a0\u2007\u2008\u2009\u202f"
+_GROUP_SPACE = re.compile(f"(?<=\\d)[{_GROUP_SPACES}](?=\\d{{3}}(?!\\d))")
 _SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", "0123456789+-=()ni", strict=True))
 _SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()", strict=True))
 _SCRIPT_RUN = re.compile(f"[{''.join(_SUPERSCRIPTS)}]+|[{''.join(_SUBSCRIPTS)}]+")
-_STRAY_MARKS = re.compile("(?<=[A-Za-z0-9])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
+# The combining-mark blocks whose marks, left on an ASCII letter or digit after NFKC, are removed.
+_MARK_BLOCKS = ((0x300, 0x370), (0x1AB0, 0x1B00), (0x1DC0, 0x1E00), (0x20D0, 0x2100), (0xFE20, 0xFE30))
+_MARK_RUN = re.compile("[" + "".join(f"{chr(low)}-{chr(high - 1)}" for low, high in _MARK_BLOCKS) + "]+")
+_NON_ASCII_RUN = re.compile("[^\x00-\x7f]*")
+_WORD_REST = re.compile(r"[^\W\d_]*")  # the rest of a word: letters (alphanumeric, not a decimal digit or _)
+_LATIN_LETTER = re.compile("[A-Za-z\u0130\u212a]")  # or a letter whose lower case is one (İ, the Kelvin sign)
+_ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _FOLDED_SCRIPTS = ("CYRILLIC", "GREEK")
 
 
 def canonical(text: str) -> str:
     """``text`` as a reader sees it (see the module docstring for each step)."""
+    if text.isascii():  # only its line breaks may change
+        return text if "\r" not in text and "\x0b" not in text and "\x0c" not in text else _LINE_BREAKS.sub("\n", text)
     text = unify_lines(text)
-    if text.isascii() or _to_read().search(text) is None:  # nothing any step below would change
+    rest = _non_ascii(text)
+    if _to_read().search(rest) is None:  # nothing any step below would change
         return text
-    return _rewritten(text)
+    return _rewritten(text, rest)
+
+
+_ASCII_BYTES = bytes(range(128))
+
+
+def _non_ascii(text: str) -> str:
+    """The non-ASCII characters of ``text``, in order: three passes in C (encode, delete, decode) that cost
+    less than one character-class scan of the whole text, which then reads only these. In UTF-8 every byte of
+    a non-ASCII character is >= 0x80, so deleting the ASCII bytes leaves whole characters."""
+    return text.encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
 
 
 @functools.lru_cache(maxsize=1024)
-def _rewritten(text: str) -> str:
-    """The steps that change a text, remembered for the last texts: the rewards of a set read the same
-    completions, and each pays the rewrite once between them."""
-    text = strip_invisible(text)
-    text = _GROUP_SPACE.sub("", text)
-    text = _SCRIPT_RUN.sub(_script_run, text)
-    text = unicodedata.normalize("NFKC", text).replace("\u2044", "/")
-    text = _STRAY_MARKS.sub("", text)
-    return fold_confusables(text)
+def _rewritten(text: str, rest: str) -> str:
+    """The steps that change ``text`` (``rest``: its non-ASCII characters), remembered for the last texts:
+    the rewards of a set read the same completions, and each pays the rewrite once between them. Only the
+    steps some character of the text calls for run: a zero-width space costs a ``str.replace``, not seven
+    passes over the text."""
+    present = set(_to_read().findall(rest))
+    kinds = _kinds()
+    if not present.isdisjoint(kinds.invisible) or not present.isdisjoint(kinds.blank):
+        text = _without_invisible(text, present, kinds)
+    if not present.isdisjoint(kinds.group_space):
+        text = _GROUP_SPACE.sub("", text)
+    if not present.isdisjoint(kinds.scripts):
+        text = _SCRIPT_RUN.sub(_script_run, text)
+    # Every character NFKC changes or composes is one to read; with none of them the text is NFKC already.
+    unstable = present - kinds.nfkc_stable
+    if unstable and not unicodedata.is_normalized("NFKC", text):
+        text = _nfkc(text, unstable)
+        rest = _non_ascii(text)
+        present = set(_to_read().findall(rest))  # it may write marks, look-alikes (𝛂 is α), ⁄ (½), Cyrillic
+    if "\u2044" in present:
+        text = text.replace("\u2044", "/")
+    if not present.isdisjoint(kinds.marks):
+        text = _without_stray_marks(text)
+    lookalikes = {char for char in present if char in latin_lookalikes()}
+    if lookalikes:
+        hits = _positions(text, lookalikes) if len(lookalikes) <= _FEW else (
+            hit.start() for hit in _lookalike().finditer(text))
+        text = _fold_words(text, hits, _real_cyrillic().search(rest) is not None)
+    return text
+
+
+class _Kinds(NamedTuple):
+    """The characters that call for each step of :func:`_rewritten`."""
+
+    invisible: frozenset[str]  # format characters and those shown as nothing: removed
+    blank: frozenset[str]  # blank letters: a space
+    group_space: frozenset[str]
+    scripts: frozenset[str]
+    marks: frozenset[str]  # the combining marks a stray mark on an ASCII letter or digit may be
+    nfkc_stable: frozenset[str]  # those of the others NFKC leaves as they are, wherever they stand
+
+
+@functools.cache
+def _kinds() -> _Kinds:
+    shown_as_nothing = [chr(code) for code in (0x34F, *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))]
+    invisible = frozenset(_format_character_list()) | frozenset(shown_as_nothing)
+    named = invisible | frozenset(latin_lookalikes()) | frozenset(_BLANKS + "\u2044")
+    return _Kinds(invisible, frozenset(_BLANKS), frozenset(_GROUP_SPACES),
+                  frozenset(_SUPERSCRIPTS) | frozenset(_SUBSCRIPTS),
+                  frozenset(chr(code) for low, high in _MARK_BLOCKS for code in range(low, high)),
+                  frozenset(char for char in named if _nfkc_stable(char)))
+
+
+def _nfkc_stable(char: str) -> bool:
+    """Whether NFKC leaves ``char`` as it is wherever it stands: it does not change it, and ``char`` neither
+    combines nor composes with the character before it. (Every second half of a canonical composition is a
+    mark, or a Hangul medial vowel or final consonant.)"""
+    return (unicodedata.normalize("NFKC", char) == char and unicodedata.combining(char) == 0
+            and not unicodedata.category(char).startswith("M") and not "\u1161" <= char <= "\u1175"
+            and not "\u11a8" <= char <= "\u11c2")
+
+
+_FEW = 8  # up to this many distinct characters to remove, one str.replace each beats a character-class pass
+
+
+def _without_invisible(text: str, present: set[str], kinds: _Kinds) -> str:
+    """:func:`strip_invisible` for a text whose characters of interest are ``present``."""
+    hidden = present & kinds.invisible
+    if len(hidden) > _FEW:
+        return strip_invisible(text)
+    for char in hidden:
+        text = text.replace(char, "")
+    for char in present & kinds.blank:
+        text = text.replace(char, " ")
+    return text
+
+
+_MANY = 64  # more places to normalise than this, and one NFKC pass over the whole text is cheaper
+
+
+def _nfkc(text: str, unstable: set[str]) -> str:
+    """NFKC of ``text`` whose only characters NFKC may change or compose are among ``unstable``: only the
+    stretches around them are normalised. Normalisation never reaches across an ASCII character (a starter
+    that composes with nothing before it), so a stretch runs from the ASCII character before such a
+    character (``e`` composes with a mark after it) to the next ASCII character; the text between stretches
+    holds nothing NFKC changes."""
+    if len(unstable) > _FEW:
+        return unicodedata.normalize("NFKC", text)
+    hits = _positions(text, unstable)
+    if len(hits) > _MANY:
+        return unicodedata.normalize("NFKC", text)
+    pieces, done = [], 0
+    for at in hits:
+        if at < done:
+            continue
+        start = at
+        while start > done and not text[start - 1].isascii():
+            start -= 1
+        start = max(done, start - 1)  # the ASCII character before the run
+        end = _NON_ASCII_RUN.match(text, at).end()
+        pieces += [text[done:start], unicodedata.normalize("NFKC", text[start:end])]
+        done = end
+    return "".join(pieces) + text[done:]
+
+
+def _without_stray_marks(text: str) -> str:
+    """``text`` without the combining marks left on an ASCII letter or digit (they compose with nothing)."""
+    if _MARK_RUN.search(text) is None:
+        return text
+    return _MARK_RUN.sub(lambda run: "" if run.start() and text[run.start() - 1] in _ASCII_ALNUM else run.group(),
+                         text)
 
 
 def unify_lines(text: str) -> str:
@@ -97,8 +221,14 @@ def strip_invisible(text: str) -> str:
 @functools.cache
 def _format_characters() -> re.Pattern[str]:
     """Every format character (category Cf) as one character class: one scan in C instead of a loop here."""
+    return _character_class(map(ord, _format_character_list()))
+
+
+@functools.cache
+def _format_character_list() -> tuple[str, ...]:
+    """Every format character (category Cf), ascending."""
     codes = (*range(0x80, 0x20000), *range(0xE0000, 0xE0100))  # no format character lies outside these
-    return _character_class(code for code in codes if unicodedata.category(chr(code)) == "Cf")
+    return tuple(chr(code) for code in codes if unicodedata.category(chr(code)) == "Cf")
 
 
 @functools.cache
@@ -111,8 +241,7 @@ def _to_read() -> re.Pattern[str]:
     named = set(map(ord, "\u2044\u00a0\u2007\u2008\u2009\u202f\u115f\u1160\u3164\uffa0\u2800\u034f"))
     named |= set(map(ord, "".join(_SUPERSCRIPTS) + "".join(_SUBSCRIPTS) + "".join(latin_lookalikes())))
     jamo = {*range(0x1100, 0x1200), *range(0xA960, 0xA980), *range(0xD7B0, 0xD800)}
-    named |= {*range(0x300, 0x370), *range(0x1AB0, 0x1B00), *range(0x1DC0, 0x1E00), *range(0x20D0, 0x2100),
-              *range(0xFE00, 0xFE10), *range(0xFE20, 0xFE30)}  # the mark blocks the steps name, assigned or not
+    named |= {code for low, high in ((0xFE00, 0xFE10), *_MARK_BLOCKS) for code in range(low, high)}  # assigned or not
 
     def changes(code: int) -> bool:
         char = chr(code)
@@ -147,23 +276,38 @@ def fold_confusables(text: str) -> str:
     """Cyrillic and Greek look-alikes of Latin letters as Latin, where a reader would take them for Latin."""
     if text.isascii():
         return text
-    table = latin_lookalikes()
     first = _lookalike().search(text)
     if first is None:
         return text
-    real_cyrillic = _real_cyrillic().search(text) is not None  # a letter of a word of real Cyrillic
+    return _fold_words(text, (hit.start() for hit in _lookalike().finditer(text, first.start())),
+                       _real_cyrillic().search(text) is not None)
+
+
+def _fold_words(text: str, hits: Iterable[int], real_cyrillic: bool) -> str:
+    """``text`` with the words holding a look-alike at ``hits`` (ascending positions) folded: only those
+    words are read. ``real_cyrillic``: the text has a letter of a word of real Cyrillic."""
+    table = latin_lookalikes()
     pieces, done = [], 0
-    for hit in _lookalike().finditer(text, first.start()):  # only the words holding a look-alike are read
-        if hit.start() < done:
+    for start in hits:
+        if start < done:
             continue
-        start, end = hit.start(), hit.end()
+        end = _WORD_REST.match(text, start + 1).end()
         while start > done and _in_word(text[start - 1]):
             start -= 1
-        while end < len(text) and _in_word(text[end]):
-            end += 1
         pieces += [text[done:start], _folded(text[start:end], table, real_cyrillic)]
         done = end
     return "".join(pieces) + text[done:]
+
+
+def _positions(text: str, chars: Iterable[str]) -> list[int]:
+    """Where each of ``chars`` (a few distinct characters) stands in ``text``, ascending: ``str.find`` runs."""
+    hits = []
+    for char in chars:
+        at = text.find(char)
+        while at >= 0:
+            hits.append(at)
+            at = text.find(char, at + 1)
+    return sorted(hits)
 
 
 def _in_word(ch: str) -> bool:
@@ -172,7 +316,7 @@ def _in_word(ch: str) -> bool:
 
 
 def _folded(word: str, table: dict[str, str], real_cyrillic: bool) -> str:
-    if any("a" <= ch.lower() <= "z" for ch in word):  # mixed with Latin letters: a disguised Latin word
+    if _LATIN_LETTER.search(word):  # mixed with Latin letters: a disguised Latin word
         return "".join(table.get(ch, ch) for ch in word)
     if not real_cyrillic and all(ch in table and _script(ch) == "CYRILLIC" for ch in word):
         return "".join(table[ch] for ch in word)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 
 __all__ = [
@@ -152,19 +153,65 @@ def find(text: str, kind: str, start: int = 0, languages: Iterable[str] = LANGUA
     Chinese or Japanese is found anywhere. Plain string search per entry, lazily merged: linear in the
     text for a fixed lexicon, with no backtracking, so it is safe on megabytes of completion.
     """
+    offset = max(start - 1, 0)  # only the text from start is read, and the character before it (a boundary)
+    text = text[offset:]
     lower = text.lower()
     if len(lower) != len(text):  # a few letters change length when lowercased (İ): search them as written
         lower = "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
-    words = entries(kind, languages)
-    cursor = {word: lower.find(word, start) for word in words}
+    begin = start - offset
+    cursor = {}
+    for word in _candidates(lower, begin, kind, tuple(languages)):
+        i = lower.find(word, begin)
+        if i >= 0:
+            cursor[word] = i
     while cursor:
-        i, word = min(((i, word) for word, i in cursor.items() if i >= 0), default=(-1, ""))
-        if i < 0:
-            return
+        i, word = min((i, word) for word, i in cursor.items())
         j = i + len(word)
-        cursor[word] = lower.find(word, i + 1)
+        found = lower.find(word, i + 1)
+        if found < 0:
+            del cursor[word]
+        else:
+            cursor[word] = found
         if not spaced(word) or (_alone_before(lower, i, word) and _alone_after(lower, j, word)):
-            yield i, j, word
+            yield i + offset, j + offset, word
+
+
+_SHORT = 64  # a text this short is read for its letters; a longer one for the words that key the entries
+
+
+def _candidates(lower: str, begin: int, kind: str, languages: tuple[str, ...]) -> list[str]:
+    """The entries of ``kind`` that may occur in ``lower`` (lowercased) from ``begin``: those whose first letter
+    it holds when it is short (a set of its letters, one pass in C), else those whose key word it holds (one
+    scan per key, fewer than the entries). Searching every entry would cost a scan of the text each."""
+    if len(lower) - begin <= _SHORT:
+        by_first = _by_first_letter(kind, languages)
+        return [word for letter in by_first.keys() & set(lower[begin:]) for word in by_first[letter]]
+    return [word for key, group in _by_key(kind, languages, lower.isascii()) if key in lower for word in group]
+
+
+@functools.cache
+def _by_key(kind: str, languages: tuple[str, ...], ascii_only: bool = False) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The entries of ``kind`` in ``languages`` grouped by a key word each of them holds (so the text holds it
+    wherever the entry occurs): of an entry's words, one of four letters or more where it has one, the one
+    most entries share (``answer`` for ``the final answer is`` and ``answer:``), the longest among equals.
+    ``ascii_only``: only the entries written in ASCII (none of the others occurs in ASCII text)."""
+    words = tuple(word for word in entries(kind, languages) if word.isascii() or not ascii_only)
+    pieces = {word: re.findall(r"\w+", word) or [word] for word in words}
+    shared = Counter(piece for word in words for piece in set(pieces[word]))
+    groups: dict[str, list[str]] = {}
+    for word in words:
+        long = [piece for piece in pieces[word] if len(piece) >= 4] or pieces[word]
+        groups.setdefault(max(long, key=lambda piece: (shared[piece], len(piece))), []).append(word)
+    return tuple((key, tuple(group)) for key, group in groups.items())
+
+
+@functools.cache
+def _by_first_letter(kind: str, languages: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """The entries of ``kind`` in ``languages`` by their first character."""
+    grouped: dict[str, list[str]] = {}
+    for word in entries(kind, languages):
+        grouped.setdefault(word[0], []).append(word)
+    return {letter: tuple(words) for letter, words in grouped.items()}
 
 
 def _alone_before(text: str, i: int, word: str) -> bool:

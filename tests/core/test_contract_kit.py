@@ -9,7 +9,9 @@ import pytest
 import rewardhub
 from rewardhub.testing import (
     CONTRACT_EPISODE_PROBES,
+    DEFAULT_PROBES,
     RELATION_PROBES,
+    TEXT_PROBES,
     ContractViolation,
     EpisodeTask,
     check_contract,
@@ -131,7 +133,7 @@ def test_a_reward_that_hangs_fails_the_deadline_instead_of_hanging_the_tests():
 
     report = check_contract(hangs_on_long_inputs, deadline=0.5, raise_on_failure=False)
     expected = [
-        f"deadline: scoring {3 + len(GAMING_PROBES)} completions did not finish within 0.5 s (a gaming probe may send "
+        f"deadline: scoring {3 + len(DEFAULT_PROBES)} completions did not finish within 0.5 s (a gaming probe may send "
         f"the reward into a runaway loop)"
     ]
     assert report.failures == expected
@@ -218,16 +220,44 @@ def test_invisible_blocks_and_relations_are_probed():
     report = check_contract(blocks(), correct_completion="<think>4 + 6</think><answer>10</answer>",
                             raise_on_failure=False)
     assert "gaming probe 'invisible_think_answer' got full credit (1.0)" in report.failures
-    report = check_contract(last_value(), probes=GAMING_PROBES + RELATION_PROBES, raise_on_failure=False)
+    report = check_contract(last_value(), raise_on_failure=False)  # the relation probes are fed by default
+    assert report.answer_probes
     for probe in ("relation_answer", "chained_relation", "false_arithmetic", "hedged_other_language"):
         assert f"gaming probe {probe!r} got full credit (1.0)" in report.failures
-    assert check_contract(strict(), probes=GAMING_PROBES + RELATION_PROBES).ok  # the last box, exactly
+    assert check_contract(strict()).ok  # the last box, exactly
+
+
+@rewardhub.sample_reward(name="k_last_word")
+def last_word(text, solution):
+    """Gameable: the last word of the text (a hedge in another language, or one candidate per line, ends on it)."""
+    words = re.findall(r"\d+|[A-Za-z]+", text)
+    return float(bool(words) and words[-1] == str(solution))
+
+
+@rewardhub.sample_reward(name="k_sentence")
+def sentence(text):
+    """Reads no answer: 1.0 for a sentence of at least four words that ends with a full stop."""
+    return float(len(text.split()) >= 4 and text.rstrip().endswith("."))
+
+
+def test_the_text_probes_are_fed_by_default_and_bind_readers_of_answers():
+    report = check_contract(last_word(), raise_on_failure=False)
+    assert report.answer_probes
+    for probe in ("hedge_oder", "hedge_ou", "hedge_cjk", "hedge_russian", "one_per_line"):
+        assert f"gaming probe {probe!r} got full credit (1.0)" in report.failures, report.failures
+    # a reward that reads no answer pays the right and the wrong answer alike: the answer probes are reported only
+    quiet = check_contract(sentence(), raise_on_failure=False)
+    assert not quiet.answer_probes and quiet.probe_values["hedge_oder"] == 1.0 and quiet.ok, quiet.failures
+    told = check_contract(sentence(), answer_probes=True, raise_on_failure=False)
+    assert "gaming probe 'hedge_oder' got full credit (1.0)" in told.failures
+    assert {p.name for p in DEFAULT_PROBES} == {p.name for p in GAMING_PROBES + RELATION_PROBES + TEXT_PROBES}
 
 
 def test_majority_vote_refuses_the_relation_probes():
     vote = rewardhub.get("majority_vote", timeout=2)
-    report = check_contract(vote, probes=GAMING_PROBES + RELATION_PROBES, raise_on_failure=False)
-    assert all(report.probe_values[p.name] in (0.0, None) for p in RELATION_PROBES), report.probe_values
+    report = check_contract(vote, answer_probes=True, raise_on_failure=False)
+    assert report.ok, report.failures
+    assert all(report.probe_values[p.name] in (0.0, None) for p in RELATION_PROBES + TEXT_PROBES), report.probe_values
 
 
 def test_a_tool_reward_reading_an_empty_error_as_success_is_caught():

@@ -32,7 +32,7 @@ def test_the_scaffolded_plugin_passes_its_own_tests(tmp_path):
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=folder, env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    assert "7 passed" in result.stdout  # 3 tests + 4 cases from the case file
+    assert "8 passed" in result.stdout  # 3 tests + 5 cases from the case file
     listed = subprocess.run([sys.executable, "-m", "rewardhub.cli", "list", "--json"], env=env, capture_output=True,
                             text=True, timeout=120, cwd=tmp_path)
     assert '"citation_check"' in listed.stdout and "rewardhub-citation-check" in listed.stdout

@@ -1,10 +1,13 @@
 """repetition_penalty: fraction of repeated word n-grams scaled to [max_penalty, 0]."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import rewardhub
 from rewardhub import ConfigError
-from rewardhub.rewards.repetition import repeated_fraction, words
+from rewardhub.rewards.repetition import repeated_fraction, repeated_share, word_readings, words
+from rewardhub.rewards.text import canonical
 from rewardhub.testing import check_contract
 
 MB = 1_000_000
@@ -123,3 +126,10 @@ def test_a_loop_varied_with_invisible_or_lookalike_characters_is_still_a_loop(mo
 def test_honest_non_latin_text_is_not_a_loop():
     fresh = "Кошка сидела на ковре и смотрела на дверь, потом ушла спать в другую комнату до утра."
     assert rewardhub.get("repetition_penalty")(None, [fresh, "猫はマットの上に座ってドアを見ていた。"]) == [0.0, 0.0]
+
+
+@given(st.lists(st.sampled_from(["the", "cat", "sat", " ", "\u200b", "\u2060", "а", "\u00ad", "\n", "é"]), max_size=40)
+       .map("".join))
+def test_word_readings_given_the_canonical_text_read_as_without_it(text):
+    assert word_readings(text, canonical(text)) == word_readings(text)
+    assert repeated_share(text, 2, canonical(text)) == repeated_share(text, 2)

@@ -21,13 +21,16 @@ import rewardhub
 from rewardhub import sandbox
 from rewardhub.sandbox import Program, SandboxResult, SandboxUnavailableError
 from rewardhub.sandbox.docker_backend import (
+    BASELINE_STEP_MB,
     LABEL,
     MESSAGE,
     DockerBackend,
     result_of,
     runner_request,
     runner_script,
+    runner_share_mb,
 )
+from rewardhub.sandbox.program import STARVED_SHARE
 
 
 def fenced(code: str) -> str:
@@ -57,11 +60,11 @@ def run_runner_many(programs: list[Program], root, how: str = "warm", precompile
     results = []
     try:
         send(runner.stdin, {"precompile": precompile})
-        assert receive(runner.stdout) == {"ready": True, "clean": True, "warm": how == "warm"}
+        assert receive(runner.stdout) == {"ready": True, "clean": True, "warm": how == "warm", "baseline": None}
         for program in programs:
             send(runner.stdin, runner_request(program))
             facts = receive(runner.stdout)
-            assert not facts.pop("leftover")
+            assert not facts.pop("leftover") and facts.pop("baseline") is None  # as a plain process: no container
             results.append(result_of(program, facts))
         runner.stdin.close()
         assert runner.wait(timeout=60) == 0
@@ -184,6 +187,17 @@ def test_runner_compiles_c(tmp_path):
     assert run_runner(Program("int main( {", language="c"), tmp_path).reason == "compile error"
     build = run_runner(Program('#include <stdio.h>\nint main(){puts("built");}', language="c", compile_only=True), tmp_path)
     assert run_runner(Program("", language="c", executable=build.executable), tmp_path).stdout == "built\n"
+    assert build.cpu_seconds > 0  # the compiler's CPU, counted as the run's (as the local backend counts it)
+
+
+def test_runner_reports_each_runs_cpu_seconds(tmp_path, how):
+    """Issue 35: without cpu_seconds a docker run starved by a busy machine scored 0 "timeout"."""
+    spin, sleep, done = run_runner_many([Program("while True: pass", timeout=1),
+                                         Program("import time\ntime.sleep(30)", timeout=1),
+                                         Program("print(sum(range(3_000_000)))")], tmp_path, how)
+    assert spin.timed_out and spin.cpu_seconds > 0 and spin.starved(1) == (spin.cpu_seconds < STARVED_SHARE)
+    assert sleep.timed_out and sleep.cpu_seconds < STARVED_SHARE and sleep.starved(1)
+    assert done.ok and done.cpu_seconds > 0
 
 
 def test_no_engine_says_where_it_looked(tmp_path):
@@ -405,8 +419,12 @@ def test_a_run_gets_its_own_memory_limit_and_no_swap(backend):
     assert over.reason.startswith("memory limit exceeded"), over.reason
     assert (within.stdout, within.ok) == ("held 100\n", True)
     assert (larger.stdout, larger.ok) == ("held 400\n", True)  # the same container, with a larger limit
-    limits = backend.client.api.inspect_container(backend._slots[0].container.id)["HostConfig"]
-    assert limits["Memory"] == limits["MemorySwap"] == backend.memory_limit_mb(Program("", memory_mb=600)) * 1024**2
+    slot = backend._slots[0]
+    limits = backend.client.api.inspect_container(slot.container.id)["HostConfig"]
+    assert limits["Memory"] == limits["MemorySwap"] == slot.memory_mb * 1024**2
+    own = min(600, backend.memory_cap_mb)  # the backend's memory_mb caps each run's
+    above = slot.memory_mb - own - runner_share_mb(Program(TOUCH.format(400), memory_mb=600))
+    assert 0 < above <= slot.baseline / 2**20 + 2 * BASELINE_STEP_MB  # the runner's baseline, rounded up
 
 
 # ----- issue 22.8: one resident runner per container -----------------------------------------------------------

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 __all__ = ["ends_inside_math", "math_spans"]
@@ -33,7 +35,7 @@ class _SpanIndex:
         self.starts = [start for start, _, _ in self.spans]
 
     @classmethod
-    def of(cls, spans: list[tuple[int, int, str]]) -> _SpanIndex:
+    def of(cls, spans: Sequence[tuple[int, int, str]]) -> _SpanIndex:
         index = cls("")
         index.spans, index.starts = spans, [start for start, _, _ in spans]
         return index
@@ -44,7 +46,7 @@ class _SpanIndex:
 
 
 class _Spans(NamedTuple):
-    spans: list[tuple[int, int, str]]
+    spans: tuple[tuple[int, int, str], ...]
     unclosed: tuple[str, int] | None  # the delimiter left open at the end of the text, and where
 
 
@@ -55,10 +57,13 @@ def math_spans(text: str) -> list[tuple[int, int, str]]:
     operator ("$5 + $") or spans a paragraph break is two currency signs: the second dollar then opens
     the next pair. Each stretch between two delimiters is examined once: linear time.
     """
-    return _scan_spans(text).spans
+    return list(_scan_spans(text).spans)
 
 
+@functools.lru_cache(maxsize=16)
 def _scan_spans(text: str) -> _Spans:
+    """The spans of ``text`` and the delimiter it leaves open, remembered for the last few texts: the
+    extractors of one completion (its last math span, whether it stops inside math) scan the same text."""
     spans: list[tuple[int, int, str]] = []
     opened: tuple[str, int, int] | None = None  # (delimiter, start, end)
     for match in _MATH_DELIMITER.finditer(text):
@@ -82,7 +87,7 @@ def _scan_spans(text: str) -> _Spans:
                 opened = (token, match.start(), match.end())
         elif opened is None or opened[0] in ("$", "$$"):
             opened = (token, match.start(), match.end())
-    return _Spans(spans, None if opened is None else opened[:2])
+    return _Spans(tuple(spans), None if opened is None else opened[:2])
 
 
 def _reads_as_math(content: str, *, inline: bool) -> bool:

@@ -5,10 +5,11 @@ lexicon, the last statement of a completion, and a stated answer taken back afte
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from .. import lexicon
+from ..number_words import without_measure_word
 from .answers import (
     _EITHER,
     HEDGE,
@@ -37,12 +38,15 @@ from .spans import _clean_span, _scan_spans, _SpanIndex, math_spans
 __all__ = ["after_statement", "answer_is", "answer_tag", "final_statement", "gsm8k", "open_answer_tag", "read_answer", "unless_revised"]
 
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
-# "the answer is", "Answer:", "the answer (arabic numerals) is": a short remark may stand between.
-_ANSWER_IS = re.compile(
-    r"(?<![A-Za-z])the\s+answers\s+are\b:?|"  # "The answers are 4 and 5."
-    r"answer\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|(?:would|should|will|must|could|might|may) be)\b:?|:)",
-    re.IGNORECASE,
-)  # also "**Answer**: 12", "the answer would be 12"
+# "the answer is", "Answer:", "the answer (arabic numerals) is": a short remark may stand between; also "**Answer**:
+# 12", "the answer would be 12", and "The answers are 4 and 5.". Two patterns that never overlap, each read on its
+# own: an alternation would try both at every character, and a lookbehind opening a pattern at every character too
+# (``t(?<![A-Za-z]t)he`` is ``(?<![A-Za-z])the``, tried only where a ``t`` stands).
+_ANSWER_IS = (
+    re.compile(r"answer\**\s{0,5}(?:\([^()\n]{1,40}\)\s{0,5})?(?:(?:is|(?:would|should|will|must|could|might|may) be)\b:?|:)",
+               re.IGNORECASE),
+    re.compile(r"t(?<![A-Za-z]t)he\s+answers\s+are\b:?", re.IGNORECASE),
+)
 # In the other languages of the lexicon ("答案是", "Die Antwort ist", "Ответ:", "答えは", "정답은"), found by string
 # search (a regex alternation of every phrase would cost a pass per phrase at every position).
 _OTHER_LANGUAGES = tuple(language for language in lexicon.LANGUAGES if language != "en")
@@ -63,9 +67,9 @@ class _Statement(NamedTuple):
 
 def _last_statement(text: str) -> _Statement | None:
     """The last "the answer is" of ``text`` in any language of the lexicon (the later one where both are)."""
-    english = _last_match(_ANSWER_IS, text)
+    english = [_last_match(pattern, text) for pattern in _ANSWER_IS]
     other = lexicon.find_last(text, "answer_phrases", 0, _OTHER_LANGUAGES)
-    found = [(match.start(), match.end()) for match in (english,) if match is not None]
+    found = [(match.start(), match.end()) for match in english if match is not None]
     found += [(other[0], other[1])] if other is not None else []
     return _Statement(*max(found)) if found else None
 # "another valid answer is", "an alternative answer would be", "the other possible answer is": a second answer.
@@ -217,7 +221,7 @@ def _read_phrase(phrase: str, max_chars: int | None) -> str | Unreadable | None:
     return _bounded(OR.join(readings), max_chars)
 
 
-def _split_outside_spans(phrase: str, spans: list[tuple[int, int, str]]) -> list[tuple[str, str]]:
+def _split_outside_spans(phrase: str, spans: Sequence[tuple[int, int, str]]) -> list[tuple[str, str]]:
     """``phrase`` split at each "or" and "but" (a correction offers a second value) outside math spans and
     brackets: (the separator before the piece, "" for the first; the piece)."""
     matches = list(_PHRASE_SEPARATOR.finditer(phrase))
@@ -235,12 +239,13 @@ def _split_outside_spans(phrase: str, spans: list[tuple[int, int, str]]) -> list
 
 
 def _read_value(
-    phrase: str, max_chars: int | None, spans: list[tuple[int, int, str]] | None = None
+    phrase: str, max_chars: int | None, spans: Sequence[tuple[int, int, str]] | None = None
 ) -> str | Unreadable | None:
     """One value in a phrase (``spans``: its math spans, when known): one math span, a number in words, a box,
     the spans, a bare answer, a number; :class:`Unreadable` when the phrase holds other values besides."""
     lead = len(phrase) - len(phrase.lstrip(" \t,;"))
     phrase = phrase.strip(" \t,;")
+    phrase = without_measure_word(phrase)  # "(12,-11) 입니다", "(-15,-2)です": the copula after the value goes
     if spans is None:
         spans = math_spans(phrase)
     else:  # the same spans, shifted by what was stripped (no span starts or ends in spaces and commas)

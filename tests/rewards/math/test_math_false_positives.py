@@ -101,6 +101,9 @@ WRONG = {
         ("125", "Thus, # profit for the jewelry shop is $5,000 + $125 = $5,125."),
         ("10", "He paid $10 and then $20 more."),
     ],
+    # a parser reads an equation by its last side (issue 33)
+    "false relations": [("11", r"$x = 5+5+1 = 7 = 11$"), ("10", r"\boxed{9 = 10}"), ("9", r"\boxed{10 = 9}"),
+                        ("10", r"\boxed{x \approx 10}"), ("10", r"The answer is $10 \le x$.")],
 }
 
 RIGHT = {
@@ -152,7 +155,8 @@ RIGHT = {
     "units": [("18", "#### 18 dollars"), ("18", r"\boxed{18\text{ dollars}}"), ("5 km", r"\boxed{5 \text{ km}}"),
               ("1/3", r"$\frac{1}{3}\,\text{m}$")],
     "markdown": [("12", "**12**"), ("12", "The answer is **12**."), ("12", "Answer: **12** apples")],
-    "named quantities": [("5", r"So $a + b = 5$."), ("7", r"Hence $f(3) = 7$."), ("11", r"$x = 5+5+1 = 7 = 11$")],
+    "named quantities": [("5", r"So $a + b = 5$."), ("7", r"Hence $f(3) = 7$."), ("11", r"$x = 5+5+1 = 11$"),
+                         ("10", r"\boxed{\text{Area} = 10}"), ("10", r"\boxed{10 = x}")],
 }
 
 

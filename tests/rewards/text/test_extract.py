@@ -40,6 +40,8 @@ from rewardhub.rewards.text.extract import (
     strip_latex,
     unicode_to_latex,
 )
+from rewardhub.rewards.text.extract.numbers import _words_in
+from rewardhub.rewards.text.number_words import NUMBER_WORDS
 
 MB = 1_000_000
 
@@ -628,3 +630,17 @@ def test_unicode_to_latex(text, expected):
 )  # fmt: skip
 def test_a_word_alone_between_dollars_is_math(text, expected):
     assert last_math(text) == expected
+
+
+def whole_words(text: str, words, start: int, reverse: bool) -> list[tuple[int, int]]:
+    """Every occurrence of ``words`` as a whole word from ``start``, by brute force, in text order or from the end."""
+    lower = text.lower()
+    found = sorted((i, word) for word in words for i in range(start, len(lower)) if lower.startswith(word, i)
+                   and not (i and lower[i - 1].isalpha()) and not (i + len(word) < len(lower) and lower[i + len(word)].isalpha()))
+    return [(i, i + len(word)) for i, word in (reversed(found) if reverse else found)]
+
+
+@given(st.lists(st.sampled_from(["one", "on", "e", "ten", "tent", "seventeen", "seven", "x", " ", "-", "hundred"]),
+                max_size=12).map("".join), st.integers(0, 20), st.booleans())
+def test_number_words_are_found_in_order_from_either_end(text, start, reverse):
+    assert list(_words_in(text, NUMBER_WORDS, start, reverse=reverse)) == whole_words(text, NUMBER_WORDS, start, reverse)

@@ -3,6 +3,8 @@
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rewardhub.rewards.text import lexicon
 
@@ -56,3 +58,43 @@ def test_the_pattern_matches_what_find_finds():
 def test_find_is_linear_on_a_long_text():
     text = "wait " * 200_000 + "12"
     assert lexicon.find_last(text, "corrections") == (len(text) - 7, len(text) - 3, "wait")
+
+
+def every_occurrence(text: str, kind: str, start: int) -> list[tuple[int, int, str]]:
+    """What find yields, by brute force: each entry at each position from ``start``, with the script's
+    boundaries (in text order, then by entry)."""
+    lower = "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
+    found = []
+    for i in range(start, len(lower)):
+        for word in lexicon.entries(kind):
+            j = i + len(word)
+            if lower.startswith(word, i) and (not lexicon.spaced(word) or (
+                    (i == 0 or not word[0].isalnum() or lexicon._boundary(lower[i - 1]))
+                    and (j == len(lower) or not word[-1].isalnum() or lexicon._boundary(lower[j])))):
+                found.append((i, j, word))
+    return sorted(found, key=lambda hit: (hit[0], hit[2]))
+
+
+_PIECES = ["wait", "or", "Wait", " ", "x", "答", "不对", "o", "OR", "İ", "actually", ",", "Moment", "5", "u"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join), st.integers(0, 12),
+       st.sampled_from(list(lexicon.KINDS)))
+def test_find_from_a_start_yields_every_occurrence_after_it(text, start, kind):
+    assert list(lexicon.find(text, kind, start)) == every_occurrence(text, kind, start)
+
+
+def test_find_from_a_start_reads_the_boundary_before_it():
+    assert list(lexicon.find("xor 5", "hedges", 1)) == []  # "or" inside "xor"
+    assert list(lexicon.find("x or 5", "hedges", 2)) == [(2, 4, "or")]
+    assert list(lexicon.find("\\boxed{12} Wait, 13", "corrections", 10)) == [(11, 15, "wait")]
+    assert list(lexicon.find("\\boxed{12}", "corrections", 10)) == []
+
+
+@pytest.mark.parametrize("kind", list(lexicon.KINDS))
+@pytest.mark.parametrize("ascii_only", [False, True])
+def test_every_entry_holds_the_key_a_long_text_is_searched_for(kind, ascii_only):
+    groups = lexicon._by_key(kind, lexicon.LANGUAGES, ascii_only)
+    assert sorted(word for _, group in groups for word in group) == sorted(
+        word for word in lexicon.entries(kind) if word.isascii() or not ascii_only)
+    assert all(key in word for key, group in groups for word in group)

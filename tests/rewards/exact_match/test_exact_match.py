@@ -7,6 +7,7 @@ from rewardhub import ConfigError
 from rewardhub.testing import check_contract
 
 MB = 1_000_000
+TRIED = "open_answer_tag, final_statement, gsm8k, last_math, bare, last_number"
 
 
 def chat(text):
@@ -19,12 +20,14 @@ def chat(text):
         (r"so \boxed{42}", "42", 1.0, "correct: '42' (from final_statement)"),
         (r"so \boxed{41}", "42", 0.0, "expected '42', got '41' (from final_statement)"),
         ("#### 1,000", "1000", 1.0, "correct: '1,000' (from gsm8k)"),
-        ("<answer>Paris</answer>", "paris", 1.0, "correct: 'Paris' (from final_statement)"),
+        ("<answer>Paris</answer>", "paris", 1.0, "correct: 'Paris' (from open_answer_tag)"),
         ("The answer is 1e3.", "1,000", 1.0, "correct: '1e3' (from final_statement)"),
         (r"The answer is $\boxed{\text{(B)}}$.", "B", 1.0, r"correct: '\text{(B)}' (from final_statement)"),
         (r"\boxed{3.5}", "35", 0.0, "expected '35', got '3.5' (from final_statement)"),
-        ("It is 42.", "42", 0.0, "no answer found (tried final_statement, gsm8k)"),
-        ("", "42", 0.0, "no answer found (tried final_statement, gsm8k)"),
+        # nothing stated: the last number that stands alone in a finished text, as math reads it
+        ("It is 42.", "42", 1.0, "correct: '42' (from last_number)"),
+        ("It is 42 or 43.", "42", 0.0, f"no answer found (tried {TRIED})"),
+        ("", "42", 0.0, f"no answer found (tried {TRIED})"),
         # GSM8K and MATH references hold a worked solution: its marked answer is the reference.
         (r"\boxed{72}", "Natalia sold 48/2 = 24 clips...\n#### 72", 1.0, "correct: '72' (from final_statement)"),
         (r"\boxed{\frac12}", r"so $\boxed{\frac12}$", 1.0, r"correct: '\frac12' (from final_statement)"),
@@ -32,6 +35,18 @@ def chat(text):
         (r"\boxed{12}", 12.0, 1.0, "correct: '12' (from final_statement)"),
         (r"\boxed{b}", ["a", "B"], 1.0, "correct: 'b' (from final_statement)"),
         (r"\boxed{c}", ["a", "b"], 0.0, "expected 'a' or 'b', got 'c' (from final_statement)"),
+        # issue 34: values read exactly, and what is refused
+        ("The answer is 2300 cm.", r"23\,\text{m}", 1.0, "correct: '2300 cm' (from final_statement)"),
+        ("The answer is 5 ms.", r"5\text{ s}", 0.0, r"expected '5\text{ s}', got '5 ms' (from final_statement)"),
+        (r"\boxed{5!}", "5", 0.0, "expected '5', got '5!' (from final_statement)"),
+        (r"\boxed{100000!}", "100000", 0.0, "expected '100000', got '100000!' (from final_statement)"),
+        ("The final answer is 55. Final answer: 54", "54", 0.0,
+         "two final answers disagree: '55' and '54' (no correction between them) (from final_statement)"),
+        ("So we get 47. Or $5\\sqrt{7}$.", r"5\sqrt{7}", 0.0,
+         r"a hedge: the last sentence 'Or $5\sqrt{7}$.' offers no single value (from last_math)"),
+        ("Antwort: 196 Moment, das ist falsch. Richtig ist 207.", "207", 1.0, "correct: '207' (from final_statement, corrected)"),
+        ("Antwort: 196 Moment, das ist falsch. Richtig ist 207.", "196", 0.0,
+         "expected '196', got '207' (from final_statement, corrected)"),
     ],
 )
 def test_values_and_reasons(completion, solution, value, reason):

@@ -1,0 +1,133 @@
+"""Completions whose final answer is not one value, whatever the reader took from them: two final statements
+that disagree with no correction between them (``The answer is 55%. $\\boxed{45\\%}$``, ``<answer>5</answer> The
+final answer is 6.``), a stated answer taken back after it for another value (``Antwort: 196 Moment, das ist
+falsch. Richtig ist 207.``), and a last sentence that hedges (``So we get 47. Or $5\\sqrt{7}$.``, ``$3 + 4i$
+unless it is 7``). Read last-wins, the policy would be paid for writing both values; exact_match scores such a
+completion 0 with the reason given here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..math.reward import find_answer
+from ..text import lexicon
+from ..text.extract import Extraction, Unreadable, last_math, last_number
+from ..text.extract.stated import Stated, final_statements
+
+__all__ = ["refusal", "revised"]
+
+_MAX_GAP = 120  # characters between two statements for both to be final (more is the work between attempts)
+_WINDOW = 2000  # characters before a statement where the one before it is looked for
+_HEDGE_WORDS = rf"{lexicon.pattern('hedge_adverbs')}|(?<![A-Za-z])(?:unless|although|also possible|depending on|cannot decide|can't decide|not sure)(?![A-Za-z])"
+# After a stated answer in its sentence: "(or possibly 404 meters)", "although 231 mm is also possible", "unless".
+_STATED_HEDGE = re.compile(_HEDGE_WORDS, re.IGNORECASE)
+# Before an unmarked answer in the last sentence: "Or $x$.", "Maybe 12." ("or" between the values read is the
+# reader's business: "$x = 7$ or $x = -7$" are the solutions it joins).
+_UNMARKED_HEDGE = re.compile(rf"{lexicon.pattern('hedges', single_letters=False)}|{_HEDGE_WORDS}", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n|[。！？]")
+_LAST_SENTENCE_CHARS = 400  # only the end of the text is read
+_UNMARKED = frozenset({"last_math", "bare", "last_number"})
+
+
+def refusal(text: str, found: Extraction, pays: Callable[[str], bool]) -> str | None:
+    """Why the completion ``text`` states no single value, though ``found`` (its final answer) ``pays``; None
+    when nothing refuses it. ``pays`` tells whether another value written in the text would be paid too."""
+    sentence = _last_sentence(text)
+    if found.how in _UNMARKED:
+        first = sentence.find(found.answer)  # where the value read starts (else its first digit or span)
+        first = first if first >= 0 else next((i for i, c in enumerate(sentence) if c.isdigit() or c in "$\\"), len(sentence))
+        closing = max(sentence.rfind("$"), sentence.rfind("\\)"), sentence.rfind("\\]"))
+        if _UNMARKED_HEDGE.search(sentence, 0, first) or _STATED_HEDGE.search(sentence, first) or (
+                found.how == "last_math" and closing >= 0 and any(char.isdigit() for char in sentence[closing:])):
+            return f"a hedge: the last sentence '{_short(sentence)}' offers no single value"
+        return None
+    found_at = _around(text, found.answer)
+    if found_at is None:
+        return None
+    earlier, stated, later = found_at
+    if _STATED_HEDGE.search(sentence) and stated.end >= len(text) - _LAST_SENTENCE_CHARS:
+        return f"a hedge: the last sentence '{_short(sentence)}' offers no single value"
+    for first, second in ((earlier, stated), (stated, later)):
+        if first is None or second is None:
+            continue
+        start = min(_answer_end(text, first, first.answer), second.start)
+        gap = text[start : second.start]  # (an answer sentence runs on past a statement inside it)
+        if len(gap.strip()) > _MAX_GAP or next(lexicon.find(gap, "corrections"), None) is not None:
+            continue
+        other = second.answer if first is stated else first.answer
+        if not pays(other):
+            return f"two final answers disagree: '{_short(other)}' and '{_short(found.answer)}' (no correction between them)"
+    return _taken_back(text, stated, found.answer, pays)
+
+
+def revised(text: str, found: Extraction) -> Extraction | Unreadable:
+    """``found`` as corrected in its own sentence (``Antwort: 196 Moment, das ist falsch. Richtig ist 207.``,
+    ``Risposta: 868 Correggo: la risposta è 912.``): the answer read after the correction, or :class:`Unreadable`
+    when none can be read there. A correction in a later sentence is the shared reader's (``unless_revised``)."""
+    if found.how in _UNMARKED:
+        return found
+    last = text.rfind(found.answer.strip()[:12])
+    if last < 0 or next(lexicon.find(text[last:], "corrections"), None) is None:
+        return found  # no correction after the answer's last writing: nothing to revise (the usual case)
+    found_at = _around(text, found.answer)
+    if found_at is None:
+        return found
+    stated = found_at[1]
+    correction = next(lexicon.find(text, "corrections", _answer_end(text, stated, found.answer)), None)
+    if correction is None or correction[0] >= stated.end or not any(c.isdigit() for c in text[correction[1] :]):
+        return found  # no correction in the sentence, or no value after it ("12, let me verify.")
+    again = find_answer(text[correction[1] :])
+    if again is None or isinstance(again, Unreadable):
+        reason = again.reason if again is not None else "no value after it"
+        return Unreadable(f"the stated answer '{_short(found.answer)}' is taken back ('{correction[2]}'): {reason}", found.how)
+    return found if again.answer.strip() == found.answer.strip() else Extraction(again.answer, f"{found.how}, corrected")
+
+
+def _answer_end(text: str, stated: Stated, answer: str) -> int:
+    """Where ``answer`` ends inside its statement (the statement's end when it is not written there as is)."""
+    at = text.find(answer.strip()[:12], stated.start)
+    return at + len(answer.strip()) if 0 <= at < stated.end else stated.end
+
+
+def _taken_back(text: str, stated: Stated, answer: str, pays: Callable[[str], bool]) -> str | None:
+    """A correction after the stated answer followed by a value that is not paid."""
+    correction = next(lexicon.find(text, "corrections", _answer_end(text, stated, answer)), None)
+    if correction is None:
+        return None
+    tail = text[correction[1] :]
+    later = last_math(tail, None) or last_number(tail, None)
+    if later is None or pays(later):
+        return None
+    return f"the stated answer '{_short(answer)}' is taken back ('{correction[2]}') for '{_short(later)}'"
+
+
+def _around(text: str, answer: str) -> tuple[Stated | None, Stated, Stated | None] | None:
+    """The last statement of the text that states ``answer``, with the statement right before it (looked for in
+    the stretch just before it: bounded work) and the next final statement after it; None when no final
+    statement states ``answer`` (it was read elsewhere: a correction, ``####``). Only the stretch around the
+    answer's last writing is read (statements farther apart are no neighbours): bounded work on long texts."""
+    at = text.rfind(answer.strip())
+    low, high = (0, len(text)) if at < 0 else (max(0, at - _WINDOW), min(len(text), at + len(answer) + _WINDOW))
+    finals = [Stated(s.start + low, s.end + low, s.answer) for s in final_statements(text[low:high])]
+    squeezed = " ".join(answer.split())
+    where = next((i for i in range(len(finals) - 1, -1, -1) if " ".join(finals[i].answer.split()) == squeezed), None)
+    if where is None:
+        return None
+    stated = finals[where]
+    start = max(0, stated.start - _WINDOW)
+    before = final_statements(text[start : stated.start])
+    earlier = Stated(before[-1].start + start, before[-1].end + start, before[-1].answer) if before else None
+    return earlier, stated, finals[where + 1] if where + 1 < len(finals) else None
+
+
+def _last_sentence(text: str) -> str:
+    tail = text[-_LAST_SENTENCE_CHARS:].rstrip()
+    ends = [match.end() for match in _SENTENCE_END.finditer(tail) if match.end() < len(tail)]
+    return (tail[ends[-1] :] if ends else tail).strip()
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

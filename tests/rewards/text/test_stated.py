@@ -1,0 +1,25 @@
+"""rewards.text.extract.stated: where each final statement of a completion stands, and what it states."""
+
+from __future__ import annotations
+
+from rewardhub.rewards.text.extract.stated import Stated, final_statements
+
+
+def test_the_last_statement_of_each_kind_in_text_order():
+    text = r"Work. The answer is 55. $\boxed{54}$ then <answer>53</answer>"
+    found = final_statements(text)
+    assert [s.answer for s in found] == ["55", "54", "53"]
+    assert all(isinstance(s, Stated) and text[s.start : s.end] for s in found)
+    assert [s.start for s in found] == sorted(s.start for s in found)
+    assert text[found[1].start :].startswith(r"\boxed{54}") and text[found[2].start :].startswith("<answer>53")
+
+
+def test_statements_in_other_languages_and_unreadable_ones():
+    assert [s.answer for s in final_statements("答案是 12。")] == ["12"]
+    assert final_statements("The answer is 5 or more.") == []  # a hedge states no answer
+    assert final_statements("No statement here, 42.") == []
+
+
+def test_a_megabyte_of_statements_is_read():
+    text = "The answer is 5. \\boxed{6} " * 40_000
+    assert [s.answer for s in final_statements(text)][-1] == "6"
