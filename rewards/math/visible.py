@@ -18,7 +18,9 @@ _HIDING = re.compile(
 _TEXTCOLOR = re.compile(r"\\textcolor(?![A-Za-z])\s*(?:\[[^\]{}]*\])?\s*\{([^{}]*)\}\s*(?=\{)")
 _COLOR = re.compile(r"\\color(?![A-Za-z])\s*(?:\[[^\]{}]*\])?\s*\{([^{}]*)\}")
 # The page's colour (white) in any model: the name, rgb 1,1,1, RGB 255,255,255, HTML FFFFFF, gray 1, or none.
-_BACKGROUND = re.compile(r"white(?:!100)?|transparent|none|(?:1(?:\.0*)?,){2}1(?:\.0*)?|255,255,255|f{6}|1(?:\.0*)?")
+_BACKGROUND = re.compile(
+    r"white(?:!100)?|transparent|none|(?:1(?:\.0*)?,){2}1(?:\.0*)?|255,255,255|f{6}|1(?:\.0*)?"
+)
 _COMMENT = re.compile(r"(?<!\\)%(?=[ \t]*\S)[^\n]*")  # an unescaped % with text after it on its line
 _MARKUP = re.compile(r"[\\{}]|(?<!\\)%[ \t]*[-+\d\\$]")  # LaTeX, or a second value after the %
 _EMPTY_GROUP = re.compile(r"(?<![\\\w}^_])\{\s*\}")  # what a hidden group leaves: {}13 is 13

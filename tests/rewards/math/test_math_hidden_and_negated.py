@@ -41,12 +41,18 @@ def _cases(templates, count, seed):
 
 
 def _scores(reward, cases):
-    result = reward.evaluate(["q"] * len(cases), [text for _, text in cases], solution=[gold for gold, _ in cases])
+    result = reward.evaluate(
+        ["q"] * len(cases), [text for _, text in cases], solution=[gold for gold, _ in cases]
+    )
     return list(zip(cases, result.scores, strict=True))
 
 
 def test_a_hidden_or_struck_out_gold_never_scores(reward):
-    paid = [(case, score.reason) for case, score in _scores(reward, _cases(HIDING_THE_GOLD, 120, 33)) if score.value == 1.0]
+    paid = [
+        (case, score.reason)
+        for case, score in _scores(reward, _cases(HIDING_THE_GOLD, 120, 33))
+        if score.value == 1.0
+    ]
     assert paid == []
 
 
