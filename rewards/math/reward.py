@@ -33,6 +33,7 @@ from ..text.extract import (
 from ..text.extract.boxes import _BOX_COMMANDS, _boxes
 from .checker import SEVERAL_FOR_ONE, Check, MathChecker, list_items
 from .literals import Scalar, has_modulus, normalize, parse_literal
+from .negated import negated_statement
 from .relations import read_relations
 from .units import Quantity, convert, quantity, unit_of
 from .visible import visible
@@ -269,6 +270,9 @@ class MathReward(Reward):
             return Score(0.0, f"no answer: nothing of {_short(found.answer)!r} is visible (struck out, hidden or a "
                               "comment)", False, final=True)
         found = Extraction(shown, found.how)
+        denial = negated_statement(canonical(text), shown)  # "It cannot be $x = 12$." states no 12
+        if denial is not None:
+            return Score(0.0, f"a negated statement: {_short(denial)!r} denies the answer", False, final=True)
         if len(found.answer) > self.max_answer_chars:
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False,
                          final=True)

@@ -22,7 +22,8 @@ _BACKGROUND = re.compile(
     r"white(?:!100)?|transparent|none|(?:1(?:\.0*)?,){2}1(?:\.0*)?|255,255,255|f{6}|1(?:\.0*)?"
 )
 _COMMENT = re.compile(r"(?<!\\)%(?=[ \t]*\S)[^\n]*")  # an unescaped % with text after it on its line
-_MARKUP = re.compile(r"[\\{}]|(?<!\\)%[ \t]*[-+\d\\$]")  # LaTeX, or a second value after the %
+# "32% of them" is a percentage in prose; any other % with text after it is a comment ("12 % 13", "y = 1 % y = 2")
+_PERCENT_OF = re.compile(r"^[^\\{}=%]*\d\s?%\s+[^\W\d_]+(?:\s+[^\W\d_]+)*\s*[.!]?\s*$")
 _EMPTY_GROUP = re.compile(r"(?<![\\\w}^_])\{\s*\}")  # what a hidden group leaves: {}13 is 13
 
 
@@ -31,7 +32,7 @@ def visible(answer: str) -> str:
     coloured white (a ``\\color`` to the end of its group, as TeX does) removed; other colours kept as text."""
     if "\\" not in answer and "%" not in answer:
         return answer
-    if _MARKUP.search(answer):  # "32% of them" is a percentage: only LaTeX (or "12 % 13") has comments
+    if not _PERCENT_OF.match(answer):
         answer = _COMMENT.sub("", answer)
     while True:
         hidden = _HIDING.search(answer)

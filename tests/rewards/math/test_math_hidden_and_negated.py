@@ -6,6 +6,7 @@ import random
 import pytest
 
 from rewardhub.rewards.math import MathReward
+from rewardhub.rewards.math.negated import negated_statement
 from rewardhub.rewards.math.visible import visible
 
 # The gold hidden, a wrong value shown: {g} is the gold, {w} the wrong value.
@@ -76,3 +77,48 @@ def test_nothing_visible_is_no_answer(reward):
 )  # fmt: skip
 def test_visible_reads_as_rendered(answer, seen):
     assert visible(answer) == seen
+
+
+# ----- negated statements: the last sentence denies the value read ------------------------------------
+DENYING_THE_GOLD = [
+    "The answer isn't $x = {g}$.", "It cannot be ${g}$.", "It cannot be $x = {g}$.", "x is not {g}.", "x isn't {g}.",
+    "Hence x ≠ {g}.", "So $x \\neq {g}$.", "It can't be {g}.", "The result is never {g}.", "The value is not equal to {g}.",
+    "Die Antwort ist nicht {g}.", "La réponse n'est pas {g}.", "La respuesta no es {g}.", "La risposta non è {g}.",
+    "A resposta não é {g}.", "Ответ не {g}.", "答案不是{g}。", "答えは{g}ではない。", "답은 {g}가 아니다.",
+]  # fmt: skip
+STATING_THE_GOLD = [
+    "The answer is {g}.", "Not {w}, the answer is {g}.", "It is not {w} but {g}.",
+    "The answer is $\\boxed{{{g}}}$. It is not {w}.", "答案是{g}。",
+    "La respuesta es {g}.", "So we get $x = {g}$.",
+]  # fmt: skip
+
+
+def _stated_cases(templates, count, seed):
+    rng = random.Random(seed)
+    cases = []
+    for _ in range(count):
+        gold = rng.randint(-300, 300)
+        wrong = gold + rng.choice([-1, 1]) * rng.randint(1, 50)
+        work = f"We compute step by step: ${gold} - 0 = {gold}$ and $5 + 6 = 11$.\n\n"  # the gold in the work too
+        cases.append((str(gold), work + rng.choice(templates).format(g=gold, w=wrong)))
+    return cases
+
+
+def test_a_negated_final_statement_never_scores(reward):
+    scored = _scores(reward, _stated_cases(DENYING_THE_GOLD, 120, 35))
+    assert [(case, score.reason) for case, score in scored if score.value == 1.0] == []
+    assert any("a negated statement" in score.reason for _, score in scored)
+
+
+def test_a_stated_gold_beside_a_denied_wrong_value_still_scores(reward):
+    missed = [(case, score.reason) for case, score in _scores(reward, _stated_cases(STATING_THE_GOLD, 60, 36))
+              if score.value != 1.0]  # fmt: skip
+    assert missed == []
+
+
+def test_a_negated_statement_names_its_sentence():
+    assert (
+        negated_statement("Work: $12$.\n\nThe answer isn't $x = 12$.", "12") == "The answer isn't $x = 12$."
+    )
+    assert negated_statement("The answer is 12. It is not 13.", "12") is None
+    assert negated_statement("It is not 12; it is 12.", "12") is None  # stated as well as denied
