@@ -22,7 +22,7 @@ _VALUE = re.compile(r"\$[^$]{1,200}\$|\\\(.{1,200}?\\\)|[-−]?\d+(?:[.,]\d+)*(?
 _FILLER = re.compile(r"(?:\s+|\b(?:be|equal\s+to|equals?|exactly|simply|just|sein|ser|être|essere|равно|равен)\b|[:=])*$",
                      re.IGNORECASE)  # fmt: skip
 _NAMED = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*=\s*")  # "x = 12" names 12
-_RELATION = re.compile(r"\\(?:neq?|not)(?![A-Za-z])|≠")  # "$x \\neq 12$" denies its own value
+_RELATION = re.compile(r"\\(?:neq?|not)(?![A-Za-z])|≠|!=")  # "$x \\neq 12$" denies its own value
 _AFTER_PARTICLE = re.compile(r"\s*[가이은는]?\s*")  # Korean: 12가 아니다
 
 
@@ -39,7 +39,9 @@ def _after() -> re.Pattern[str]:
 
 def negated_statement(text: str, answer: str) -> str | None:
     """The last sentence of ``text`` when it denies ``answer`` (the answer read from ``text``) and states it
-    nowhere without a negation, else None."""
+    nowhere without a negation, else None (also for an answer that is itself a negation, ``x \\neq 3``)."""
+    if _RELATION.search(answer):
+        return None  # "x \\neq 3" is read as the negation it is (the checker compares it with the gold)
     tail = text[-_TAIL:].rstrip()
     ends = [m.end() for m in _SENTENCE_END.finditer(tail, 0, max(len(tail) - 1, 0))]
     sentence = tail[ends[-1] if ends else 0 :].strip()
@@ -72,6 +74,5 @@ def _plain(value: str) -> str:
         .rstrip(".")
         .replace("−", "-")
     )
-    for part in reversed(_RELATION.split(value)):
-        return _NAMED.sub("", part.split("=")[-1] if "=" in part else part)
-    return value
+    part = _RELATION.split(value)[-1]  # "x \\neq 12" names 12
+    return _NAMED.sub("", part.rsplit("=", 1)[-1])
