@@ -22,7 +22,7 @@ HIDING_A_WRONG_VALUE = [
     "\\textcolor{{white}}{{{w}}}{{{g}}}", "{g} % {w}", "\\textcolor{{red}}{{{g}}}", "{{\\color{{blue}} {g}}}",
 ]  # fmt: skip
 WRAPPERS = ["The answer is ${}$.", "$\\boxed{{{}}}$", "<answer>{}</answer>", "Final answer: $\\boxed{{{}}}$"]
-WORK = "We compute step by step: $3 \\cdot 4 = 12$ and $5 + 6 = 11$.\n\n"
+WORK = "We compute step by step: ${g} - 0 = {g}$ and $5 + 6 = 11$.\n\n"  # the gold in the work too
 
 
 @pytest.fixture(scope="module")
@@ -30,14 +30,15 @@ def reward():
     return MathReward(timeout=10, workers=2)
 
 
-def _cases(templates, count, seed):
+def _cases(templates, count, seed, wrappers=WRAPPERS):
+    """(gold, completion) pairs: a random gold {g} and wrong value {w} in a random template, in a wrapper."""
     rng = random.Random(seed)
     cases = []
     for _ in range(count):
         gold = rng.randint(-300, 300)
         wrong = gold + rng.choice([-1, 1]) * rng.randint(1, 50)
-        answer = rng.choice(templates).format(g=gold, w=wrong)
-        cases.append((str(gold), WORK + rng.choice(WRAPPERS).format(answer)))
+        answer = rng.choice(wrappers).format(rng.choice(templates).format(g=gold, w=wrong))
+        cases.append((str(gold), WORK.format(g=gold) + answer))
     return cases
 
 
@@ -64,7 +65,8 @@ def test_a_hidden_or_struck_out_wrong_value_leaves_the_gold_visible(reward):
 
 
 def test_nothing_visible_is_no_answer(reward):
-    cases = [("12", WORK + "$\\boxed{\\sout{12}}$"), ("12", WORK + "<answer>\\color{white} 12</answer>")]
+    work = WORK.format(g=12)
+    cases = [("12", work + "$\\boxed{\\sout{12}}$"), ("12", work + "<answer>\\color{white} 12</answer>")]
     for _, score in _scores(reward, cases):
         assert score.value == 0.0 and "visible" in score.reason
 
@@ -93,25 +95,14 @@ STATING_THE_GOLD = [
 ]  # fmt: skip
 
 
-def _stated_cases(templates, count, seed):
-    rng = random.Random(seed)
-    cases = []
-    for _ in range(count):
-        gold = rng.randint(-300, 300)
-        wrong = gold + rng.choice([-1, 1]) * rng.randint(1, 50)
-        work = f"We compute step by step: ${gold} - 0 = {gold}$ and $5 + 6 = 11$.\n\n"  # the gold in the work too
-        cases.append((str(gold), work + rng.choice(templates).format(g=gold, w=wrong)))
-    return cases
-
-
 def test_a_negated_final_statement_never_scores(reward):
-    scored = _scores(reward, _stated_cases(DENYING_THE_GOLD, 120, 35))
+    scored = _scores(reward, _cases(DENYING_THE_GOLD, 120, 35, ["{}"]))
     assert [(case, score.reason) for case, score in scored if score.value == 1.0] == []
     assert any("a negated statement" in score.reason for _, score in scored)
 
 
 def test_a_stated_gold_beside_a_denied_wrong_value_still_scores(reward):
-    missed = [(case, score.reason) for case, score in _scores(reward, _stated_cases(STATING_THE_GOLD, 60, 36))
+    missed = [(case, score.reason) for case, score in _scores(reward, _cases(STATING_THE_GOLD, 60, 36, ["{}"]))
               if score.value != 1.0]  # fmt: skip
     assert missed == []
 
