@@ -14,6 +14,7 @@ from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 from ..math.literals import Scalar
 from ..math.reward import _plus_minus as plus_minus  # a gold "\\pm 4" is the list "4, -4", as math reads it
 from ..math.reward import find_answer
+from ..math.units import unit_written_after
 from ..text import canonical
 from ..text.extract import (
     DEFAULT_EXTRACTORS,
@@ -29,7 +30,7 @@ from ..text.extract import (
     number_before_unit,
 )
 from .statements import refusal, revised
-from .values import Items, Measured, Value, has_words, read_value, same_value, unit_written_after
+from .values import Items, Measured, Value, has_words, read_value, same_value
 
 __all__ = ["ExactMatch", "register_rewards"]
 

@@ -22,7 +22,7 @@ from ..math.literals import Scalar, normalize, parse_literal
 from ..math.units import convert, quantity
 from ..text.extract import bracket_depths
 
-__all__ = ["Items", "Measured", "Value", "has_words", "read_value", "same_value", "unit_written_after"]
+__all__ = ["Items", "Measured", "Value", "has_words", "read_value", "same_value"]
 
 _MAX_ITEMS = 64  # a longer list is compared as a string
 _MAX_DEPTH = 3  # (1, (2, (3, 4))): deeper nesting is compared as a string
@@ -33,9 +33,6 @@ _AND = re.compile(r"\s+(?:and|\\text\{\s*and\s*\})\s+|\s*;\s*")  # "5 and 20", "
 _ARITHMETIC = re.compile(
     r"\d\s+[\d{.]|^-?\{|(?:\\cdot|\\times|\*)(?!\s*10\s*\^)|(?<![\d.])(?!10\s*\^)\d+(?:\.\d+)?\s*\^|\}\s*\^"
 )
-# A unit written right after a number: "232 centimeters", "5\\,\\text{ms}", "12 km/h" (read by pint, or nothing).
-_UNIT_AFTER = re.compile(r"\s*(?:\\[,;: ]|~)?\s*(?:\\(?:text|mathrm|mbox)\s*\{\s*)?([A-Za-zµμΩ]+(?:\^\{?-?\d\}?)?(?:/[A-Za-z]+)?)")
-_PROSE_UNITS = frozenset({"in", "at", "are", "is", "a", "an", "and", "or", "per", "for", "to", "of", "on", "by"})  # pint reads "in", "at", "are"
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 
 
@@ -85,19 +82,6 @@ def has_words(answer: str) -> bool:
     apples``): a number read from it is no bare number (its words may be a unit the reader dropped)."""
     body = _NAMED.sub(r"\2", answer.strip().strip("$"), count=1)
     return any(char.isalpha() for char in _COMMAND.sub(" ", body))
-
-
-def unit_written_after(text: str, number: str) -> str | None:
-    """``number`` with the unit written right after its last occurrence in ``text`` (``232 centimeters`` where the
-    reader took ``232`` alone), or None when no unit pint reads follows it there."""
-    at = text.rfind(number)
-    if at < 0 or not number.strip() or not any(char.isdigit() for char in number):
-        return None
-    unit = _UNIT_AFTER.match(text, at + len(number), at + len(number) + 40)
-    if unit is None or unit.group(1).lower() in _PROSE_UNITS:
-        return None
-    written = f"{number} {unit.group(1)}"
-    return written if quantity(written) is not None else None
 
 
 def same_value(gold: Value, answer: Value) -> bool:

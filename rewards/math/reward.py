@@ -24,6 +24,7 @@ from ..text.extract import (
     alternatives,
     bare,
     bracket_depths,
+    canonical_number,
     extract_answer,
     final_statement,
     gsm8k,
@@ -35,7 +36,7 @@ from .checker import SEVERAL_FOR_ONE, Check, MathChecker, list_items
 from .literals import Scalar, has_modulus, normalize, parse_literal
 from .negated import negated_statement
 from .relations import read_relations
-from .units import Quantity, convert, quantity, unit_of
+from .units import Quantity, convert, quantity, unit_of, unit_written_after
 from .visible import visible
 
 __all__ = [
@@ -279,10 +280,15 @@ class MathReward(Reward):
         stated = (found.how in MATH_EXTRACTORS and not several_stated(canonical(text))
                   and not _HEDGE_WORD.search(found.answer))  # "41 \text{ oder } 42": a hedge, whatever it scores
         offered = alternatives(found.answer)
+        if gold.unit is not None:  # "$232 centimeters$", "$232$ centimeters", "(or possibly $404 meters$)" read as a
+            written = canonical(text)  # bare number: the unit written after it is checked
+            offered = [(unit_written_after(written, value) or value) if canonical_number(value) is not None else value
+                       for value in offered]  # fmt: skip
         if not all(offered):
             return Score(0.0, f"no answer: a hedge, {_short(found.answer)!r} leaves an alternative empty", False,
                          final=True)
-        whole = quantity(offered[0]) if len(offered) == 1 else None  # "112\,\text{min}" is one quantity, no list
+        # "112\,\text{min}" is one quantity, no list; "d = 232 centimeters" the quantity it names
+        whole = quantity(_named_value(offered[0])) if len(offered) == 1 else None
         quantities = [whole] if whole else [quantity(item) for value in offered for item in list_items(value)]
         other = next((q.unit for q in quantities if q is not None and gold.unit is not None and q.unit != gold.unit), None)
         if whole is not None and gold.unit is not None:  # "2300 cm" for "23\,\text{m}": the value in the gold's unit
@@ -372,6 +378,11 @@ def _solutions(answers: list[str]) -> bool:
     for the same unknown), which a list gold holds as ``1, 2``; a hedge (``4 or maybe 4, 5``, ``8 or 23``) is not."""
     names = {match.group(1) if (match := _SOLUTION.fullmatch(answer)) else None for answer in answers}
     return len(names) == 1 and None not in names
+
+
+def _named_value(answer: str) -> str:
+    """The value side of ``x = value`` (a quantity named by one letter: ``d = 232 centimeters``), else ``answer``."""
+    return answer.split("=", 1)[1] if _SOLUTION.fullmatch(answer.strip()) else answer
 
 
 def _in_unit(found: Quantity, unit: str) -> str | Score:

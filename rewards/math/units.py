@@ -14,7 +14,7 @@ import re
 from fractions import Fraction
 from typing import NamedTuple
 
-__all__ = ["Quantity", "convert", "quantity", "unit_of"]
+__all__ = ["Quantity", "convert", "quantity", "unit_of", "unit_written_after"]
 
 _SPACING = re.compile(r"\\[,;:! ]|~|\\q?quad(?![A-Za-z])")
 _WRAPPED = re.compile(r"\\(?:text|textbf|textnormal|textrm|textit|mbox|mathrm|operatorname)\s*\{([^{}]*)\}")
@@ -29,6 +29,9 @@ _CENTS_PER = {"dollar": 100, "euro": 100, "cent": 1}
 _ANGLES = frozenset({"degree", "radian"})
 # Single letters that are units in a solution; any other single letter is a variable or a scale (25k, 3M).
 _SINGLE_LETTER_UNITS = frozenset("m s g L l h J N W V".split())
+# A unit written right after a number: "232 centimeters", "$232$ centimeters", "5\\,\\text{ms}", "12 km/h" (read by pint, or nothing).
+_UNIT_AFTER = re.compile(r"\}?\s*\$?\s*(?:\\[,;: ]|~)?\s*(?:\\(?:text|mathrm|mbox)\s*\{\s*)?([A-Za-zµμΩ]+(?:\^\{?-?\d\}?)?(?:/[A-Za-z]+)?)")
+_PROSE_UNITS = frozenset({"in", "at", "are", "is", "a", "an", "and", "or", "per", "for", "to", "of", "on", "by"})  # pint reads "in", "at", "are"
 
 
 class Quantity(NamedTuple):
@@ -62,6 +65,19 @@ def unit_of(answer: str) -> str | None:
     """The unit of a number-and-unit answer by its canonical name (``5 km`` -> ``kilometer``), else None."""
     found = quantity(answer)
     return None if found is None else found.unit
+
+
+def unit_written_after(text: str, number: str) -> str | None:
+    """``number`` with the unit written right after its last occurrence in ``text`` (``232 centimeters`` where the
+    reader took ``232`` alone), or None when no unit pint reads follows it there."""
+    at = text.rfind(number)
+    if at < 0 or not number.strip() or not any(char.isdigit() for char in number):
+        return None
+    unit = _UNIT_AFTER.match(text, at + len(number), at + len(number) + 40)
+    if unit is None or unit.group(1).lower() in _PROSE_UNITS:
+        return None
+    written = f"{number} {unit.group(1)}"
+    return written if quantity(written) is not None else None
 
 
 def convert(value: Fraction, unit: str, to: str) -> Fraction | None:

@@ -19,6 +19,8 @@ Kinds of entries:
   ``Moment``, ``en fait``, ``на самом деле``): the stated answer before them is not final.
 - ``NEGATIONS``: words that deny a value: the one right after them (``not``, ``isn't``, ``nicht``, ``n'est pas``,
   ``не``, ``不是``), or in Japanese and Korean the one right before them (``12ではない``, ``12가 아니다``).
+- ``CONDITIONS``: words that make a stated answer hold only in some case (``unless``, ``depending on``, ``除非``,
+  ``je nach``, ``à moins que``): followed by a value, the answer is one of several.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collections.abc import Iterable, Iterator
 
 __all__ = [
     "ANSWER_PHRASES",
+    "CONDITIONS",
     "CORRECTIONS",
     "HEDGES",
     "HEDGE_ADVERBS",
@@ -122,6 +125,18 @@ NEGATIONS: dict[str, tuple[str, ...]] = {
     "ru": ("не", "не равно", "не равен", "никогда не"),
 }  # fmt: skip
 
+CONDITIONS: dict[str, tuple[str, ...]] = {
+    "en": ("unless", "depending on", "otherwise", "if not", "except if", "except when"),
+    "zh": ("除非", "取决于", "否则", "要不然"),
+    "ja": ("でなければ", "そうでなければ", "次第で", "によっては"),
+    "ko": ("아니라면", "그렇지 않으면", "에 따라"),
+    "es": ("a menos que", "salvo que", "dependiendo de", "si no", "de lo contrario"),
+    "de": ("es sei denn", "außer wenn", "je nach", "je nachdem", "sonst", "andernfalls"),
+    "fr": ("à moins que", "sauf si", "selon que", "sinon"),
+    "pt": ("a menos que", "dependendo de", "senão", "caso contrário"),
+    "it": ("a meno che", "a seconda di", "a seconda che", "altrimenti", "salvo che"),
+    "ru": ("если только не", "в зависимости от", "иначе", "если не"),
+}  # fmt: skip
 
 KINDS: dict[str, dict[str, tuple[str, ...]]] = {
     "answer_phrases": ANSWER_PHRASES,
@@ -129,6 +144,7 @@ KINDS: dict[str, dict[str, tuple[str, ...]]] = {
     "hedge_adverbs": HEDGE_ADVERBS,
     "corrections": CORRECTIONS,
     "negations": NEGATIONS,
+    "conditions": CONDITIONS,
 }
 
 

@@ -12,7 +12,8 @@ their length, for callers that report the length themselves.
 
 One module per job: ``answers`` (what extractors hand back), ``boxes``, ``spans`` (math spans), ``numbers``
 (bare answers, numbers, the last span), ``statements`` (answer tags, ``####``, "the answer is", corrections),
-``ladder`` (extractors by name, tried in order), ``stated`` (where each final statement stands: a caller that
+``ladder`` (extractors by name, tried in order), ``following`` (what the words after a stated answer offer
+beside it: a hedge, a guess, a condition), ``stated`` (where each final statement stands: a caller that
 tells two disagreeing final answers) and ``normalize``.
 """
 

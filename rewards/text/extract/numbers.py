@@ -51,6 +51,10 @@ _SCALING_BEFORE = frozenset({"or", "minus", "plus", "times", "than", "over", "no
                              "least", "most"})  # fmt: skip
 _HEDGE_BEFORE = re.compile(rf"{HEDGE}(?:\s+{lexicon.pattern('hedge_adverbs')})?\s*$", re.IGNORECASE)  # "or maybe 13"
 _HEDGE_AFTER = re.compile(rf"\s*{HEDGE}", re.IGNORECASE)
+# A hedge or a guess opening the sentence of a value: "47. Or 35.", "47. O 35.", "47. Or perhaps $x = 35$."
+_OPENING_HEDGE = re.compile(rf"\s*(?:{lexicon.pattern('hedges', single_letters=False)}|{lexicon.pattern('hedge_adverbs')}"
+                            rf"|(?:{'|'.join(lexicon.single_letters('hedges'))})(?=\s+(?:{lexicon.pattern('hedge_adverbs')}\s+)?[-+\d$\\(]))",
+                            re.IGNORECASE)  # fmt: skip
 _CJK_SCALE = re.compile(f"(?:{SCALE_CHAR})+")
 _ARITHMETIC = "+-*/×÷·−"
 _NEXT_WORD = re.compile(r"\s{0,3}(?:\\text\{\s*)?([A-Za-z]+)")
@@ -121,8 +125,8 @@ def last_math(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None
         parts.append(_clean_span(content))
         gaps.append(text[end:next_start])
         first = start
-    if _modified(text, first, spans[-1][1]):
-        return None  # "It cannot be $15\\%$.", "twice $x$": the value is not the answer, and no other is
+    if _modified(text, first, spans[-1][1]) or _conditional(text, first, spans[-1][1]) or _hedge_before(text, first):
+        return None  # "It cannot be $15\\%$.", "twice $x$", "unless it is $7$": the value is not the answer, and no other is
     return _bounded(_joined(parts, gaps), max_chars)
 
 
@@ -345,6 +349,33 @@ def _modified(text: str, start: int, end: int) -> bool:
     return word is not None and word.group(1).lower() in _VALUE_WORDS
 
 
+def _hedge_before(text: str, start: int) -> bool:
+    """Whether a hedge comes right before the value at ``start`` (``12 or 13``, ``12 oder vielleicht 13``) or opens its
+    sentence (``So we get 47. Or $5\\sqrt{7}$.``, ``47. O 35.``): it is one of two values."""
+    if _HEDGE_BEFORE.search(text, max(0, start - 16), start):
+        return True
+    low = max(0, start - _MODIFIER_WINDOW)
+    sentence = _last_match(_SENTENCE_BREAK, text[low:start])
+    return sentence is not None and _OPENING_HEDGE.match(text, low + sentence.end(), start + 8) is not None
+
+
+def _conditional(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``text[start:end]`` holds only in some case: a condition of the lexicon in its sentence
+    before it (``12, unless it is 7``), or after it when another value stands before it in the sentence (``$5$, in
+    which case it is $7$, depending on the rounding``; ``12, unless I made an error`` keeps its 12)."""
+    window = text[max(0, start - _MODIFIER_WINDOW) : start]
+    condition = lexicon.find_last(window, "conditions")
+    if condition is not None and _SENTENCE_BREAK.search(window, condition[1]) is None:
+        return True
+    sentence = _last_match(_SENTENCE_BREAK, window)
+    before = window[sentence.end() if sentence is not None else 0 :]
+    if not any(char.isdigit() or char == "$" for char in before):
+        return False
+    after = text[end : end + _MODIFIER_WINDOW]
+    condition = next(lexicon.find(after, "conditions"), None)
+    return condition is not None and _SENTENCE_BREAK.search(after, 0, condition[0]) is None
+
+
 def _hedged(text: str, start: int, end: int) -> bool:
     """``5 or more``, ``2 million``, ``3 times``, ``5 or 6`` (``oder``, ``或``, ``или``: any hedge of the lexicon), ``10 minus 3``, ``at least 5``, ``n \\ge 3``: the
     number is hedged, scaled or a bound (it is not the answer), or an operand of arithmetic (``16 - 3``,
@@ -352,9 +383,9 @@ def _hedged(text: str, start: int, end: int) -> bool:
     before = _WORD_BEFORE.search(text, max(0, start - 14), start)
     if before is not None and before.group(1).lower() in _SCALING_BEFORE:
         return True
-    if _HEDGE_BEFORE.search(text, max(0, start - 16), start) or _HEDGE_AFTER.match(text, end):
+    if _hedge_before(text, start) or _HEDGE_AFTER.match(text, end):
         return True  # "12 oder 13", "12或13", "12 или 13": one of two values
-    if _BOUND_BEFORE.search(text, max(0, start - 12), start) or _modified(text, start, end):
+    if _BOUND_BEFORE.search(text, max(0, start - 12), start) or _modified(text, start, end) or _conditional(text, start, end):
         return True
     return _operand_before(text, start) or _operand_after(text, end)
 

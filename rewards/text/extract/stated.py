@@ -8,8 +8,7 @@ from typing import NamedTuple
 
 from .answers import MAX_ANSWER_CHARS
 from .boxes import _boxes, boxed
-from .numbers import _SENTENCE_BREAK
-from .statements import _CLOSE_TAG, _OPEN_TAG, _last_statement, answer_is, answer_tag
+from .statements import _CLOSE_TAG, _OPEN_TAG, _last_statement, answer_is, answer_tag, statement_end
 
 __all__ = ["Stated", "final_statements"]
 
@@ -23,7 +22,7 @@ class Stated(NamedTuple):
 
 
 def final_statements(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> list[Stated]:
-    """The last box, the last "the answer is" (to the end of its sentence) and the last closed answer tag of
+    """The last box, the last "the answer is" (to the end of its sentence, or a correction inside it) and the last closed answer tag of
     ``text`` that state a readable answer, in text order (at most one of each kind)."""
     found = []
     box = next(_boxes(text), None)
@@ -31,8 +30,7 @@ def final_statements(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> lis
         found.append((box[0], box[1], boxed(text, max_chars)))
     statement = _last_statement(text)
     if statement is not None:
-        sentence = _SENTENCE_BREAK.search(text, statement.end())
-        found.append((statement.start(), sentence.end() if sentence else len(text), answer_is(text, max_chars)))
+        found.append((statement.start(), statement_end(text, statement.end()), answer_is(text, max_chars)))
     tag = text.rfind(_OPEN_TAG)
     close = text.find(_CLOSE_TAG, tag) if tag >= 0 else -1
     if tag >= 0 and close >= 0:

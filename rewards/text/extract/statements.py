@@ -22,6 +22,7 @@ from .answers import (
     bracket_depths,
 )
 from .boxes import _BOX_COMMANDS, _boxes, _open_box, _separator_gap, boxed
+from .following import following
 from .normalize import canonical_number
 from .numbers import (
     _NUMBER_TOKEN,
@@ -35,7 +36,8 @@ from .numbers import (
 )
 from .spans import _clean_span, _scan_spans, _SpanIndex, math_spans
 
-__all__ = ["after_statement", "answer_is", "answer_tag", "final_statement", "gsm8k", "open_answer_tag", "read_answer", "unless_revised"]
+__all__ = ["after_statement", "answer_is", "answer_tag", "final_statement", "gsm8k", "open_answer_tag", "read_answer",
+           "unless_hedged", "unless_revised"]
 
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 # "the answer is", "Answer:", "the answer (arabic numerals) is": a short remark may stand between; also "**Answer**:
@@ -83,7 +85,8 @@ _COPULA = re.compile(r"\b(?:is|are|was|were|equals)\b")
 # What follows the answer in its sentence to justify it is no answer: "12 because there are 3 boxes".
 _REASON = re.compile(r"(?:,\s*|\s*\(\s*|\s+)(?:since|because|as|which|where|given|when|while|i\.e\.|e\.g\.|hence|thus"
                      r"|so that)\b", re.IGNORECASE)  # fmt: skip
-_OR_REMARK = re.compile(r"\s*\(\s*((?:and/)?or\b[^()]*)\)")  # "12 (or possibly 13)" offers 13 too
+# "12 (or possibly 13)", "12 (oder vielleicht 13)", "12 (maybe 13)" offer 13 too
+_OR_REMARK = re.compile(rf"\s*\(\s*((?:and/)?(?:{HEDGE}|{lexicon.pattern('hedge_adverbs')})[^()]*)\)", re.IGNORECASE)
 # Between the values a phrase offers: "or" in any language (and "and/or"), and "but" (a correction offers a second value).
 _PHRASE_SEPARATOR = re.compile(rf"\s*,?\s*(?:{HEDGE}|(?<![A-Za-z\\])but(?![A-Za-z]))\s*", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
@@ -125,7 +128,8 @@ def _tagged(text: str, max_chars: int | None, *, to_end: bool) -> str | Unreadab
     content = text[start + len(_OPEN_TAG) : close]
     found = next((found for extractor in (boxed, answer_is, gsm8k) if (found := extractor(content, max_chars)) is not None),
                  None)  # fmt: skip
-    return unless_revised(text, close, _bounded(content.strip(), max_chars) if found is None else found)
+    end = close + len(_CLOSE_TAG) if text.startswith(_CLOSE_TAG, close) else close
+    return unless_revised(text, end, _bounded(content.strip(), max_chars) if found is None else found, max_chars)
 
 
 def read_answer(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
@@ -173,7 +177,12 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     inside = _SpanIndex(rest)
     sentence_end = next((m.start() for m in _SENTENCE_END.finditer(rest) if not inside(m.start())), len(rest))
     rest = rest[:sentence_end]
+    rest = rest[: _correction_at(rest, 0, len(rest))]  # "Antwort: 196 Moment, das ist falsch": the words before it
     reason = next((m for m in _REASON.finditer(rest) if not inside(m.start()) and _holds_value(rest[: m.start()])), None)
+    condition = next(lexicon.find(rest, "conditions"), None) if _WORD.search(rest) else None
+    if condition is not None and _holds_value(rest[: condition[0]]) and (_offers_value(rest[condition[1] :]) or (
+            reason is not None and reason.start() < condition[0] and _offers_value(rest[reason.end() : condition[0]]))):
+        return Unreadable(f"a conditional answer: {_squeeze(rest)!r}")  # "12 unless it is 7", "250, in which case it is 248, depending on"
     rest = rest if reason is None else rest[: reason.start()]
     copula = None
     for match in _COPULA.finditer(rest):
@@ -190,6 +199,31 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     if _BOUND.search(outside):
         return Unreadable(f"a bound or an estimate, not a value: {_squeeze(rest)!r}")
     return _read_phrase(rest, max_chars)
+
+
+_CORRECTION_REACH = 160  # a correction that ends a statement follows its value closely
+_VALUE_MARK = re.compile(r"[\d$\\]")  # where a value may start: a digit, math
+
+
+def _correction_at(text: str, start: int, end: int) -> int:
+    """Where a correction opens a new clause inside ``text[start:end]`` (the words of one answer statement) after a
+    value (``196 Moment, das ist falsch``, ``595 Attends, ...``, ``595 いや、...``: capitalised, or in a script with no
+    case), else ``end``: the statement states what comes before it, and the correction takes it back."""
+    words = text[start : min(end, start + _CORRECTION_REACH)]
+    value = _VALUE_MARK.search(words)
+    if value is None or not any(char.isalpha() and not char.islower() for char in words[value.end() :]):
+        return end  # "$12$.", "12 instead of 13": no clause opens after the value
+    for at, _, _ in lexicon.find(words, "corrections", value.end()):
+        if not words[at].islower() and _holds_value(words[:at]):
+            return start + at
+    return end
+
+
+def statement_end(text: str, start: int) -> int:
+    """Where the answer stated by an answer phrase ending at ``start`` ends: its sentence's end, or the correction
+    that opens a clause inside that sentence."""
+    sentence = _SENTENCE_BREAK.search(text, start)
+    return _correction_at(text, start, sentence.end() if sentence else len(text))
 
 
 def _holds_value(text: str) -> bool:
@@ -299,21 +333,26 @@ def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str 
     if last_box is not None:
         candidates.append((last_box[0], last_box[1], boxed))
     if statement is not None:
-        sentence = _SENTENCE_BREAK.search(text, statement.end())
-        candidates.append((statement.start(), sentence.end() if sentence else len(text), answer_is))
+        candidates.append((statement.start(), statement_end(text, statement.end()), answer_is))
     if tag >= 0 and close >= 0:
         candidates.append((tag, close + len(_CLOSE_TAG), answer_tag))
     start, end, extractor = max(candidates, key=lambda candidate: candidate[0])
     if _open_box(text) > start:
         return Unreadable("the last box is left open: the text stops inside its answer (cut off?)")
-    return None if extractor is None else unless_revised(text, end, extractor(text, max_chars))
+    if extractor is None:
+        return None
+    found = extractor(text, max_chars)
+    return found if extractor is answer_tag else unless_revised(text, end, found, max_chars)  # the tag reads its own
 
 
-def unless_revised(text: str, end: int, found: str | Unreadable | None) -> str | Unreadable | None:
+def unless_revised(
+    text: str, end: int, found: str | Unreadable | None, max_chars: int | None = MAX_ANSWER_CHARS
+) -> str | Unreadable | None:
     """``found`` (stated in ``text`` up to ``end``), unless the text after it takes it back (a correction of the
     lexicon, in any of its languages) and gives another value: then the corrected value when the correction
     ends the text on one value that stands alone (``\\boxed{18} Wait, I made an error. It should be 20.`` is 20),
-    else no final answer (:class:`Unreadable`)."""
+    else no final answer (:class:`Unreadable`). An answer that stands is read with the values offered right
+    after it (:func:`unless_hedged`)."""
     if not isinstance(found, str):
         return found
     retraction = next(lexicon.find(text, "corrections", end), None)
@@ -321,13 +360,41 @@ def unless_revised(text: str, end: int, found: str | Unreadable | None) -> str |
     spans = math_spans(tail)
     later = _later_value(tail, spans) if retraction is not None else None
     if later is None:
-        return found
+        return unless_hedged(text, end, found, max_chars)
     if _same_value(found, later):
-        return found  # "Wait, let me check: yes, 18."
+        return unless_hedged(text, end, found, max_chars)  # "Wait, let me check: yes, 18."
     corrected = _corrected_value(tail, spans)
     if corrected is not None:
         return corrected  # "Scratch that, I miscounted: it's 432.", "不对，重新算一下，应该是 13。"
     return Unreadable(f"the stated answer {_squeeze(found)!r} is taken back after it ({text[retraction[0] : retraction[1]]!r} ...)")
+
+
+def unless_hedged(text: str, end: int, found: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unreadable:
+    """``found`` (stated in ``text`` up to ``end``) with the values the words right after it offer beside it
+    (:func:`following`): ``\\boxed{12}. Or 13.``, ``12 (or possibly 13)``, ``Antwort: 12. Oder vielleicht 13.`` offer
+    ``12 or 13`` (each value must be right); a condition with a value (``\\boxed{12}, unless it is 7``) or a hedge
+    whose other side is no value (``12. Or more.``) states no single value (:class:`Unreadable`)."""
+    offer = following(text, end)
+    if offer is None:
+        return found
+    words = text[offer.start : offer.end]
+    if not _offers_value(words):
+        first = words.split()[0].lower().strip(".,;") if words.split() else ""
+        if offer.kind == "hedge" and first in _HEDGE_WORDS and len(words.split()) == 1:  # not "Or so I think."
+            return Unreadable(f"a hedge after the answer: {_squeeze(offer.opening + words)!r} offers no single value")
+        return found  # "12, unless I made an error": no other value offered
+    if offer.kind == "condition":
+        return Unreadable(f"a conditional answer: {_squeeze(found)!r} only {offer.opening!r} {_squeeze(words)!r}")
+    other = _read_phrase(words, max_chars)
+    if not isinstance(other, str):
+        why = other.reason if isinstance(other, Unreadable) else f"{_squeeze(words)!r} is no value"
+        return Unreadable(f"a hedge after the answer {_squeeze(found)!r} ({offer.opening!r}): {why}")
+    return _bounded(found + OR + other, max_chars) or Unreadable(f"a hedge after the answer {_squeeze(found)!r}: too long")
+
+
+def _offers_value(words: str) -> bool:
+    """Whether words offer a value: a digit, math, or a number in words."""
+    return bool(_DIGIT.search(words)) or "$" in words or "\\" in words or number_in_words(words) is not None
 
 
 def _corrected_value(tail: str, spans: list[tuple[int, int, str]]) -> str | None:

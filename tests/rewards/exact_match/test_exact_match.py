@@ -43,9 +43,13 @@ def chat(text):
         ("The final answer is 55. Final answer: 54", "54", 0.0,
          "two final answers disagree: '55' and '54' (no correction between them) (from final_statement)"),
         ("So we get 47. Or $5\\sqrt{7}$.", r"5\sqrt{7}", 0.0,
-         r"a hedge: the last sentence 'Or $5\sqrt{7}$.' offers no single value (from last_math)"),
-        ("Antwort: 196 Moment, das ist falsch. Richtig ist 207.", "207", 1.0, "correct: '207' (from final_statement, corrected)"),
-        ("Antwort: 196 Moment, das ist falsch. Richtig ist 207.", "196", 0.0,
+         "no answer found (tried open_answer_tag, final_statement, gsm8k, last_math, bare, last_number)"),  # the shared reader's
+        ("The total, maybe, is 12.", "12", 0.0,
+         "a hedge: the last sentence 'The total, maybe, is 12.' offers no single value (from last_number)"),
+        ("Antwort: 196 Moment, das ist falsch. Richtig ist 207.", "207", 1.0, "correct: '207' (from final_statement)"),
+        ("Antwort: 196 Moment, das ist falsch. Richtig ist 207.", "196", 0.0, "expected '196', got '207' (from final_statement)"),
+        ("Antwort: 196 moment, das ist falsch. Richtig ist 207.", "207", 1.0, "correct: '207' (from final_statement, corrected)"),
+        ("Antwort: 196 moment, das ist falsch. Richtig ist 207.", "196", 0.0,
          "expected '196', got '207' (from final_statement, corrected)"),
     ],
 )
