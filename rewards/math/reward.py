@@ -34,8 +34,10 @@ from ..text.extract import (
 from ..text.extract.boxes import _BOX_COMMANDS, _boxes
 from .checker import SEVERAL_FOR_ONE, Check, MathChecker, list_items
 from .literals import Scalar, has_modulus, normalize, parse_literal
+from .negated import negated_statement
 from .relations import read_relations
 from .units import Quantity, convert, quantity, unit_of, unit_written_after
+from .visible import visible
 
 __all__ = [
     "MATH_EXTRACTORS",
@@ -88,7 +90,8 @@ def _answer(text: str, last_number: bool) -> Extraction | Unreadable | None:
         corrected = extract_answer(text[text.rfind(_CLOSE_TAG) :], ("final_statement",), max_chars=None)
         found = corrected if isinstance(corrected, Extraction) else found  # "<answer>5</answer> Wait... The answer is 6."
     if isinstance(found, Extraction) and found.how == "open_answer_tag" and last_number and bare(found.answer, None) is None:
-        inner = _unmarked(found.answer)  # prose in the tag: read it
+        shown = visible(found.answer)
+        inner = _unmarked(shown) if shown else None  # prose in the tag: read what is visible of it
         return found if inner is None else Extraction(inner.answer, found.how) if isinstance(inner, Extraction) else inner
     if found is not None or not last_number:
         return found
@@ -263,6 +266,14 @@ class MathReward(Reward):
             return Score(0.0, "no answer found", False, final=True)
         if isinstance(found, Unreadable):
             return Score(0.0, f"no answer: {found.reason}", False, final=True)
+        shown = visible(found.answer)  # "\\sout{12} 13", "{\\color{white} 12} 13", "13 % 12" answer 13
+        if not shown:
+            return Score(0.0, f"no answer: nothing of {_short(found.answer)!r} is visible (struck out, hidden or a "
+                              "comment)", False, final=True)
+        found = Extraction(shown, found.how)
+        denial = negated_statement(canonical(text), shown)  # "It cannot be $x = 12$." states no 12
+        if denial is not None:
+            return Score(0.0, f"a negated statement: {_short(denial)!r} denies the answer", False, final=True)
         if len(found.answer) > self.max_answer_chars:
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False,
                          final=True)

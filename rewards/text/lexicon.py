@@ -17,6 +17,8 @@ Kinds of entries:
 - ``HEDGE_ADVERBS``: words that make a value a guess among others (``maybe``, ``vielleicht``, ``可能``).
 - ``CORRECTIONS``: words that take back what was just stated (``wait``, ``scratch that``, ``不对``, ``重新算``,
   ``Moment``, ``en fait``, ``на самом деле``): the stated answer before them is not final.
+- ``NEGATIONS``: words that deny a value: the one right after them (``not``, ``isn't``, ``nicht``, ``n'est pas``,
+  ``не``, ``不是``), or in Japanese and Korean the one right before them (``12ではない``, ``12가 아니다``).
 - ``CONDITIONS``: words that make a stated answer hold only in some case (``unless``, ``depending on``, ``除非``,
   ``je nach``, ``à moins que``): followed by a value, the answer is one of several.
 """
@@ -36,6 +38,7 @@ __all__ = [
     "HEDGE_ADVERBS",
     "LANGUAGES",
     "KINDS",
+    "NEGATIONS",
     "entries",
     "find",
     "find_last",
@@ -108,6 +111,20 @@ CORRECTIONS: dict[str, tuple[str, ...]] = {
            "пересчитаем", "должно быть"),
 }  # fmt: skip
 
+NEGATIONS: dict[str, tuple[str, ...]] = {
+    "en": ("not", "never", "isn't", "aren't", "wasn't", "cannot", "can't", "couldn't", "won't",
+           "does not equal", "doesn't equal", "other than", "≠", "!=", "=/="),
+    "zh": ("不是", "不等于", "不可能是", "不会是", "并非", "绝不是"),
+    "ja": ("ではない", "ではありません", "じゃない", "じゃありません", "ではなく"),  # after the value
+    "ko": ("아니다", "아닙니다", "아니에요", "아니야", "아닌"),  # after the value and its particle (12가 아니다)
+    "es": ("no es", "no son", "no puede ser", "nunca es", "distinto de", "diferente de"),
+    "de": ("nicht", "kein", "keine", "niemals", "ungleich"),
+    "fr": ("pas", "jamais", "différent de", "différente de"),
+    "pt": ("não é", "não são", "não pode ser", "nunca é", "diferente de"),
+    "it": ("non è", "non sono", "non può essere", "mai", "diverso da", "diversa da"),
+    "ru": ("не", "не равно", "не равен", "никогда не"),
+}  # fmt: skip
+
 CONDITIONS: dict[str, tuple[str, ...]] = {
     "en": ("unless", "depending on", "otherwise", "if not", "except if", "except when"),
     "zh": ("除非", "取决于", "否则", "要不然"),
@@ -126,6 +143,7 @@ KINDS: dict[str, dict[str, tuple[str, ...]]] = {
     "hedges": HEDGES,
     "hedge_adverbs": HEDGE_ADVERBS,
     "corrections": CORRECTIONS,
+    "negations": NEGATIONS,
     "conditions": CONDITIONS,
 }
 
