@@ -50,7 +50,12 @@ def ray_head(num_cpus: int = 2, startup_timeout: float = 240.0):
     """
     temp_dir = Path(tempfile.mkdtemp(prefix="rh-ray-", dir="/tmp"))
     gcs, agent, agent_grpc, runtime_env, metrics, node_manager, object_manager = free_ports(7)
-    worker_low = 20000 + (os.getpid() % 200) * 200
+    # below the kernel's ephemeral range (32768+ here), where free_ports' ports come from: no component's
+    # port can fall among the workers'; a range holding one of them anyway is moved on
+    worker_low = 10000 + (os.getpid() % 100) * 200
+    while any(worker_low <= port < worker_low + 200 for port in (gcs, agent, agent_grpc, runtime_env, metrics,
+                                                                  node_manager, object_manager)):
+        worker_low = 10000 + (worker_low - 10000 + 200) % 20000
     args = [ray_binary(), "start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--port", str(gcs),
             "--temp-dir", str(temp_dir), "--num-cpus", str(num_cpus), "--include-dashboard", "false",
             "--disable-usage-stats",
