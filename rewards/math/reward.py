@@ -75,6 +75,7 @@ def find_answer(text: str, *, last_number: bool = True) -> Extraction | Unreadab
 
 
 _REMEMBERED_CHARS = 4096
+_REMEMBERED_ROWS = 4096  # rows whose reading a math reward keeps (a few training steps' worth)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -223,6 +224,7 @@ class MathReward(Reward):
         self.last_number = last_number
         self.max_answer_chars = max_answer_chars
         self.checker = MathChecker(timeout, workers)
+        self._prepared: dict[tuple[str, str], Score | _Pending] = {}
 
     def required_columns(self) -> tuple[str, ...]:
         return (self.column,)
@@ -232,7 +234,7 @@ class MathReward(Reward):
         scores: list[Score | None] = [None] * len(batch)
         pending: dict[int, _Pending] = {}
         for i, (text, gold) in enumerate(zip(batch.texts, golds, strict=True)):
-            outcome = self._prepare(text, gold)
+            outcome = self._remembered(text, gold)
             if isinstance(outcome, Score):
                 scores[i] = outcome
             else:
@@ -246,6 +248,19 @@ class MathReward(Reward):
             # a verifier would grade its own guess, or pick one of the answers
             scores[i] = score if row.stated or score.value != 0.0 else dataclasses.replace(score, final=True)
         return scores  # type: ignore[return-value]
+
+    def _remembered(self, text: str | None, gold_value: Any) -> Score | _Pending:
+        """:meth:`_prepare`, remembered for a completion up to ``_REMEMBERED_CHARS`` with a text gold: a group
+        often repeats one (easy prompts), and the answer it reads depends on nothing else."""
+        if text is None or len(text) > _REMEMBERED_CHARS or not isinstance(gold_value, str):
+            return self._prepare(text, gold_value)
+        key = (text, gold_value)
+        outcome = self._prepared.get(key)
+        if outcome is None:
+            if len(self._prepared) >= _REMEMBERED_ROWS:
+                self._prepared.clear()
+            outcome = self._prepared[key] = self._prepare(text, gold_value)
+        return outcome
 
     def _prepare(self, text: str | None, gold_value: Any) -> Score | _Pending:
         """A final score for rows decided without a parser, else what to check (see :class:`_Pending`)."""
