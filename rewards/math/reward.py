@@ -379,6 +379,8 @@ class MathReward(Reward):
 
 def several_stated(text: str) -> bool:
     """Whether the completion states more than one distinct answer (its boxes and ``<answer>`` blocks)."""
+    if sum(text.count(command) for command in (*_BOX_COMMANDS, "<answer>")) < 2:
+        return False  # one statement at most (told without reading them)
     stated = {" ".join(content.split()) for _, _, content in _boxes(text)}
     stated |= {" ".join(block.group(1).split()) for block in _ANSWER_BLOCK.finditer(text)
                if not any(command in block.group(1) for command in _BOX_COMMANDS)}  # a box in it is counted

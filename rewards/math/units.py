@@ -42,9 +42,11 @@ class Quantity(NamedTuple):
     unit: str
 
 
+@functools.lru_cache(maxsize=4096)
 def quantity(answer: str) -> Quantity | None:
     """``answer`` as a number and a unit (``5 km``, ``23\\,\\text{m}``, ``15\\mbox{ cm}^2``, ``90^\\circ``,
-    ``3 m/s``), or None when it is anything else (``5``, ``5 apples``, ``x km``)."""
+    ``3 m/s``), or None when it is anything else (``5``, ``5 apples``, ``x km``). Remembered: answers and golds
+    recur across a group and the steps of a run."""
     text = answer.strip().replace("$", "").strip().rstrip(".").strip()
     if len(text) > 80:
         return None

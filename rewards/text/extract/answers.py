@@ -80,9 +80,9 @@ def _squeeze(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
-    """The last non-overlapping match of ``pattern`` (one forward pass, constant memory)."""
-    last = deque(pattern.finditer(text), maxlen=1)
+def _last_match(pattern: re.Pattern[str], text: str, start: int = 0) -> re.Match[str] | None:
+    """The last non-overlapping match of ``pattern`` in ``text[start:]`` (one forward pass, constant memory)."""
+    last = deque(pattern.finditer(text, start), maxlen=1)
     return last[0] if last else None
 
 

@@ -69,11 +69,25 @@ class _Statement(NamedTuple):
 
 def _last_statement(text: str) -> _Statement | None:
     """The last "the answer is" of ``text`` in any language of the lexicon (the later one where both are)."""
-    english = [_last_match(pattern, text) for pattern in _ANSWER_IS]
+    english = _english_statements(text)
     other = lexicon.find_last(text, "answer_phrases", 0, _OTHER_LANGUAGES)
     found = [(match.start(), match.end()) for match in english if match is not None]
     found += [(other[0], other[1])] if other is not None else []
     return _Statement(*max(found)) if found else None
+
+
+def _english_statements(text: str) -> list[re.Match[str] | None]:
+    """The last match of each of ``_ANSWER_IS``. In ASCII text each is looked for only from the first "answer"
+    (every match holds one; the second pattern "answers"), so a text without one costs a string search."""
+    if not text.isascii():
+        return [_last_match(pattern, text) for pattern in _ANSWER_IS]
+    lower = text.lower()
+    first = lower.find("answer")
+    if first < 0:
+        return []
+    return [_last_match(_ANSWER_IS[0], text, first), _last_match(_ANSWER_IS[1], text) if "answers" in lower else None]
+
+
 # "another valid answer is", "an alternative answer would be", "the other possible answer is": a second answer.
 _ANOTHER_ANSWER = re.compile(r"(?<![A-Za-z])(?:another|alternative|alternate|other|second|also)(?:\s+[A-Za-z]+)?\s+$",
                              re.IGNORECASE)  # fmt: skip
