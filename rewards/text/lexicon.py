@@ -282,14 +282,18 @@ def single_letters(kind: str, languages: Iterable[str] = LANGUAGES) -> tuple[str
 
 @functools.cache
 def _pattern(kind: str, languages: tuple[str, ...], single: bool) -> str:
-    alternatives = []
+    alternatives, first = [], set()
     for word in entries(kind, languages):
         if not single and len(word) == 1 and spaced(word):
             continue
+        first.add(word[0])
         body = re.escape(word).replace("\\ ", "\\s+")
         if spaced(word):
             before = r"(?<![^\W_])" if word[0].isalnum() else ""
             after = r"(?![^\W_])" if word[-1].isalnum() else ""
             body = f"{before}{body}{after}"
         alternatives.append(body)
-    return "(?:" + "|".join(alternatives) + ")"
+    # Where no entry starts, one class test rejects the position: each entry opens with a lookbehind, which keeps
+    # the engine from skipping ahead, and trying them all costs several times more at every character.
+    starts = "".join(sorted("\\" + char if char in "\\]^-[" else char for char in first))
+    return f"(?:(?=[{starts}])(?:" + "|".join(alternatives) + "))"
