@@ -69,9 +69,8 @@ class _Statement(NamedTuple):
 
 def _last_statement(text: str) -> _Statement | None:
     """The last "the answer is" of ``text`` in any language of the lexicon (the later one where both are)."""
-    english = _english_statements(text)
-    other = lexicon.find_last(text, "answer_phrases", 0, _OTHER_LANGUAGES)
-    found = [(match.start(), match.end()) for match in english if match is not None]
+    found = [(match.start(), match.end()) for match in _english_statements(text) if match is not None]
+    other = lexicon.find_last(text, "answer_phrases", max(found)[0] if found else 0, _OTHER_LANGUAGES)  # the later one
     found += [(other[0], other[1])] if other is not None else []
     return _Statement(*max(found)) if found else None
 
