@@ -26,7 +26,9 @@ _STATED_HEDGE = re.compile(_HEDGE_WORDS, re.IGNORECASE)
 # Before an unmarked answer in the last sentence: "Or $x$.", "Maybe 12." ("or" between the values read is the
 # reader's business: "$x = 7$ or $x = -7$" are the solutions it joins).
 _UNMARKED_HEDGE = re.compile(rf"{lexicon.pattern('hedges', single_letters=False)}|{_HEDGE_WORDS}", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n|[。！？]")
+# The last sentence end before the text's last character (a stop there ends no sentence before the last one), found
+# from the end backwards (greedy). The text is stripped: a stop before its end is followed by a space.
+_LAST_SENTENCE_END = re.compile(r".*(?:[.!?]\s|\n|[。！？])", re.DOTALL)
 _LAST_SENTENCE_CHARS = 400  # only the end of the text is read
 _UNMARKED = frozenset({"last_math", "bare", "last_number"})
 
@@ -124,8 +126,8 @@ def _around(text: str, answer: str) -> tuple[Stated | None, Stated, Stated | Non
 
 def _last_sentence(text: str) -> str:
     tail = text[-_LAST_SENTENCE_CHARS:].rstrip()
-    ends = [match.end() for match in _SENTENCE_END.finditer(tail) if match.end() < len(tail)]
-    return (tail[ends[-1] :] if ends else tail).strip()
+    last_end = _LAST_SENTENCE_END.match(tail, 0, max(len(tail) - 1, 0))
+    return (tail[last_end.end() :] if last_end else tail).strip()
 
 
 def _short(text: str, limit: int = 80) -> str:

@@ -4,6 +4,7 @@ lexicon, the last statement of a completion, and a stated answer taken back afte
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -67,8 +68,10 @@ class _Statement(NamedTuple):
         return self.finish
 
 
+@functools.lru_cache(maxsize=256)
 def _last_statement(text: str) -> _Statement | None:
-    """The last "the answer is" of ``text`` in any language of the lexicon (the later one where both are)."""
+    """The last "the answer is" of ``text`` in any language of the lexicon (the later one where both are).
+    Remembered for the last texts read: one completion's reading asks for it several times."""
     found = [(match.start(), match.end()) for match in _english_statements(text) if match is not None]
     other = lexicon.find_last(text, "answer_phrases", max(found)[0] if found else 0, _OTHER_LANGUAGES)  # the later one
     found += [(other[0], other[1])] if other is not None else []
@@ -178,6 +181,13 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     side is no value (``5 or more``) is :class:`Unreadable`. A sentence with no math, number or short answer
     in it (``the answer is clear``) gives None.
     """
+    return _answer_is(text, max_chars)
+
+
+@functools.lru_cache(maxsize=256)
+def _answer_is(text: str, max_chars: int | None) -> str | Unreadable | None:
+    """:func:`answer_is`, remembered for the last texts read (a completion's final statements are read again by
+    the readers that check them)."""
     last = _last_statement(text)
     if last is None:
         return None
