@@ -194,8 +194,11 @@ def find(text: str, kind: str, start: int = 0, languages: Iterable[str] = LANGUA
     if len(lower) != len(text):  # a few letters change length when lowercased (İ): search them as written
         lower = "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
     begin = start - offset
+    languages = tuple(languages)
+    if len(lower) - begin <= _SHORT and _any_entry(kind, languages).search(lower, begin) is None:
+        return  # no entry occurs in the text at all: every search below would fail (the usual case, told in one pass)
     cursor = {}
-    for word in _candidates(lower, begin, kind, tuple(languages)):
+    for word in _candidates(lower, begin, kind, languages):
         i = lower.find(word, begin)
         if i >= 0:
             cursor[word] = i
@@ -222,6 +225,18 @@ def _candidates(lower: str, begin: int, kind: str, languages: tuple[str, ...]) -
         by_first = _by_first_letter(kind, languages)
         return [word for letter in by_first.keys() & set(lower[begin:]) for word in by_first[letter]]
     return [word for key, group in _by_key(kind, languages, lower.isascii()) if key in lower for word in group]
+
+
+@functools.cache
+def _any_entry(kind: str, languages: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern matching any entry of ``kind`` as written (lowercase, no boundaries) wherever it occurs: it finds
+    one in a text exactly when some entry's string search would. Opened by a class of the entries' first
+    characters, so a position where none starts is rejected at once."""
+    words = entries(kind, languages)
+    if not words:
+        return re.compile("(?!)")  # nothing to find
+    starts = "".join(sorted({re.escape(word[0]) for word in words}))
+    return re.compile(f"(?=[{starts}])(?:" + "|".join(map(re.escape, words)) + ")")
 
 
 @functools.cache
