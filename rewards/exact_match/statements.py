@@ -9,12 +9,12 @@ completion 0 with the reason given here.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..math.reward import find_answer
 from ..text import lexicon
 from ..text.extract import Extraction, Unreadable, last_math, last_number
-from ..text.extract.stated import Stated, final_statements
+from ..text.extract.stated import Place, Stated, statement_places
 
 __all__ = ["refusal", "revised"]
 
@@ -49,7 +49,7 @@ def refusal(text: str, found: Extraction, pays: Callable[[str], bool]) -> str | 
     if found_at is None:
         return None
     earlier, stated, later = found_at
-    if _STATED_HEDGE.search(sentence) and stated.end >= len(text) - _LAST_SENTENCE_CHARS:
+    if stated.end >= len(text) - _LAST_SENTENCE_CHARS and _STATED_HEDGE.search(sentence):
         return f"a hedge: the last sentence '{_short(sentence)}' offers no single value"
     for first, second in ((earlier, stated), (stated, later)):
         if first is None or second is None:
@@ -109,19 +109,32 @@ def _around(text: str, answer: str) -> tuple[Stated | None, Stated, Stated | Non
     """The last statement of the text that states ``answer``, with the statement right before it (looked for in
     the stretch just before it: bounded work) and the next final statement after it; None when no final
     statement states ``answer`` (it was read elsewhere: a correction, ``####``). Only the stretch around the
-    answer's last writing is read (statements farther apart are no neighbours): bounded work on long texts."""
+    answer's last writing is read (statements farther apart are no neighbours): bounded work on long texts.
+    Statements are read from the last back, and only as far as the answer asked for (each is read on its own)."""
     at = text.rfind(answer.strip())
     low, high = (0, len(text)) if at < 0 else (max(0, at - _WINDOW), min(len(text), at + len(answer) + _WINDOW))
-    finals = [Stated(s.start + low, s.end + low, s.answer) for s in final_statements(text[low:high])]
     squeezed = " ".join(answer.split())
-    where = next((i for i in range(len(finals) - 1, -1, -1) if " ".join(finals[i].answer.split()) == squeezed), None)
-    if where is None:
+    later = stated = None
+    for place, said in _readable_from_last(text[low:high]):
+        if " ".join(said.split()) == squeezed:
+            stated = Stated(place.start + low, place.end + low, said)
+            break
+        later = Stated(place.start + low, place.end + low, said)  # the nearest readable statement after, so far
+    if stated is None:
         return None
-    stated = finals[where]
     start = max(0, stated.start - _WINDOW)
-    before = final_statements(text[start : stated.start])
-    earlier = Stated(before[-1].start + start, before[-1].end + start, before[-1].answer) if before else None
-    return earlier, stated, finals[where + 1] if where + 1 < len(finals) else None
+    before = next(_readable_from_last(text[start : stated.start]), None)
+    earlier = Stated(before[0].start + start, before[0].end + start, before[1]) if before is not None else None
+    return earlier, stated, later
+
+
+def _readable_from_last(text: str) -> Iterator[tuple[Place, str]]:
+    """The final statements of ``text`` that state a readable answer (those of :func:`final_statements`), from the
+    last back, each read only when reached."""
+    for place in reversed(statement_places(text)):
+        said = place.read()
+        if isinstance(said, str):
+            yield place, said
 
 
 def _last_sentence(text: str) -> str:

@@ -4,13 +4,15 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import NamedTuple
 
-from .answers import MAX_ANSWER_CHARS
+from .answers import MAX_ANSWER_CHARS, Unreadable
 from .boxes import _boxes, boxed
 from .statements import _CLOSE_TAG, _OPEN_TAG, _last_statement, answer_is, answer_tag, statement_end
 
-__all__ = ["Stated", "final_statements"]
+__all__ = ["Place", "Stated", "final_statements", "statement_places"]
 
 
 class Stated(NamedTuple):
@@ -21,18 +23,36 @@ class Stated(NamedTuple):
     answer: str
 
 
-def final_statements(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> list[Stated]:
-    """The last box, the last "the answer is" (to the end of its sentence, or a correction inside it) and the last closed answer tag of
-    ``text`` that state a readable answer, in text order (at most one of each kind)."""
+class Place(NamedTuple):
+    """Where one statement of an answer stands in the text, and the reading of what it states (read when asked)."""
+
+    start: int
+    end: int
+    read: Callable[[], str | Unreadable | None]
+
+
+def statement_places(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> list[Place]:
+    """Where the last box, the last "the answer is" (to the end of its sentence, or a correction inside it) and
+    the last closed answer tag of ``text`` stand, in text order (no two start together: a box opens with ``\\``, a
+    tag with ``<``, a phrase with a letter). What each states is read only when asked: a caller looking for one
+    statement reads no other."""
     found = []
     box = next(_boxes(text), None)
     if box is not None:
-        found.append((box[0], box[1], boxed(text, max_chars)))
+        found.append(Place(box[0], box[1], functools.partial(boxed, text, max_chars)))
     statement = _last_statement(text)
     if statement is not None:
-        found.append((statement.start(), statement_end(text, statement.end()), answer_is(text, max_chars)))
+        end = statement_end(text, statement.end())
+        found.append(Place(statement.start(), end, functools.partial(answer_is, text, max_chars)))
     tag = text.rfind(_OPEN_TAG)
     close = text.find(_CLOSE_TAG, tag) if tag >= 0 else -1
     if tag >= 0 and close >= 0:
-        found.append((tag, close + len(_CLOSE_TAG), answer_tag(text, max_chars)))
-    return sorted(Stated(start, end, answer) for start, end, answer in found if isinstance(answer, str))
+        found.append(Place(tag, close + len(_CLOSE_TAG), functools.partial(answer_tag, text, max_chars)))
+    return sorted(found, key=lambda place: (place.start, place.end))
+
+
+def final_statements(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> list[Stated]:
+    """The last box, the last "the answer is" and the last closed answer tag of ``text`` (see
+    :func:`statement_places`) that state a readable answer, in text order (at most one of each kind)."""
+    places = statement_places(text, max_chars)
+    return [Stated(place.start, place.end, answer) for place in places if isinstance(answer := place.read(), str)]

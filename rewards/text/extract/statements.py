@@ -195,6 +195,9 @@ def _answer_is(text: str, max_chars: int | None) -> str | Unreadable | None:
         return Unreadable(f"another answer offered beside a first one: {_squeeze(text[max(0, last.start() - 40) : last.end() + 40])!r}")
     line_end = text.find("\n", last.end())
     rest = text[last.end() : line_end if line_end >= 0 else len(text)]
+    if rest.count("$") <= 1 and not rest.strip(" \t*$"):
+        return None  # only spaces, bold marks and one "$" follow the phrase on its line (a text cut before the box
+        # it opens): the steps below would leave "" or "$" of it, and neither reads as a value (told at once)
     hope = rest.lower().find(_HOPE)
     rest = rest[:hope] if hope >= 0 else rest
     inside = _SpanIndex(rest)

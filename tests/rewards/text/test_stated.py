@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from rewardhub.rewards.text.extract.stated import Stated, final_statements
+import pytest
+
+from rewardhub.rewards.text.extract.stated import Stated, final_statements, statement_places
+from rewardhub.rewards.text.extract.statements import answer_is
 
 
 def test_the_last_statement_of_each_kind_in_text_order():
@@ -23,3 +26,19 @@ def test_statements_in_other_languages_and_unreadable_ones():
 def test_a_megabyte_of_statements_is_read():
     text = "The answer is 5. \\boxed{6} " * 40_000
     assert [s.answer for s in final_statements(text)][-1] == "6"
+
+
+def test_places_stand_where_the_statements_do_and_read_what_they_state_when_asked():
+    text = r"Work. The answer is 5 or more. $\boxed{54}$ then <answer>53</answer>"
+    places = statement_places(text)
+    assert [(p.start, p.end) for p in places] == sorted((p.start, p.end) for p in places)
+    assert [p.read() for p in places][1:] == ["54", "53"]
+    assert [(s.start, s.end, s.answer) for s in final_statements(text)] == [(p.start, p.end, p.read()) for p in places[1:]]
+
+
+@pytest.mark.parametrize("rest", ["", " ", " $", "** $", "\t*$ *", "$"])
+def test_a_phrase_followed_on_its_line_by_no_value_states_none(rest):
+    for phrase in ("So the answer is", "**Answer:**", "The final answer is"):
+        assert answer_is(phrase + rest) is None
+        assert answer_is(phrase + rest + "\n\\boxed{5}") is None
+    assert answer_is("The answer is $ 5") is not None and answer_is("The answer is $5$") == "5"
