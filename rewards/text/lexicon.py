@@ -304,11 +304,12 @@ def _pattern(kind: str, languages: tuple[str, ...], single: bool) -> str:
         first.add(word[0])
         body = re.escape(word).replace("\\ ", "\\s+")
         if spaced(word):
-            before = r"(?<![^\W_])" if word[0].isalnum() else ""
+            # The word's first letter, then the lookbehind that it stands alone (no letter or digit before it, read
+            # over that letter): each entry opens with a literal, which fails at once where it does not start.
+            before = rf"{word[0]}(?<![^\W_]{word[0]})" if word[0].isalnum() else ""
             after = r"(?![^\W_])" if word[-1].isalnum() else ""
-            body = f"{before}{body}{after}"
+            body = f"{before}{body[len(word[0]) :] if before else body}{after}"
         alternatives.append(body)
-    # Where no entry starts, one class test rejects the position: each entry opens with a lookbehind, which keeps
-    # the engine from skipping ahead, and trying them all costs several times more at every character.
+    # Where no entry starts, one class test rejects the position: trying every entry there costs more.
     starts = "".join(sorted("\\" + char if char in "\\]^-[" else char for char in first))
     return f"(?:(?=[{starts}])(?:" + "|".join(alternatives) + "))"
