@@ -230,13 +230,25 @@ def _candidates(lower: str, begin: int, kind: str, languages: tuple[str, ...]) -
 @functools.cache
 def _any_entry(kind: str, languages: tuple[str, ...]) -> re.Pattern[str]:
     """A pattern matching any entry of ``kind`` as written (lowercase, no boundaries) wherever it occurs: it finds
-    one in a text exactly when some entry's string search would. Opened by a class of the entries' first
-    characters, so a position where none starts is rejected at once."""
-    words = entries(kind, languages)
-    if not words:
-        return re.compile("(?!)")  # nothing to find
-    starts = "".join(sorted({re.escape(word[0]) for word in words}))
-    return re.compile(f"(?=[{starts}])(?:" + "|".join(map(re.escape, words)) + ")")
+    one in a text exactly when some entry's string search would. The entries are merged into a tree of their
+    common beginnings, so a position is tried once per character of the entries, not once per entry."""
+    return re.compile(_tree(entries(kind, languages)) or "(?!)")  # no entries: nothing to find
+
+
+def _tree(words: Iterable[str]) -> str:
+    """A regular expression matching exactly the strings ``words`` (one of them where it stands), each shared
+    beginning written once: ``abc|abd|b`` is ``ab[cd]|b`` in effect."""
+    branches: dict[str, list[str]] = {}
+    for word in words:
+        branches.setdefault(word[:1], []).append(word[1:])
+    alternatives = []
+    for head, tails in sorted(branches.items()):
+        if not head:
+            continue
+        rest = _tree([tail for tail in tails if tail])
+        optional = "" in tails  # the head alone is an entry too
+        alternatives.append(re.escape(head) + (f"(?:{rest})" + ("?" if optional else "") if rest else ""))
+    return "|".join(alternatives)
 
 
 @functools.cache

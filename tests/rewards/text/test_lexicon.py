@@ -98,3 +98,22 @@ def test_every_entry_holds_the_key_a_long_text_is_searched_for(kind, ascii_only)
     assert sorted(word for _, group in groups for word in group) == sorted(
         word for word in lexicon.entries(kind) if word.isascii() or not ascii_only)
     assert all(key in word for key, group in groups for word in group)
+
+
+@pytest.mark.parametrize(("text", "at", "found"), [
+    ("maybe 12", 0, "maybe"), ("Maybe 12", 0, "Maybe"), ("xmaybe 12", 1, None), ("1maybe", 1, None),
+    ("_maybe", 1, "maybe"), ("(vielleicht 13)", 1, "vielleicht"), ("может  быть", 0, "может  быть"),
+    ("оможет быть", 1, None), ("12或13", 2, "或"),
+])
+def test_a_pattern_entry_stands_alone_only_where_find_would_find_it(text, at, found):
+    match = re.compile(lexicon.pattern("hedge_adverbs") + "|" + lexicon.pattern("hedges"), re.IGNORECASE).match(text, at)
+    assert (match.group() if match else None) == found
+
+
+@pytest.mark.parametrize("kind", list(lexicon.KINDS))
+def test_the_presence_test_matches_exactly_the_entries(kind):
+    words = lexicon.entries(kind)
+    tree = re.compile(lexicon._tree(words))
+    assert all(tree.fullmatch(word) for word in words)
+    assert not any(tree.fullmatch(word[:-1]) for word in words if word[:-1] not in words)
+    assert lexicon._any_entry(kind, lexicon.LANGUAGES).search("12. " + words[-1] + " 13")
