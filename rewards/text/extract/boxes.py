@@ -5,6 +5,7 @@ Braces are matched by counting and each stretch of text is scanned at most once:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from decimal import Decimal
@@ -42,6 +43,14 @@ def boxed(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
     ``\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}`` is one answer, ``(2, 2), (6, 2)``;
     ``\\boxed{1} then \\boxed{2}`` is ``2`` (a word other than "and"/"or" separates them).
     """
+    joined = _last_boxes(text)
+    return None if joined is None else _bounded(joined, max_chars)
+
+
+@functools.lru_cache(maxsize=256)
+def _last_boxes(text: str) -> str | None:
+    """:func:`boxed` before its length bound, remembered for the last texts read (a completion's final answer
+    is read again by the checks of it)."""
     parts: list[str] = []  # from the last box back
     gaps: list[str] = []
     previous_start = None
@@ -52,7 +61,7 @@ def boxed(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
             gaps.append(text[end:previous_start])
         parts.append(content)
         previous_start = start
-    return _bounded(_joined(parts, gaps), max_chars) if parts else None
+    return _joined(parts, gaps) if parts else None
 
 
 def _joined(parts: list[str], gaps: list[str]) -> str:

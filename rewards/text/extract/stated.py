@@ -9,8 +9,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .answers import MAX_ANSWER_CHARS, Unreadable
-from .boxes import _boxes, boxed
-from .statements import _CLOSE_TAG, _OPEN_TAG, _last_statement, answer_is, answer_tag, statement_end
+from .statements import final_places
 
 __all__ = ["Place", "Stated", "final_statements", "statement_places"]
 
@@ -33,22 +32,9 @@ class Place(NamedTuple):
 
 def statement_places(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> list[Place]:
     """Where the last box, the last "the answer is" (to the end of its sentence, or a correction inside it) and
-    the last closed answer tag of ``text`` stand, in text order (no two start together: a box opens with ``\\``, a
-    tag with ``<``, a phrase with a letter). What each states is read only when asked: a caller looking for one
-    statement reads no other."""
-    found = []
-    box = next(_boxes(text), None)
-    if box is not None:
-        found.append(Place(box[0], box[1], functools.partial(boxed, text, max_chars)))
-    statement = _last_statement(text)
-    if statement is not None:
-        end = statement_end(text, statement.end())
-        found.append(Place(statement.start(), end, functools.partial(answer_is, text, max_chars)))
-    tag = text.rfind(_OPEN_TAG)
-    close = text.find(_CLOSE_TAG, tag) if tag >= 0 else -1
-    if tag >= 0 and close >= 0:
-        found.append(Place(tag, close + len(_CLOSE_TAG), functools.partial(answer_tag, text, max_chars)))
-    return sorted(found, key=lambda place: (place.start, place.end))
+    the last closed answer tag of ``text`` stand, in text order (see :func:`final_places`). What each states is
+    read only when asked: a caller looking for one statement reads no other."""
+    return [Place(start, end, functools.partial(reader, text, max_chars)) for start, end, reader in final_places(text)]
 
 
 def final_statements(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> list[Stated]:

@@ -37,7 +37,7 @@ from .numbers import (
 )
 from .spans import _clean_span, _scan_spans, _SpanIndex, math_spans
 
-__all__ = ["after_statement", "answer_is", "answer_tag", "final_statement", "gsm8k", "open_answer_tag", "read_answer",
+__all__ = ["after_statement", "answer_is", "answer_tag", "final_places", "final_statement", "gsm8k", "open_answer_tag", "read_answer",
            "unless_hedged", "unless_revised"]
 
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
@@ -351,24 +351,33 @@ def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str 
     ``<answer>`` tag. A box mid-solution followed by ``Final Answer: The final answer is $10,455$`` gives
     ``10,455``; ``The answer is 5 ... \\boxed{6}`` gives 6; ``\\boxed{18} Wait, ... the correct answer is 20.``
     gives 20, and ``\\boxed{18} Wait, I made an error. It should be 20.`` is :class:`Unreadable`."""
-    last_box = next(_boxes(text), None)
-    statement = _last_statement(text)
-    tag = text.rfind(_OPEN_TAG)
-    close = text.find(_CLOSE_TAG, tag) if tag >= 0 else -1
-    candidates = [(-1, 0, None)]  # (start, end, extractor)
-    if last_box is not None:
-        candidates.append((last_box[0], last_box[1], boxed))
-    if statement is not None:
-        candidates.append((statement.start(), statement_end(text, statement.end()), answer_is))
-    if tag >= 0 and close >= 0:
-        candidates.append((tag, close + len(_CLOSE_TAG), answer_tag))
-    start, end, extractor = max(candidates, key=lambda candidate: candidate[0])
+    start, end, extractor = max(((-1, 0, None), *final_places(text)), key=lambda candidate: candidate[0])
     if _open_box(text) > start:
         return Unreadable("the last box is left open: the text stops inside its answer (cut off?)")
     if extractor is None:
         return None
     found = extractor(text, max_chars)
     return found if extractor is answer_tag else unless_revised(text, end, found, max_chars)  # the tag reads its own
+
+
+@functools.lru_cache(maxsize=256)
+def final_places(text: str) -> tuple[tuple[int, int, Callable[..., str | Unreadable | None]], ...]:
+    """Where the last box, the last answer phrase (to the end of its sentence, or a correction inside it) and the
+    last closed ``<answer>`` tag of ``text`` stand, in text order (no two start together: a box opens with ``\\``,
+    a tag with ``<``, a phrase with a letter), each with its reader: (start, end, reader). Remembered for the last
+    texts read: the checks of a final answer look for the same statements again."""
+    found = []
+    last_box = next(_boxes(text), None)
+    if last_box is not None:
+        found.append((last_box[0], last_box[1], boxed))
+    statement = _last_statement(text)
+    if statement is not None:
+        found.append((statement.start(), statement_end(text, statement.end()), answer_is))
+    tag = text.rfind(_OPEN_TAG)
+    close = text.find(_CLOSE_TAG, tag) if tag >= 0 else -1
+    if tag >= 0 and close >= 0:
+        found.append((tag, close + len(_CLOSE_TAG), answer_tag))
+    return tuple(sorted(found, key=lambda place: place[0]))
 
 
 def unless_revised(
