@@ -20,7 +20,8 @@ __all__ = ["refusal", "revised"]
 
 _MAX_GAP = 120  # characters between two statements for both to be final (more is the work between attempts)
 _WINDOW = 2000  # characters before a statement where the one before it is looked for
-_HEDGE_WORDS = rf"{lexicon.pattern('hedge_adverbs')}|(?<![A-Za-z])(?:unless|although|also possible|depending on|cannot decide|can't decide|not sure)(?![A-Za-z])"
+# (the class of the words' first letters rejects a position where none starts before the lookbehind is tried)
+_HEDGE_WORDS = rf"{lexicon.pattern('hedge_adverbs')}|(?=[uadcn])(?<![A-Za-z])(?:unless|although|also possible|depending on|cannot decide|can't decide|not sure)(?![A-Za-z])"
 # After a stated answer in its sentence: "(or possibly 404 meters)", "although 231 mm is also possible", "unless".
 _STATED_HEDGE = re.compile(_HEDGE_WORDS, re.IGNORECASE)
 # Before an unmarked answer in the last sentence: "Or $x$.", "Maybe 12." ("or" between the values read is the

@@ -309,19 +309,20 @@ def single_letters(kind: str, languages: Iterable[str] = LANGUAGES) -> tuple[str
 
 @functools.cache
 def _pattern(kind: str, languages: tuple[str, ...], single: bool) -> str:
-    alternatives, first = [], set()
+    groups: dict[str, list[str]] = {}  # first character -> the rest of each entry opening with it, in entry order
     for word in entries(kind, languages):
         if not single and len(word) == 1 and spaced(word):
             continue
-        first.add(word[0])
-        body = re.escape(word).replace("\\ ", "\\s+")
+        rest = re.escape(word[1:]).replace("\\ ", "\\s+")
         if spaced(word):
-            # The word's first letter, then the lookbehind that it stands alone (no letter or digit before it, read
-            # over that letter): each entry opens with a literal, which fails at once where it does not start.
-            before = rf"{word[0]}(?<![^\W_]{word[0]})" if word[0].isalnum() else ""
+            # the lookbehind that the entry stands alone (no letter or digit before it), read over its first letter
+            before = rf"(?<![^\W_]{re.escape(word[0])})" if word[0].isalnum() else ""
             after = r"(?![^\W_])" if word[-1].isalnum() else ""
-            body = f"{before}{body[len(word[0]) :] if before else body}{after}"
-        alternatives.append(body)
-    # Where no entry starts, one class test rejects the position: trying every entry there costs more.
-    starts = "".join(sorted("\\" + char if char in "\\]^-[" else char for char in first))
-    return f"(?:(?=[{starts}])(?:" + "|".join(alternatives) + "))"
+            rest = f"{before}{rest}{after}"
+        groups.setdefault(word[0], []).append(rest)
+    # Entries are grouped by their first character, which is matched once: a position where no entry starts fails
+    # on one class test, and one where some do tries only theirs. No two first characters match one character
+    # of the text (see the tests), so at any position only one group can match, in the order of its entries.
+    starts = "".join(sorted("\\" + char if char in "\\]^-[" else char for char in groups))
+    branches = (re.escape(head) + "(?:" + "|".join(rests) + ")" for head, rests in groups.items())
+    return f"(?:(?=[{starts}])(?:" + "|".join(branches) + "))"

@@ -117,3 +117,10 @@ def test_the_presence_test_matches_exactly_the_entries(kind):
     assert all(tree.fullmatch(word) for word in words)
     assert not any(tree.fullmatch(word[:-1]) for word in words if word[:-1] not in words)
     assert lexicon._any_entry(kind, lexicon.LANGUAGES).search("12. " + words[-1] + " 13")
+
+
+@pytest.mark.parametrize("kind", list(lexicon.KINDS))
+def test_no_two_first_characters_of_entries_match_one_character(kind):
+    """The pattern tries the entries grouped by first character: two groups must never both match at a position."""
+    heads = sorted({word[0] for word in lexicon.entries(kind)})
+    assert not [(a, b) for a in heads for b in heads if a != b and re.fullmatch(re.escape(a), b, re.IGNORECASE)]
