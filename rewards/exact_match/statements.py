@@ -15,6 +15,7 @@ from ..math.reward import find_answer
 from ..text import lexicon
 from ..text.extract import Extraction, Unreadable, last_math, last_number
 from ..text.extract.stated import Place, Stated, statement_places
+from ..text.extract.statements import has_phrase
 
 __all__ = ["refusal", "revised"]
 
@@ -124,15 +125,20 @@ def _around(text: str, answer: str) -> tuple[Stated | None, Stated, Stated | Non
     if stated is None:
         return None
     start = max(0, stated.start - _WINDOW)
-    before = next(_readable_from_last(text[start : stated.start]), None)
+    # A stretch cut before a character that is no letter, digit or "_" (a box's "\\", a tag's "<") holds an answer
+    # phrase only where the whole text holds one: each phrase found in it is found in the text too (the boundary
+    # after it reads the same there), so a text with none spares the search.
+    cut = text[stated.start]
+    phrases = cut.isalnum() or cut == "_" or has_phrase(text)
+    before = next(_readable_from_last(text[start : stated.start], phrases), None)
     earlier = Stated(before[0].start + start, before[0].end + start, before[1]) if before is not None else None
     return earlier, stated, later
 
 
-def _readable_from_last(text: str) -> Iterator[tuple[Place, str]]:
+def _readable_from_last(text: str, phrases: bool = True) -> Iterator[tuple[Place, str]]:
     """The final statements of ``text`` that state a readable answer (those of :func:`final_statements`), from the
-    last back, each read only when reached."""
-    for place in reversed(statement_places(text)):
+    last back, each read only when reached (``phrases=False``: the text is known to hold no answer phrase)."""
+    for place in reversed(statement_places(text, phrases=phrases)):
         said = place.read()
         if isinstance(said, str):
             yield place, said

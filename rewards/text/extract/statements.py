@@ -37,7 +37,7 @@ from .numbers import (
 )
 from .spans import _clean_span, _scan_spans, _SpanIndex, math_spans
 
-__all__ = ["after_statement", "answer_is", "answer_tag", "final_places", "final_statement", "gsm8k", "open_answer_tag", "read_answer",
+__all__ = ["after_statement", "answer_is", "answer_tag", "final_places", "final_statement", "gsm8k", "has_phrase", "open_answer_tag", "read_answer",
            "unless_hedged", "unless_revised"]
 
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
@@ -76,6 +76,11 @@ def _last_statement(text: str) -> _Statement | None:
     other = lexicon.find_last(text, "answer_phrases", max(found)[0] if found else 0, _OTHER_LANGUAGES)  # the later one
     found += [(other[0], other[1])] if other is not None else []
     return _Statement(*max(found)) if found else None
+
+
+def has_phrase(text: str) -> bool:
+    """Whether ``text`` holds an answer phrase ("the answer is" in any language of the lexicon)."""
+    return _last_statement(text) is not None
 
 
 def _english_statements(text: str) -> list[re.Match[str] | None]:
@@ -361,16 +366,17 @@ def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str 
 
 
 @functools.lru_cache(maxsize=256)
-def final_places(text: str) -> tuple[tuple[int, int, Callable[..., str | Unreadable | None]], ...]:
+def final_places(text: str, phrases: bool = True) -> tuple[tuple[int, int, Callable[..., str | Unreadable | None]], ...]:
     """Where the last box, the last answer phrase (to the end of its sentence, or a correction inside it) and the
     last closed ``<answer>`` tag of ``text`` stand, in text order (no two start together: a box opens with ``\\``,
-    a tag with ``<``, a phrase with a letter), each with its reader: (start, end, reader). Remembered for the last
-    texts read: the checks of a final answer look for the same statements again."""
+    a tag with ``<``, a phrase with a letter), each with its reader: (start, end, reader). ``phrases=False``: the
+    caller knows the text holds no answer phrase (none is looked for). Remembered for the last texts read: the
+    checks of a final answer look for the same statements again."""
     found = []
     last_box = next(_boxes(text), None)
     if last_box is not None:
         found.append((last_box[0], last_box[1], boxed))
-    statement = _last_statement(text)
+    statement = _last_statement(text) if phrases else None
     if statement is not None:
         found.append((statement.start(), statement_end(text, statement.end()), answer_is))
     tag = text.rfind(_OPEN_TAG)

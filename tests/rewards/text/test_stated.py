@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rewardhub.rewards.text.extract.stated import Stated, final_statements, statement_places
-from rewardhub.rewards.text.extract.statements import answer_is
+from rewardhub.rewards.text.extract.statements import answer_is, has_phrase
 
 
 def test_the_last_statement_of_each_kind_in_text_order():
@@ -42,3 +42,17 @@ def test_a_phrase_followed_on_its_line_by_no_value_states_none(rest):
         assert answer_is(phrase + rest) is None
         assert answer_is(phrase + rest + "\n\\boxed{5}") is None
     assert answer_is("The answer is $ 5") is not None and answer_is("The answer is $5$") == "5"
+
+
+@pytest.mark.parametrize("text", [
+    r"So the answer is\boxed{5}", r"Antwort:\boxed{5}", r"答案是\boxed{5}", "The answers are<answer>5</answer>",
+    r"We get 5. \boxed{5}", r"answer\boxed{5}", r"The answer is 4 \fbox{5}", "<answer>4</answer> <answer>5</answer>",
+])
+def test_a_stretch_cut_before_a_box_or_tag_holds_a_phrase_only_where_the_text_does(text):
+    cut = max(text.rfind("\\boxed"), text.rfind("\\fbox"), text.rfind("<answer>"))
+    assert not has_phrase(text[:cut]) or has_phrase(text)
+    if not has_phrase(text):
+        def read(places):
+            return [(place.start, place.end, place.read()) for place in places]
+
+        assert read(statement_places(text[:cut], phrases=False)) == read(statement_places(text[:cut]))
