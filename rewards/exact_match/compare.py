@@ -41,6 +41,13 @@ class Comparison:
     by_value: bool
     max_answer_chars: int
 
+    def __hash__(self) -> int:  # remembered: the settings key the memo of every verdict
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash((self.normalize, self.by_value, self.max_answer_chars))
+
     def pays(self, answer: str, references: dict[str, str]) -> bool:
         """Whether ``answer`` equals a reference; several values offered (:func:`alternatives`) pay only when
         every one of them is right, or when they are the solutions of one equation beside a reference that lists

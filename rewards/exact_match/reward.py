@@ -121,7 +121,7 @@ class ExactMatch(Reward):
         A reference holding answer markup (GSM8K's ``#### 72``, a ``\\boxed{}`` solution) is reduced to
         that answer with the default extractors, whatever ``extractors`` the completions use.
         """
-        items = value if isinstance(value, Sequence) and not isinstance(value, str | bytes) else [value]
+        items = [value] if isinstance(value, str | bytes) or not isinstance(value, Sequence) else value
         references = {}
         for item in items:
             if item is None or isinstance(item, bool) or not isinstance(item, str | int | float):

@@ -4,6 +4,7 @@ punctuation, case, whitespace).
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 import unicodedata
@@ -51,6 +52,13 @@ class Normalizer:
     punctuation: bool = True
     numbers: bool = True
     latex: bool = True
+
+    def __hash__(self) -> int:  # remembered: a normaliser keys the memo of every answer read with it
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash((self.case_sensitive, self.whitespace, self.punctuation, self.numbers, self.latex))
 
     def __call__(self, answer: str) -> str:
         """Strip LaTeX wrappers (unicode math read as LaTeX), canonicalise numbers (``1,000`` =
