@@ -15,6 +15,7 @@ from ..math.reward import find_answer
 from ..text import lexicon
 from ..text.extract import Extraction, Unreadable, last_math, last_number
 from ..text.extract.stated import Stated, final_statements
+from ..text.extract.statements import without_denied_value
 
 __all__ = ["refusal", "revised"]
 
@@ -40,9 +41,10 @@ def refusal(text: str, found: Extraction, pays: Callable[[str], bool]) -> str | 
     if found.how in _UNMARKED:
         first = sentence.find(found.answer)  # where the value read starts (else its first digit or span)
         first = first if first >= 0 else next((i for i, c in enumerate(sentence) if c.isdigit() or c in "$\\"), len(sentence))
-        closing = max(sentence.rfind("$"), sentence.rfind("\\)"), sentence.rfind("\\]"))
+        kept = without_denied_value(sentence)  # "$x = 4$, not 2.": the value after the math is denied, not offered
+        closing = max(kept.rfind("$"), kept.rfind("\\)"), kept.rfind("\\]"))
         if _UNMARKED_HEDGE.search(sentence, 0, first) or _STATED_HEDGE.search(sentence, first) or (
-                found.how == "last_math" and closing >= 0 and any(char.isdigit() for char in sentence[closing:])):
+                found.how == "last_math" and closing >= 0 and any(char.isdigit() for char in kept[closing:])):
             return f"a hedge: the last sentence '{_short(sentence)}' offers no single value"
         return None
     found_at = _around(text, found.answer)
