@@ -132,3 +132,27 @@ def test_a_denial_that_does_not_end_the_statement_pays_neither_value(completion)
 
     for reward in ("math", "exact_match"):
         assert rewardhub.get(reward)(["q", "q"], [completion, completion], solution=["71", "47"])[1] == 0.0
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "The candidates are -71 and 71; I cannot decide between them.",
+        "So the total is 71. I'm not sure.",
+        "候选是70和71，我不确定。",
+        "Die Kandidaten sind 70 und 71, ich bin nicht sicher.",
+        "Los candidatos son 70 y 71; no estoy seguro.",
+    ],
+)
+def test_a_value_guessed_from_an_undecided_last_sentence_is_no_answer(completion):
+    import rewardhub
+
+    for reward in ("math", "exact_match"):
+        assert rewardhub.get(reward)(["q", "q"], [completion, completion], solution=["71", "70"]) == [0.0, 0.0]
+
+
+def test_a_stated_answer_stays_stated_beside_doubt_and_an_unmarked_one_without_it():
+    import rewardhub
+
+    math = rewardhub.get("math")
+    assert math(["q", "q"], ["The answer is 71. I'm not sure though.", "Adding them gives 71."], solution=["71", "71"]) == [1.0, 1.0]
