@@ -10,12 +10,14 @@ scatter, never less than the step means' sampling error) and accumulated (Page's
 ``ALLOWANCE``): a small shift that persists adds up, so a hack ramping in over hundreds of steps is found about as
 soon as its cumulated effect stands out, and one that jumps is found at once.
 
-The baseline keeps growing: every step at which neither sum has reached half the threshold joins it (its level and
-noise are those of all such steps). A level taken over the first ten steps is off by a third of the noise on
-average, and a CUSUM fed a level that is off adds up the offset step after step: an honest series would cross the
-threshold in a few hundred steps. Grown over the run, the level is off by little, while a change, once it has
-built half the threshold, is compared against the level from before it. The state is plain numbers
-(:meth:`Change.state` / :meth:`Change.restore`) so it survives a restart.
+The baseline keeps growing, late: each settled step joins it once ``baseline`` further steps have passed (its level
+and noise are those of all the steps that joined). A level taken over the first ten steps is off by a third of the
+noise on average, and a CUSUM fed a level that is off adds up the offset step after step: an honest series would
+cross the threshold in a few hundred steps. Grown over the run, the level is off by little; and since a step joins
+only ``baseline`` steps late, a change is measured against the level from before it for that long, and after that
+only the change's first steps, diluted among all the baseline's, move the level: an early hack is not absorbed
+while it happens, and a slow one barely. The state is plain numbers (:meth:`Change.state` /
+:meth:`Change.restore`) so it survives a restart.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ class Change:
     last: float | None = None
     sums: list[float] = field(default_factory=list)  # the baseline's steps: count, mean, sum of squared deviations
     # (Welford's), sum of squared errors
+    waiting: list[tuple[float, float, float]] = field(default_factory=list)  # (step, mean, error) of the last
+    # ``baseline`` settled steps, not yet in the baseline
 
     def add(self, step: float, mean: float, error: float, spanned: float | None = None) -> None:
         """Take a step's mean, its standard error and (when known) the range its values spanned."""
@@ -68,8 +72,9 @@ class Change:
             if max(self.up, self.down) >= self.threshold / 2:
                 self._unsettle()
                 return
-        if self.sums and max(self.up, self.down) < self.threshold / 2:
-            self._grow(mean, error)
+        self.waiting.append((step, mean, error))
+        if len(self.waiting) > self.baseline:
+            self._grow(*self.waiting.pop(0)[1:])
 
     @property
     def settled(self) -> bool:
@@ -91,12 +96,13 @@ class Change:
 
     def state(self) -> dict:
         return {k: getattr(self, k) for k in ("baseline", "threshold", "floor", "scale", "recent", "level", "noise", "since",
-                                               "up", "down", "up_from", "down_from", "last", "sums")}
+                                               "up", "down", "up_from", "down_from", "last", "sums", "waiting")}
 
     @classmethod
     def restore(cls, state: dict) -> Change:
         change = cls(**state)
         change.recent = [tuple(r) for r in change.recent]  # type: ignore[misc]
+        change.waiting = [tuple(w) for w in change.waiting]  # type: ignore[misc]
         return change
 
     def _settle(self, step: float, mean: float, error: float) -> None:
@@ -120,9 +126,10 @@ class Change:
 
     def _unsettle(self) -> None:
         self.level, self.up, self.down, self.up_from, self.down_from, self.sums = None, 0.0, 0.0, None, None, []
+        self.waiting = []
 
     def _grow(self, mean: float, error: float) -> None:
-        """Add a step that agrees with the baseline to it."""
+        """Add a settled step, ``baseline`` steps old, to the baseline."""
         self._add_to_sums(mean, error)
         level, scatter, sampling = self._baseline()
         self.level, self.noise = level, max(scatter, sampling, self.floor * (self.scale or 1.0), 1e-9)

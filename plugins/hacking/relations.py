@@ -29,7 +29,6 @@ from .trends import Trend, trend
 __all__ = ["audit", "divergence", "length", "signatures", "templated"]
 
 MIN_SHIFT = 0.15  # a change that matters: the window's mean moved by this fraction of the per-sample spread
-FORMAT_SHIFT = 0.2  # for a format reward, which is learned toward its ceiling early by design
 EXCESS_SHIFT = 0.1  # a reward's excess over the truth: this fraction of the excess's own per-sample spread (what the
 # truth leaves unexplained: a judge's excess scatters far less than its value, which carries every right and wrong)
 FOLLOW_T = 2.0  # the truth follows when its trend over the same steps rises at this t
@@ -83,10 +82,7 @@ def divergence(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
         excess = _window_mean(window, f"excess/{alias}")
         baseline = _baseline(ctx, change)
         spread = max(_spread(window, f"value/{alias}"), _spread(baseline, f"value/{alias}"), 1e-9)
-        if ctx.roles.get(alias) == "format":
-            least = FORMAT_SHIFT * spread
-        else:
-            least = EXCESS_SHIFT * max(_spread(window, f"excess/{alias}"), _spread(baseline, f"excess/{alias}"))
+        least = EXCESS_SHIFT * max(_spread(window, f"excess/{alias}"), _spread(baseline, f"excess/{alias}"))
         if excess is None or excess - change.level < least:
             continue
         follows = _span_trend(ctx, "truth", change.up_from)
