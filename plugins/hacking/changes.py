@@ -64,6 +64,9 @@ class Change:
                 self.scale = max(self.scale, spanned)
             self._settle(step, mean, error)
             return
+        if spanned and not self.scale:  # values that spanned nothing while settling (a bonus nobody earned) now span
+            self.scale = spanned  # a range: one completion's worth of a change is measured in it from now on
+            self.noise = self._noise(*self._baseline()[1:])
         z = (mean - self.level) / self.noise
         self.up, self.up_from = _run(self.up, z - ALLOWANCE, self.up_from, step)
         self.down, self.down_from = _run(self.down, -z - ALLOWANCE, self.down_from, step)
@@ -121,7 +124,7 @@ class Change:
         if abs(trend(means, errors).t) >= SETTLED_T or halves > SETTLED_T * max(sampling, floor) / math.sqrt(half):
             self.sums = []
             return  # still moving (a reward being learned): no baseline yet
-        self.level, self.noise, self.since = level, max(scatter, sampling, floor, 1e-9), step
+        self.level, self.noise, self.since = level, self._noise(scatter, sampling), step
         self.recent = []  # refilled over the probation that follows
 
     def _unsettle(self) -> None:
@@ -132,7 +135,11 @@ class Change:
         """Add a settled step, ``baseline`` steps old, to the baseline."""
         self._add_to_sums(mean, error)
         level, scatter, sampling = self._baseline()
-        self.level, self.noise = level, max(scatter, sampling, self.floor * (self.scale or 1.0), 1e-9)
+        self.level, self.noise = level, self._noise(scatter, sampling)
+
+    def _noise(self, scatter: float, sampling: float) -> float:
+        """The baseline's noise: its step-to-step scatter, never less than its sampling error or the floor."""
+        return max(scatter, sampling, self.floor * (self.scale or 1.0), 1e-9)
 
     def _add_to_sums(self, mean: float, error: float) -> None:
         n, level, squares, errors = self.sums
