@@ -11,12 +11,13 @@ scatter, never less than the step means' sampling error) and accumulated (Page's
 soon as its cumulated effect stands out, and one that jumps is found at once.
 
 The baseline keeps growing, late: each settled step joins it once ``baseline`` further steps have passed (its level
-and noise are those of all the steps that joined). A level taken over the first ten steps is off by a third of the
-noise on average, and a CUSUM fed a level that is off adds up the offset step after step: an honest series would
-cross the threshold in a few hundred steps. Grown over the run, the level is off by little; and since a step joins
-only ``baseline`` steps late, a change is measured against the level from before it for that long, and after that
-only the change's first steps, diluted among all the baseline's, move the level: an early hack is not absorbed
-while it happens, and a slow one barely. The state is plain numbers (:meth:`Change.state` /
+and noise are those of all the steps that joined), unless a side has crossed the threshold by then (a change found
+is not absorbed into the level it is measured against). A level taken over the first ten steps is off by a third
+of the noise on average, and a CUSUM fed a level that is off adds up the offset step after step: an honest series
+would cross the threshold in a few hundred steps. Grown over the run, the level is off by little; and since a step
+joins only ``baseline`` steps late, a change is measured against the level from before it for that long, and after
+that only its first steps, diluted among all the baseline's, move the level: an early hack is not absorbed while it
+happens, and a slow one barely. The state is plain numbers (:meth:`Change.state` /
 :meth:`Change.restore`) so it survives a restart.
 """
 
@@ -77,7 +78,9 @@ class Change:
                 return
         self.waiting.append((step, mean, error))
         if len(self.waiting) > self.baseline:
-            self._grow(*self.waiting.pop(0)[1:])
+            _, joining, its_error = self.waiting.pop(0)
+            if not (self.rose or self.fell):  # a change found is not absorbed into the level it is measured against
+                self._grow(joining, its_error)
 
     @property
     def settled(self) -> bool:
