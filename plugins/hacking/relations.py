@@ -284,7 +284,8 @@ def tracked(name: str) -> bool:
 
 def tracker(name: str, baseline: int, threshold: float, rows: int) -> Change:
     """A tracker for ``name``. Its noise is floored at the sampling error of a 5% rate over the step's rows, times the
-    range the series' values span (1 when they span nothing: a rate, a bonus nobody earns yet): a series that sits still
-    over the baseline has no scatter to measure, and one completion that moves must not count as a change; a reward
-    whose rows scatter little (a judge's excess over the truth) keeps the small noise it has."""
+    range the series' values span (at the baseline; a series that spans nothing there, a bonus nobody earned yet, takes
+    the range of the first step that spans one): a series that sits still over the baseline has no scatter to measure,
+    and one completion that moves must not count as a change, in whatever range the reward pays; a reward whose rows
+    scatter little (a judge's excess over the truth) keeps the small noise it has."""
     return Change(baseline, threshold, floor=math.sqrt(0.05 * 0.95 / max(rows, 1)))
