@@ -282,7 +282,7 @@ class HackingMonitor:
         weights = dict(self.weights_at(rows.step))
         truth = [a for a in self.truth if a in self.audits or weights.get(a, 0.0) != 0]
         summary = rows.summary(Weighting(weights, self.aggregate, frozenset(self.audits), frozenset(truth),
-                                         self.checked))
+                                         self.checked, self.coupling))
         self.history = [*self.history[-(KEPT_STEPS - 1):], summary]
         self._track(summary)
         self._evaluate(Context(self.roles, weights, truth, self.changes, self.history), rows.rows)
@@ -294,24 +294,17 @@ class HackingMonitor:
             save_state(self, self.settings.state)
 
     def _track(self, summary: StepSummary) -> None:
-        """Feed each step figure to its change tracker (created at its first step), with each reward's excess over
-        what the truth explains (``excess/<alias>``: its mean less the within-prompt slope on the truth, pooled
-        over the run, times the truth's mean), so a reward that rises because answers got right does not count."""
+        """Pool each reward's within-prompt moments with the truth (the slope its ``excess/<alias>`` is taken beyond)
+        and feed each step figure to its change tracker (created at its first step)."""
         for alias, (sxy, sxx) in summary.coupling.items():
             pooled = self.coupling.setdefault(alias, [0.0, 0.0])
             pooled[0], pooled[1] = pooled[0] + sxy, pooled[1] + sxx
-            value, truth = summary.means.get(f"value/{alias}"), summary.means.get("truth")
-            if value is not None and truth is not None:
-                slope = max(pooled[0] / pooled[1], 0.0) if pooled[1] > 0 else 0.0
-                summary.means[f"excess/{alias}"] = value - slope * truth
-                summary.errors[f"excess/{alias}"] = summary.errors.get(f"value/{alias}", 0.0)
-                summary.spreads[f"excess/{alias}"] = summary.spreads.get(f"value/{alias}", 0.0)
         for name, mean in summary.means.items():
             if relations.tracked(name) and math.isfinite(mean):
                 if name not in self.changes:
                     self.changes[name] = relations.tracker(name, self.settings.baseline, self.settings.threshold,
                                                            summary.rows)
-                self.changes[name].add(summary.step, mean, summary.errors.get(name, 0.0))
+                self.changes[name].add(summary.step, mean, summary.errors.get(name, 0.0), summary.ranges.get(name))
 
     def _evaluate(self, ctx: Context, rows: Sequence[Row]) -> None:
         window = self.history[-self.settings.window:]

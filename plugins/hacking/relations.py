@@ -29,7 +29,8 @@ from .trends import Trend, trend
 __all__ = ["audit", "divergence", "length", "signatures", "templated"]
 
 MIN_SHIFT = 0.15  # a change that matters: the window's mean moved by this fraction of the per-sample spread
-FORMAT_SHIFT = 0.2  # for a format reward, which is learned toward its ceiling early by design
+EXCESS_SHIFT = 0.1  # a reward's excess over the truth: this fraction of the excess's own per-sample spread (what the
+# truth leaves unexplained: a judge's excess scatters far less than its value, which carries every right and wrong)
 FOLLOW_T = 2.0  # the truth follows when its trend over the same steps rises at this t
 LENGTH_GROWTH = 0.15  # relative growth of the mean completion length (over its baseline, else over the window)
 LENGTH_CORRELATION = 0.3  # within-group rank correlation of length with a reward that is not the truth
@@ -79,9 +80,10 @@ def divergence(window: Sequence[StepSummary], ctx: Context) -> list[Finding]:
         if alias in ctx.truth or ctx.roles.get(alias) == "correctness" or change is None or not change.rose:
             continue
         excess = _window_mean(window, f"excess/{alias}")
-        spread = max(_spread(window, f"value/{alias}"), _spread(_baseline(ctx, change), f"value/{alias}"), 1e-9)
-        least = FORMAT_SHIFT if ctx.roles.get(alias) == "format" else MIN_SHIFT
-        if excess is None or excess - change.level < least * spread:
+        baseline = _baseline(ctx, change)
+        spread = max(_spread(window, f"value/{alias}"), _spread(baseline, f"value/{alias}"), 1e-9)
+        least = EXCESS_SHIFT * max(_spread(window, f"excess/{alias}"), _spread(baseline, f"excess/{alias}"))
+        if excess is None or excess - change.level < least:
             continue
         follows = _span_trend(ctx, "truth", change.up_from)
         moved = (excess - change.level) / spread
@@ -281,7 +283,9 @@ def tracked(name: str) -> bool:
 
 
 def tracker(name: str, baseline: int, threshold: float, rows: int) -> Change:
-    """A tracker for ``name``. Its noise is floored at the sampling error of a 5% rate over the step's rows: a
-    series that sits still over the baseline (a rate at 0, a bonus nobody earns yet) has no scatter to measure,
-    and one completion that moves must not count as a change."""
+    """A tracker for ``name``. Its noise is floored at the sampling error of a 5% rate over the step's rows, times the
+    range the series' values span (at the baseline; a series that spans nothing there, a bonus nobody earned yet, takes
+    the range of the first step that spans one): a series that sits still over the baseline has no scatter to measure,
+    and one completion that moves must not count as a change, in whatever range the reward pays; a reward whose rows
+    scatter little (a judge's excess over the truth) keeps the small noise it has."""
     return Change(baseline, threshold, floor=math.sqrt(0.05 * 0.95 / max(rows, 1)))

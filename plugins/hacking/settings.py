@@ -2,7 +2,7 @@
 
     monitor:
       window: 8                 # steps a trend is read over before a baseline exists, and the spikes' window
-      warmup: 10                # steps each series' baseline is taken over, once it holds still (at least 4)
+      warmup: 10                # steps each series' baseline is first taken over, once it holds still (at least 4)
       threshold: 10             # CUSUM sum (in noise units) at which a series has changed
       disable: [dominance]      # signals to leave out (names: see SIGNALS)
       state: runs/hacking.json  # where the monitor keeps its state, and resumes from after a restart

@@ -46,12 +46,14 @@ class Weighting:
     audits: frozenset[str]
     truth: frozenset[str] = frozenset()  # what says whether an answer is right: the audits, else correctness
     checked: tuple[tuple[str, str], ...] = ()  # (paid checker, audit) pairs read side by side
+    coupling: Mapping[str, Sequence[float]] = field(default_factory=dict)  # alias -> within-prompt moments with the
+    # truth pooled over the steps before (co-moment, the truth's moment): the slope its excess is taken beyond
 
 
 @dataclass
 class StepSummary:
-    """A step's figures: ``means`` (name -> value), their standard errors and per-sample spreads,
-    and the per-alias correlations and advantage shares."""
+    """A step's figures: ``means`` (name -> value), their standard errors, per-sample spreads and ranges (the
+    largest less the smallest value), and the per-alias correlations and advantage shares."""
 
     step: float
     rows: int
@@ -59,6 +61,7 @@ class StepSummary:
     means: dict[str, float] = field(default_factory=dict)
     errors: dict[str, float] = field(default_factory=dict)
     spreads: dict[str, float] = field(default_factory=dict)
+    ranges: dict[str, float] = field(default_factory=dict)
     length_correlation: dict[str, float] = field(default_factory=dict)  # target ("reward" or alias) -> corr
     shares: dict[str, float] = field(default_factory=dict)  # alias -> share of the advantage's variance
     varying: dict[str, float] = field(default_factory=dict)  # alias -> fraction of groups where it varies
@@ -118,6 +121,7 @@ class StepRows:
                 out.length_correlation[target] = corr
             if target not in ("reward", "truth", *weighting.truth) and weighting.truth:
                 out.coupling[target] = within_group_moments(truth, series, groups)
+                _excess_into(out, target, series, truth, weighting, groups)
         _text_figures(out, [s for s in shapes if s is not None], shapes, groups, paid)
         _signature_figures(out, rows, paid, groups)
         _advantage_shares(out, values, weighting, groups)
@@ -151,6 +155,21 @@ def _mean_into(out: StepSummary, name: str, values: Sequence[float | None], grou
     out.means[name] = mean
     out.errors[name] = max(clustered, spread / math.sqrt(n))
     out.spreads[name] = spread
+    out.ranges[name] = max(v for _, v in present) - min(v for _, v in present)
+
+
+def _excess_into(out: StepSummary, alias: str, values: Sequence[float | None], truth: Sequence[float | None],
+                 weighting: Weighting, groups: Sequence[Sequence[int]]) -> None:
+    """``excess/<alias>``: the reward beyond what the truth explains, row by row (its value less its within-prompt
+    slope on the truth, pooled over the run up to this step, times the row's truth), so a reward that rises because
+    answers got right does not count, and the noise of what is left is measured on the rows themselves (a judge's
+    excess scatters far less than its value, which carries every right and wrong answer)."""
+    sxy, sxx = out.coupling[alias]
+    before = weighting.coupling.get(alias, (0.0, 0.0))
+    pooled_xy, pooled_xx = before[0] + sxy, before[1] + sxx
+    slope = max(pooled_xy / pooled_xx, 0.0) if pooled_xx > 0 else 0.0
+    _mean_into(out, f"excess/{alias}", [None if v is None or t is None else v - slope * t
+                                        for v, t in zip(values, truth, strict=True)], groups)
 
 
 def _rate_into(out: StepSummary, name: str, marks: Sequence[bool], groups: Sequence[Sequence[int]]) -> None:

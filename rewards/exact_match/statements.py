@@ -15,22 +15,21 @@ from ..math.reward import find_answer
 from ..text import lexicon
 from ..text.extract import Extraction, Unreadable, last_math, last_number
 from ..text.extract.stated import Place, Stated, statement_places
-from ..text.extract.statements import has_phrase
+from ..text.extract.statements import has_phrase, without_denied_value
+from ..text.sentences import last_sentence
 
 __all__ = ["refusal", "revised"]
 
 _MAX_GAP = 120  # characters between two statements for both to be final (more is the work between attempts)
 _WINDOW = 2000  # characters before a statement where the one before it is looked for
 # (the class of the words' first letters rejects a position where none starts before the lookbehind is tried)
-_HEDGE_WORDS = rf"{lexicon.pattern('hedge_adverbs')}|(?=[uadcn])(?<![A-Za-z])(?:unless|although|also possible|depending on|cannot decide|can't decide|not sure)(?![A-Za-z])"
+_HEDGE_WORDS = (rf"{lexicon.pattern('hedge_adverbs')}|{lexicon.pattern('undecided')}"
+                r"|(?=[uad])(?<![A-Za-z])(?:unless|although|also possible|depending on)(?![A-Za-z])")
 # After a stated answer in its sentence: "(or possibly 404 meters)", "although 231 mm is also possible", "unless".
 _STATED_HEDGE = re.compile(_HEDGE_WORDS, re.IGNORECASE)
 # Before an unmarked answer in the last sentence: "Or $x$.", "Maybe 12." ("or" between the values read is the
 # reader's business: "$x = 7$ or $x = -7$" are the solutions it joins).
 _UNMARKED_HEDGE = re.compile(rf"{lexicon.pattern('hedges', single_letters=False)}|{_HEDGE_WORDS}", re.IGNORECASE)
-# The last sentence end before the text's last character (a stop there ends no sentence before the last one), found
-# from the end backwards (greedy). The text is stripped: a stop before its end is followed by a space.
-_LAST_SENTENCE_END = re.compile(r".*(?:[.!?]\s|\n|[。！？])", re.DOTALL)
 _LAST_SENTENCE_CHARS = 400  # only the end of the text is read
 _UNMARKED = frozenset({"last_math", "bare", "last_number"})
 
@@ -38,13 +37,14 @@ _UNMARKED = frozenset({"last_math", "bare", "last_number"})
 def refusal(text: str, found: Extraction, pays: Callable[[str], bool]) -> str | None:
     """Why the completion ``text`` states no single value, though ``found`` (its final answer) ``pays``; None
     when nothing refuses it. ``pays`` tells whether another value written in the text would be paid too."""
-    sentence = _last_sentence(text)
+    sentence = last_sentence(text, _LAST_SENTENCE_CHARS)
     if found.how in _UNMARKED:
         first = sentence.find(found.answer)  # where the value read starts (else its first digit or span)
         first = first if first >= 0 else next((i for i, c in enumerate(sentence) if c.isdigit() or c in "$\\"), len(sentence))
-        closing = max(sentence.rfind("$"), sentence.rfind("\\)"), sentence.rfind("\\]"))
+        kept = without_denied_value(sentence)  # "$x = 4$, not 2.": the value after the math is denied, not offered
+        closing = max(kept.rfind("$"), kept.rfind("\\)"), kept.rfind("\\]"))
         if _UNMARKED_HEDGE.search(sentence, 0, first) or _STATED_HEDGE.search(sentence, first) or (
-                found.how == "last_math" and closing >= 0 and any(char.isdigit() for char in sentence[closing:])):
+                found.how == "last_math" and closing >= 0 and any(char.isdigit() for char in kept[closing:])):
             return f"a hedge: the last sentence '{_short(sentence)}' offers no single value"
         return None
     found_at = _around(text, found.answer)
@@ -142,12 +142,6 @@ def _readable_from_last(text: str, phrases: bool = True) -> Iterator[tuple[Place
         said = place.read()
         if isinstance(said, str):
             yield place, said
-
-
-def _last_sentence(text: str) -> str:
-    tail = text[-_LAST_SENTENCE_CHARS:].rstrip()
-    last_end = _LAST_SENTENCE_END.match(tail, 0, max(len(tail) - 1, 0))
-    return (tail[last_end.end() :] if last_end else tail).strip()
 
 
 def _short(text: str, limit: int = 80) -> str:

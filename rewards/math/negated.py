@@ -11,13 +11,11 @@ import functools
 import re
 
 from ..text import lexicon
+from ..text.sentences import last_sentence
 
 __all__ = ["negated_statement"]
 
 _TAIL = 2000  # the last sentence is read in the text's last characters only
-# The last sentence: what follows the last full stop (not a decimal point), line break or CJK stop.
-_SENTENCE_END = r"[.!?](?=\s)|[。！？\n]"
-_LAST_SENTENCE_END = re.compile(f".*(?:{_SENTENCE_END})", re.DOTALL)  # greedy: found from the end, backwards
 _VALUE = re.compile(r"\$[^$]{1,200}\$|\\\(.{1,200}?\\\)|[-−]?\d+(?:[.,]\d+)*(?:/\d+)?")
 # Words between a negation and its value: "cannot be exactly $x = 12$", "is not equal to 12".
 _FILLER = re.compile(r"(?:\s+|\b(?:be|equal\s+to|equals?|exactly|simply|just|sein|ser|être|essere|равно|равен)\b|[:=])*$",
@@ -51,7 +49,7 @@ def negated_statement(text: str, answer: str) -> str | None:
     nowhere without a negation, else None (also for an answer that is itself a negation, ``x \\neq 3``)."""
     if _RELATION.search(answer):
         return None  # "x \\neq 3" is read as the negation it is (the checker compares it with the gold)
-    sentence = _last_sentence(text)
+    sentence = last_sentence(text, _TAIL)
     if not _anywhere().search(sentence.lower()):
         return None
     wanted = _plain(answer)
@@ -65,13 +63,6 @@ def negated_statement(text: str, answer: str) -> str | None:
                 stated = True
         previous = value.end()
     return sentence if denied and not stated else None
-
-
-def _last_sentence(text: str) -> str:
-    """The last sentence of ``text``'s last ``_TAIL`` characters."""
-    tail = text[-_TAIL:].rstrip()
-    last_end = _LAST_SENTENCE_END.match(tail, 0, max(len(tail) - 1, 0))  # a stop ending the text ends no earlier one
-    return tail[last_end.end() if last_end else 0 :].strip()
 
 
 def _denies(sentence: str, previous: int, value: re.Match[str]) -> bool:

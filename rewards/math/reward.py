@@ -32,6 +32,7 @@ from ..text.extract import (
     read_answer,
 )
 from ..text.extract.boxes import _BOX_COMMANDS, _boxes
+from ..text.sentences import last_sentence
 from .checker import SEVERAL_FOR_ONE, Check, MathChecker, list_items
 from .literals import Scalar, has_modulus, normalize, parse_literal
 from .negated import negated_statement
@@ -56,6 +57,7 @@ MATH_EXTRACTORS = ("open_answer_tag", "final_statement", "gsm8k")
 UNMARKED_EXTRACTORS = ("last_math", "bare", "last_number")
 _CLOSE_TAG = "</answer>"
 _ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+_UNDECIDED = re.compile(lexicon.pattern("undecided"), re.IGNORECASE)  # "The candidates are 12 and 13; I cannot decide."
 _HEDGE_WORD = re.compile(lexicon.pattern("hedges", single_letters=False), re.IGNORECASE)  # "or" in any language
 _MAX_BARE = 200  # a completion this short may be the gold itself
 _MAX_CANDIDATE = 40  # a longer line is no bare candidate value
@@ -107,6 +109,8 @@ def _unmarked(text: str) -> Extraction | Unreadable | None:
     found = extract_answer(text, UNMARKED_EXTRACTORS, max_chars=None)
     if isinstance(found, Extraction) and found.how != "bare" and looks_truncated(text):
         return Unreadable("the text stops mid-sentence (cut off?): its tail is no final answer", found.how)
+    if isinstance(found, Extraction) and found.how != "bare" and _UNDECIDED.search(last := last_sentence(text)):
+        return Unreadable(f"the last sentence leaves the choice open: {last[-80:]!r}", found.how)  # "I cannot decide"
     return found
 
 

@@ -21,6 +21,8 @@ Kinds of entries:
   ``не``, ``不是``), or in Japanese and Korean the one right before them (``12ではない``, ``12가 아니다``).
 - ``CONDITIONS``: words that make a stated answer hold only in some case (``unless``, ``depending on``, ``除非``,
   ``je nach``, ``à moins que``): followed by a value, the answer is one of several.
+- ``UNDECIDED``: words that leave the choice between values open (``I cannot decide``, ``not sure``, ``不确定``,
+  ``nicht sicher``): a value guessed from a sentence that says so is no answer.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ __all__ = [
     "LANGUAGES",
     "KINDS",
     "NEGATIONS",
+    "UNDECIDED",
     "entries",
     "find",
     "find_last",
@@ -138,6 +141,20 @@ CONDITIONS: dict[str, tuple[str, ...]] = {
     "ru": ("если только не", "в зависимости от", "иначе", "если не"),
 }  # fmt: skip
 
+UNDECIDED: dict[str, tuple[str, ...]] = {
+    "en": ("cannot decide", "can't decide", "could not decide", "couldn't decide", "not sure", "unsure", "undecided",
+           "hard to say", "cannot tell which", "can't tell which"),
+    "zh": ("无法确定", "不确定", "无法决定", "拿不准", "说不准", "不能确定"),
+    "ja": ("決められない", "決められません", "わからない", "分からない", "わかりません", "分かりません", "確信がない", "判断できない"),
+    "ko": ("확실하지 않다", "확실하지 않습니다", "확실하지 않아요", "모르겠다", "모르겠습니다", "모르겠어요", "결정할 수 없다"),
+    "es": ("no estoy seguro", "no estoy segura", "no puedo decidir", "no sé cuál", "difícil de decir"),
+    "de": ("nicht sicher", "unsicher", "kann mich nicht entscheiden", "schwer zu sagen"),
+    "fr": ("pas sûr", "pas sûre", "je ne peux pas décider", "difficile à dire", "incertain", "incertaine"),
+    "pt": ("não tenho certeza", "não consigo decidir", "não sei qual", "difícil dizer"),
+    "it": ("non sono sicuro", "non sono sicura", "non riesco a decidere", "non so quale", "difficile dire"),
+    "ru": ("не уверен", "не уверена", "не могу решить", "сложно сказать", "трудно сказать"),
+}  # fmt: skip
+
 KINDS: dict[str, dict[str, tuple[str, ...]]] = {
     "answer_phrases": ANSWER_PHRASES,
     "hedges": HEDGES,
@@ -145,6 +162,7 @@ KINDS: dict[str, dict[str, tuple[str, ...]]] = {
     "corrections": CORRECTIONS,
     "negations": NEGATIONS,
     "conditions": CONDITIONS,
+    "undecided": UNDECIDED,
 }
 
 

@@ -37,8 +37,8 @@ from .numbers import (
 )
 from .spans import _clean_span, _scan_spans, _SpanIndex, math_spans
 
-__all__ = ["after_statement", "answer_is", "answer_tag", "final_places", "final_statement", "gsm8k", "has_phrase", "open_answer_tag", "read_answer",
-           "unless_hedged", "unless_revised"]
+__all__ = ["after_statement", "answer_is", "answer_tag", "final_places", "final_statement", "gsm8k", "has_phrase",
+           "open_answer_tag", "read_answer", "unless_hedged", "unless_revised", "without_denied_value"]
 
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 # "the answer is", "Answer:", "the answer (arabic numerals) is": a short remark may stand between; also "**Answer**:
@@ -116,6 +116,14 @@ _CHAIN = frozenset("0123456789 .,+-*/×÷=^()·")  # the arithmetic that ends on
 # Words and signs before a value that make it a bound or an estimate: "at least 5", "about 5", "x \ge 3".
 _BOUND = re.compile(r"(?<![A-Za-z])(?:at least|at most|more than|less than|fewer than|greater than|no more than|up to)"
                     r"(?![A-Za-z])", re.IGNORECASE)  # fmt: skip (an estimate, "approximately 3.14", is a rounded answer)
+# A value the statement denies after its answer, ending it: "71, not 47", "71, nicht 47", "71，不是47" (a contrast that
+# names the wrong value, not a second answer). Languages that deny a value after it (ja, ko) write it before.
+_DENIED_VALUE = re.compile(
+    r"\s*[,;，；、]?\s*(?:(?:and|but|und|aber|et|mais|и|а)\s+)?"
+    + lexicon.pattern("negations", tuple(language for language in lexicon.LANGUAGES if language not in ("ja", "ko")))
+    + r"\s*(?:\$[^$]{1,200}\$|\\\([^()]{1,200}\\\)|[-−]?\d[\d.,/]*)\s*[.!。！]?\s*$",
+    re.IGNORECASE,
+)
 _HEDGE_WORDS = frozenset({"more", "less", "fewer", "greater", "smaller", "higher", "lower", "above", "below", "so",
                           "something", "anything", "other", "else", "not", "none", "nothing"})  # fmt: skip
 
@@ -223,13 +231,20 @@ def _answer_is(text: str, max_chars: int | None) -> str | Unreadable | None:
         rest = rest[copula.end() :]  # "The volume of $ABCD$ is 120": what the subject is
     rest = _OR_REMARK.sub(r" \1", rest.lstrip(" \t:*}").rstrip(" \t*.,;").strip(" \t*"))
     rest = _REMARK.sub("", rest)
-    rest = _QUOTES.sub("", rest)
+    rest = without_denied_value(_QUOTES.sub("", rest))
     outside = "".join(rest[i] for i in range(len(rest)) if not inside(i)) if "?" in rest or _BOUND.search(rest) else ""
     if "?" in outside:
         return Unreadable(f"the answer is asked, not stated: {_squeeze(rest)!r}")
     if _BOUND.search(outside):
         return Unreadable(f"a bound or an estimate, not a value: {_squeeze(rest)!r}")
     return _read_phrase(rest, max_chars)
+
+
+def without_denied_value(phrase: str) -> str:
+    """``phrase`` without the value it denies at its end after its own value (``71, not 47`` -> ``71``,
+    ``$x = 4$, not 2.`` -> ``$x = 4$``); as written when it ends otherwise or holds no value before the denial."""
+    denied = _DENIED_VALUE.search(phrase)
+    return phrase[: denied.start()] if denied is not None and _holds_value(phrase[: denied.start()]) else phrase
 
 
 _CORRECTION_REACH = 160  # a correction that ends a statement follows its value closely

@@ -102,3 +102,57 @@ def test_exact_match_takes_the_last_statement_and_keeps_matrix_shape(exact_match
                    r"The answer is $\frac{1}{12}$ or 1.", "the answer is fifty-two"]  # fmt: skip
     golds = ["18", r"\begin{pmatrix}1 \\ 2\end{pmatrix}", r"\begin{pmatrix}1 \\ 2\end{pmatrix}", r"\frac{1}{12}", "52"]
     assert exact_match(["q"] * 5, completions, solution=golds) == [0.0, 0.0, 1.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("completion", "stated", "denied"),
+    [
+        ("The answer is 71, not 47.", "71", "47"),
+        ("Die Antwort ist 71, nicht 47.", "71", "47"),
+        ("Ответ: 71, не 47.", "71", "47"),
+        ("答案是71，不是47。", "71", "47"),
+        ("The answer is 71 and not 47.", "71", "47"),
+        ("So we get $x = 4$, not 2.", "4", "2"),
+    ],
+)
+@pytest.mark.parametrize("reward", ["math", "exact_match"])
+def test_a_contrast_after_the_answer_pays_the_stated_value_never_the_denied_one(reward, completion, stated, denied):
+    import rewardhub
+
+    score = rewardhub.get(reward)
+    assert score(["q", "q"], [completion, completion], solution=[stated, denied]) == [1.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "completion",
+    ["The answer is 71, not 47?", "The answer is 71, not 47 or 48.", "The answer is 5 or not 5."],
+)
+def test_a_denial_that_does_not_end_the_statement_pays_neither_value(completion):
+    import rewardhub
+
+    for reward in ("math", "exact_match"):
+        assert rewardhub.get(reward)(["q", "q"], [completion, completion], solution=["71", "47"])[1] == 0.0
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "The candidates are -71 and 71; I cannot decide between them.",
+        "So the total is 71. I'm not sure.",
+        "候选是70和71，我不确定。",
+        "Die Kandidaten sind 70 und 71, ich bin nicht sicher.",
+        "Los candidatos son 70 y 71; no estoy seguro.",
+    ],
+)
+def test_a_value_guessed_from_an_undecided_last_sentence_is_no_answer(completion):
+    import rewardhub
+
+    for reward in ("math", "exact_match"):
+        assert rewardhub.get(reward)(["q", "q"], [completion, completion], solution=["71", "70"]) == [0.0, 0.0]
+
+
+def test_a_stated_answer_stays_stated_beside_doubt_and_an_unmarked_one_without_it():
+    import rewardhub
+
+    math = rewardhub.get("math")
+    assert math(["q", "q"], ["The answer is 71. I'm not sure though.", "Adding them gives 71."], solution=["71", "71"]) == [1.0, 1.0]

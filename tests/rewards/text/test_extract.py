@@ -644,3 +644,25 @@ def whole_words(text: str, words, start: int, reverse: bool) -> list[tuple[int, 
                 max_size=12).map("".join), st.integers(0, 20), st.booleans())
 def test_number_words_are_found_in_order_from_either_end(text, start, reverse):
     assert list(_words_in(text, NUMBER_WORDS, start, reverse=reverse)) == whole_words(text, NUMBER_WORDS, start, reverse)
+
+
+@pytest.mark.parametrize(
+    ("phrase", "expected"),
+    [
+        ("71, not 47", "71"),
+        ("71, nicht 47.", "71"),
+        ("71，不是47。", "71"),
+        ("71 and not 47", "71"),
+        ("71, не 47", "71"),
+        ("$x = 4$, not 2.", "$x = 4$"),
+        ("71, not $\\frac{1}{2}$", "71"),
+        ("not 47", "not 47"),  # no value before the denial: nothing to keep
+        ("71, not 47 as I thought", "71, not 47 as I thought"),  # the denial does not end the phrase
+        ("71, not 47 or 48", "71, not 47 or 48"),
+        ("71 or 47", "71 or 47"),
+    ],
+)
+def test_a_value_denied_after_the_answer_is_a_contrast_not_a_second_value(phrase, expected):
+    from rewardhub.rewards.text.extract.statements import without_denied_value
+
+    assert without_denied_value(phrase) == expected
