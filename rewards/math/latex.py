@@ -21,7 +21,7 @@ _FUNCTION_CALL = re.compile(r"(?<![\\A-Za-z])(sqrt|exp|abs|Abs|Rational|sin|cos|
 _POWER = re.compile(r"\*\*")
 _TIMES = re.compile(r"(?<![*\\])\*(?![*}])")  # not \begin{align*}
 _PYTHON_CONSTANT = re.compile(r"(?<![\\A-Za-z])(pi|oo)(?![A-Za-z])")
-_OPERAND = re.compile(r"\s*[-+]?\s*(?:[A-Za-z0-9_.]+|\\[A-Za-z]+)")
+_OPERAND = re.compile(r"\s*(?:[-+]\s*)?(?:[A-Za-z0-9_.]+|\\[A-Za-z]+)")
 _MAX_DEPTH = 50  # nesting beyond this is left as written (the parser's deadline handles what remains)
 _INTEGER_LITERAL = re.compile(r"(?<![\w.])0(?:[xX][0-9a-fA-F]+|[bB][01]+|[oO][0-7]+)(?![\w.])")
 _TEXT_OR_PRIME = re.compile(r"\\text\w*\s*\{[^{}]*\}|(?<=[A-Za-z0-9)}\]])(?:'|\u2032)+")

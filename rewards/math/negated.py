@@ -18,7 +18,7 @@ __all__ = ["negated_statement"]
 _TAIL = 2000  # the last sentence is read in the text's last characters only
 _VALUE = re.compile(r"\$[^$]{1,200}\$|\\\(.{1,200}?\\\)|[-−]?\d+(?:[.,]\d+)*(?:/\d+)?")
 # Words between a negation and its value: "cannot be exactly $x = 12$", "is not equal to 12".
-_FILLER = re.compile(r"(?:\s+|\b(?:be|equal\s+to|equals?|exactly|simply|just|sein|ser|être|essere|равно|равен)\b|[:=])*$",
+_FILLER = re.compile(r"(?:\s|\b(?:be|equal\s+to|equals?|exactly|simply|just|sein|ser|être|essere|равно|равен)\b|[:=])*$",
                      re.IGNORECASE)  # fmt: skip
 _NAMED = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*=\s*")  # "x = 12" names 12
 _RELATION = re.compile(r"\\(?:neq?|not)(?![A-Za-z])|≠|!=")  # "$x \\neq 12$" denies its own value

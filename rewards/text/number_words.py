@@ -115,8 +115,8 @@ _CJK_FORM = re.compile(rf"(百分之)?({_CJK_VALUE})(?:分之({_CJK_VALUE}))?")
 # What may follow the number in a short answer: a measure word or unit, then a copula, then punctuation (个, 元, です).
 _MEASURE_WORDS = ("个 元 块 人 本 只 条 张 件 次 天 年 月 日 岁 米 克 千克 公斤 厘米 毫米 公里 千米 分钟 小时 秒 度 倍 名 位 辆 台 头 "
                   "匹 棵 朵 颗 支 杯 瓶 箱 页 道 题 分 升 毫升 平方米 立方米 円 個 枚 冊 匹 歳 개 명 원 살").split()  # fmt: skip
-_CJK_TAIL = re.compile(
-    r"\s*(?:" + "|".join(sorted(_MEASURE_WORDS, key=len, reverse=True)) + r")?\s*(?:です|だ|입니다|이다)?\s*[.。]?\s*"
+_CJK_TAIL = re.compile(  # each run of spaces follows a token it cannot take a character of: linear on any spaces
+    r"\s*(?:(?:" + "|".join(sorted(_MEASURE_WORDS, key=len, reverse=True)) + r")\s*)?(?:(?:です|だ|입니다|이다)\s*)?(?:[.。]\s*)?"
 )
 
 

@@ -101,15 +101,17 @@ _ANOTHER_ANSWER = re.compile(r"(?<![A-Za-z])(?:another|alternative|alternate|oth
 _SENTENCE_END = re.compile(r"\.(?:\s|$)|[。！？]")
 _HOPE = "i hope it is correct"  # the MATH few-shot sign-off, found case-insensitively
 _QUOTES = re.compile(r'^(?:\\?["\u201c\u201d])+|(?:\\?["\u201c\u201d])+$')  # "12 and 13" quoted
-_REMARK = re.compile(r"\s*(?<!\\)\([^()\\]*[A-Za-z]{3,}[^()\\]*\)$")  # "-\\frac{\\pi}{6} (without quotes)"
+_REMARK = re.compile(r"(?<!\s)\s*(?<!\\)\(([^()\\]*)\)$")  # "-\\frac{\\pi}{6} (without quotes)": when it holds a word
+_REMARK_WORD = re.compile(r"[A-Za-z]{3}")
 _COPULA = re.compile(r"\b(?:is|are|was|were|equals)\b")
 # What follows the answer in its sentence to justify it is no answer: "12 because there are 3 boxes".
-_REASON = re.compile(r"(?:,\s*|\s*\(\s*|\s+)(?:since|because|as|which|where|given|when|while|i\.e\.|e\.g\.|hence|thus"
+_REASON = re.compile(r"(?:,\s*|(?<!\s)\s*\(\s*|(?<!\s)\s+)(?:since|because|as|which|where|given|when|while|i\.e\.|e\.g\.|hence|thus"
                      r"|so that)\b", re.IGNORECASE)  # fmt: skip
 # "12 (or possibly 13)", "12 (oder vielleicht 13)", "12 (maybe 13)" offer 13 too
-_OR_REMARK = re.compile(rf"\s*\(\s*((?:and/)?(?:{HEDGE}|{lexicon.pattern('hedge_adverbs')})[^()]*)\)", re.IGNORECASE)
+_OR_REMARK = re.compile(rf"(?<!\s)\s*\(\s*((?:and/)?(?:{HEDGE}|{lexicon.pattern('hedge_adverbs')})[^()]*)\)", re.IGNORECASE)
 # Between the values a phrase offers: "or" in any language (and "and/or"), and "but" (a correction offers a second value).
-_PHRASE_SEPARATOR = re.compile(rf"\s*,?\s*(?:{HEDGE}|(?<![A-Za-z\\])but(?![A-Za-z]))\s*", re.IGNORECASE)
+# Opens only where a run of spaces opens, and no two quantifiers share a character: linear on any run of spaces.
+_PHRASE_SEPARATOR = re.compile(rf"(?<!\s)\s*(?:,\s*)?(?:{HEDGE}|(?<![A-Za-z\\])but(?![A-Za-z]))\s*", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 _HEDGED_TAIL = re.compile(f"{HEDGE}|{lexicon.pattern('hedge_adverbs')}", re.IGNORECASE)
 _CHAIN = frozenset("0123456789 .,+-*/×÷=^()·")  # the arithmetic that ends on a result: "16 - 3 - 4 = 9"
@@ -118,12 +120,16 @@ _BOUND = re.compile(r"(?<![A-Za-z])(?:at least|at most|more than|less than|fewer
                     r"(?![A-Za-z])", re.IGNORECASE)  # fmt: skip (an estimate, "approximately 3.14", is a rounded answer)
 # A value the statement denies after its answer, ending it: "71, not 47", "71, nicht 47", "71，不是47" (a contrast that
 # names the wrong value, not a second answer). Languages that deny a value after it (ja, ko) write it before.
-_DENIED_VALUE = re.compile(
-    r"\s*[,;，；、]?\s*(?:(?:and|but|und|aber|et|mais|и|а)\s+)?"
+_WRITTEN_VALUE = r"\$[^$]{1,200}\$|\\\([^()]{1,200}\\\)|[-−]?\d[\d.,/]*"  # a math span or a number
+_DENIED_VALUE = re.compile(  # one class per run of separators: no two quantifiers share a character
+    r"[\s,;，；、]*(?:(?:and|but|und|aber|et|mais|и|а)\s+)?"
     + lexicon.pattern("negations", tuple(language for language in lexicon.LANGUAGES if language not in ("ja", "ko")))
-    + r"\s*(?:\$[^$]{1,200}\$|\\\([^()]{1,200}\\\)|[-−]?\d[\d.,/]*)\s*[.!。！]?\s*$",
+    + rf"\s*(?P<value>{_WRITTEN_VALUE})[\s.!。！]*$",
     re.IGNORECASE,
 )
+_DENIAL_REACH = 320  # the last characters of a phrase where a denial that ends it is looked for
+_LAST_VALUE = re.compile(rf"(?:{_WRITTEN_VALUE})$")
+_VALUE_REACH = 210  # the characters a written value may take (a span of 200 and its delimiters)
 _HEDGE_WORDS = frozenset({"more", "less", "fewer", "greater", "smaller", "higher", "lower", "above", "below", "so",
                           "something", "anything", "other", "else", "not", "none", "nothing"})  # fmt: skip
 
@@ -230,7 +236,8 @@ def _answer_is(text: str, max_chars: int | None) -> str | Unreadable | None:
     if copula is not None and rest[copula.end() :].strip(" \t:*") and not _DIGIT.search(rest[: copula.start()]):
         rest = rest[copula.end() :]  # "The volume of $ABCD$ is 120": what the subject is
     rest = _OR_REMARK.sub(r" \1", rest.lstrip(" \t:*}").rstrip(" \t*.,;").strip(" \t*"))
-    rest = _REMARK.sub("", rest)
+    remark = _REMARK.search(rest)
+    rest = rest[: remark.start()] if remark is not None and _REMARK_WORD.search(remark.group(1)) else rest
     rest = without_denied_value(_QUOTES.sub("", rest))
     outside = "".join(rest[i] for i in range(len(rest)) if not inside(i)) if "?" in rest or _BOUND.search(rest) else ""
     if "?" in outside:
@@ -242,9 +249,15 @@ def _answer_is(text: str, max_chars: int | None) -> str | Unreadable | None:
 
 def without_denied_value(phrase: str) -> str:
     """``phrase`` without the value it denies at its end after its own value (``71, not 47`` -> ``71``,
-    ``$x = 4$, not 2.`` -> ``$x = 4$``); as written when it ends otherwise or holds no value before the denial."""
-    denied = _DENIED_VALUE.search(phrase)
-    return phrase[: denied.start()] if denied is not None and _holds_value(phrase[: denied.start()]) else phrase
+    ``$x = 4$, not 2.`` -> ``$x = 4$``); as written when it ends otherwise, holds no value before the denial, or
+    denies the very value it states (``71, not 71``: a contradiction, no answer)."""
+    start = max(0, len(phrase) - _DENIAL_REACH)
+    denied = _DENIED_VALUE.search(phrase, start)
+    if denied is None or not _holds_value(kept := phrase[: denied.start()]):
+        return phrase
+    stated = _LAST_VALUE.search(kept.rstrip(" ,;，；、")[-_VALUE_REACH:])
+    same = stated is not None and "".join(stated.group().split()) == "".join(denied.group("value").split())
+    return phrase if same else kept
 
 
 _CORRECTION_REACH = 160  # a correction that ends a statement follows its value closely

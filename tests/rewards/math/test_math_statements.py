@@ -156,3 +156,31 @@ def test_a_stated_answer_stays_stated_beside_doubt_and_an_unmarked_one_without_i
 
     math = rewardhub.get("math")
     assert math(["q", "q"], ["The answer is 71. I'm not sure though.", "Adding them gives 71."], solution=["71", "71"]) == [1.0, 1.0]
+
+
+_RUN = 200_000  # a run of blanks a policy can emit: any pattern that backtracks over it more than linearly never ends
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "The answer is 5" + " " * _RUN + "6.",
+        "The answer is 5" + " \t" * (_RUN // 2) + "6.",
+        "The answer is 5" + " ," * (_RUN // 2) + " or 6.",
+        "The answer is 5," + " " * _RUN + "not 4.",
+        "The answer is 5 (" + " " * _RUN + "or 6)",
+        "The answer is 5" + " " * _RUN + "(without quotes)",
+        "The answer is 5" + " " * _RUN + "because 6",
+        "答案是 5" + " " * _RUN + "元",
+        "It is not" + " " * _RUN + "12.",
+    ],
+    ids=["spaces", "tabs", "commas", "denial", "or-remark", "remark", "reason", "measure-word", "negation"],
+)
+def test_runs_of_blanks_in_an_answer_statement_are_read_in_linear_time(completion):
+    """Each reading of the statement (hedge separators, remarks, reasons, measure words, denials) is linear on a run
+    of blanks: a cubic one took 2 minutes on 800 spaces. A value the text never writes is never paid."""
+    import rewardhub
+
+    for reward in ("math", "exact_match"):
+        assert rewardhub.get(reward)(["q"], [completion], solution=["7"]) == [0.0]
