@@ -16,18 +16,14 @@ from .values import Items, Measured, Value, has_words, read_value, same_value
 
 __all__ = ["Comparison", "normalised"]
 
-_DECIMAL_COMMA = re.compile(
-    r"-?\d+,\d{1,2}"
-)  # 3,05: a decimal comma (three digits after it would be thousands)
+_DECIMAL_COMMA = re.compile(r"-?\d+,\d{1,2}")  # 3,05: a decimal comma (three digits after it would be thousands)
 _UNIT_MARK = re.compile(r"\\circ|°|\\(?:text|mathrm|mbox)\s*\{\s*[A-Za-z]")  # 90^\circ, 5\text{ cm}
 # A factorial (5!, (n+1)!, 100000!): the "!" is an operator, never punctuation to strip (5! is not 5).
 _FACTORIAL = re.compile(r"(?<=[\w)}\]])!(?!=)")
 # A minus between spaces after a number or a closing bracket is subtraction (8 - \sqrt{10}), never the dash of
 # "Paris - France" that the string normaliser turns into a space (8 - \sqrt{10} is not 8\sqrt{10}).
 _SPACED_MINUS = re.compile(r"(?<=[\d)}\]])\s+-\s+(?=[\d\\A-Za-z({\[])")
-_DROPPED_BRACKETS = re.compile(
-    r"\\\{|\\langle|[⟨⟩〈〉]"
-)  # brackets the string normaliser drops as punctuation
+_DROPPED_BRACKETS = re.compile(r"\\\{|\\langle|[⟨⟩〈〉]")  # brackets the string normaliser drops as punctuation
 _DECIMAL = re.compile(r"-?\d+(?:\.\d+)?")  # a canonical number of the string normaliser
 _NAMED = re.compile(r"\s*([A-Za-z](?:_\{?\w+\}?)?)\s*=")
 
@@ -119,9 +115,7 @@ class Comparison:
             answer, text, one_number=one_number, as_list=isinstance(gold, Items) and not gold.brackets
         )
         if isinstance(gold, Measured) and isinstance(value, Scalar) and has_words(answer):
-            return text(
-                answer
-            )  # "120\text{ rad}\phantom{...}": words the number reader dropped, maybe a unit
+            return text(answer)  # "120\text{ rad}\phantom{...}": words the number reader dropped, maybe a unit
         return value
 
 
