@@ -121,10 +121,9 @@ class Change:
         for m, e in zip(means, errors, strict=True):
             self._add_to_sums(m, e)
         level, scatter, sampling = self._baseline()
-        floor = self.floor * (self.scale or 1.0)  # a series that spanned nothing yet: values ranging over 1
         half = len(means) // 2
         halves = abs(math.fsum(means[:half]) / half - math.fsum(means[half:]) / (len(means) - half))
-        if abs(trend(means, errors).t) >= SETTLED_T or halves > SETTLED_T * max(sampling, floor) / math.sqrt(half):
+        if abs(trend(means, errors).t) >= SETTLED_T or halves > SETTLED_T * max(sampling, self._floor) / math.sqrt(half):
             self.sums = []
             return  # still moving (a reward being learned): no baseline yet
         self.level, self.noise, self.since = level, self._noise(scatter, sampling), step
@@ -142,7 +141,12 @@ class Change:
 
     def _noise(self, scatter: float, sampling: float) -> float:
         """The baseline's noise: its step-to-step scatter, never less than its sampling error or the floor."""
-        return max(scatter, sampling, self.floor * (self.scale or 1.0), 1e-9)
+        return max(scatter, sampling, self._floor, 1e-9)
+
+    @property
+    def _floor(self) -> float:
+        """The least noise, in the range the series' values span (a series that spanned nothing yet: over 1)."""
+        return self.floor * (self.scale or 1.0)
 
     def _add_to_sums(self, mean: float, error: float) -> None:
         n, level, squares, errors = self.sums
