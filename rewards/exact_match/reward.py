@@ -35,6 +35,7 @@ _EMPHASIS = re.compile(r"^\s*([*_]{1,3})(.+?)\1\s*$", re.DOTALL)  # **Paris**, _
 _WHOLE_BOX = re.compile(r"[\s$]*\\(?:boxed|fbox)\s*\{.*\}[\s$.]*", re.DOTALL)
 # The reader of the math family, used when no extractors are named: the answer tag, the last statement, ####,
 # then (nothing stated) the last math span, a bare answer or the last number, never in a text cut off.
+_KNOWN_REFERENCES = 4096  # reference texts a reward keeps read (a few training steps' worth)
 _MATH_READING = ("open_answer_tag", "final_statement", "gsm8k", "last_math", "bare", "last_number")
 
 
@@ -73,6 +74,7 @@ class ExactMatch(Reward):
             latex=strip_latex,
         )
         # values are read from the LaTeX they are written in: only with both numbers and LaTeX normalised
+        self._known: dict[str, dict[str, str]] = {}  # a text column's value -> its references
         self.compare = Comparison(self.normalize, normalize_numbers and strip_latex, max_answer_chars)
 
     def required_columns(self) -> tuple[str, ...]:
@@ -95,7 +97,7 @@ class ExactMatch(Reward):
         if len(found.answer) > self.max_answer_chars:
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False)
         answer = found.answer
-        if canonical_number(answer) is not None and any(isinstance(self.compare.gold_value(w), Measured) for w in references.values()):
+        if any(isinstance(self.compare.gold_value(w), Measured) for w in references.values()) and canonical_number(answer) is not None:
             answer = unit_written_after(canonical(text), answer) or answer  # "$232 centimeters$" read as 232
         if not self.compare.pays(answer, references):
             expected = " or ".join(_quote(r) for r in references.values())
@@ -119,8 +121,19 @@ class ExactMatch(Reward):
         """Normalised reference answer(s) -> their display form; a list column accepts any of its items.
 
         A reference holding answer markup (GSM8K's ``#### 72``, a ``\\boxed{}`` solution) is reduced to
-        that answer with the default extractors, whatever ``extractors`` the completions use.
+        that answer with the default extractors, whatever ``extractors`` the completions use. A text column's
+        references are remembered: a group's samples share one (callers never change the dict returned).
         """
+        if not isinstance(value, str):
+            return self._read_references(value)
+        references = self._known.get(value)
+        if references is None:
+            if len(self._known) >= _KNOWN_REFERENCES:
+                self._known.clear()
+            references = self._known[value] = self._read_references(value)
+        return references
+
+    def _read_references(self, value: Any) -> dict[str, str]:
         items = [value] if isinstance(value, str | bytes) or not isinstance(value, Sequence) else value
         references = {}
         for item in items:

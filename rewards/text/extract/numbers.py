@@ -7,10 +7,11 @@ function here is linear in the text.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from .. import lexicon
 from ..number_words import MAX_WORDS, NUMBER_WORDS, SCALE_CHAR, cjk_number, words_to_number
@@ -264,13 +265,15 @@ def last_number(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | No
     return _bounded(text[start : unit.end(1) if unit is not None else end], max_chars)
 
 
-def _words_in(text: str, words: Iterable[str], start: int = 0, *, reverse: bool = False) -> Iterator[tuple[int, int]]:
+def _words_in(text: str, words: frozenset[str], start: int = 0, *, reverse: bool = False) -> Iterator[tuple[int, int]]:
     """(start, end) of each occurrence of ``words`` (case aside, as whole words) from ``start``, in text order
     (or from the end). String search, not a regex alternation: linear with a small constant on megabytes of
     text, and lazy: the first occurrences cost only their own search. The next occurrence of each word waits
     in a heap (where several start at one place, the greatest word first from the end, the least from the
     start), so each occurrence costs a search and a heap step, not a pass over every word."""
     lower = text.lower()
+    if _any_word(words).search(lower, start) is None:
+        return  # none of them occurs from start (one pass in C; the usual case): no search per word
     step = (lambda word, i: lower.rfind(word, start, i)) if reverse else (lambda word, i: lower.find(word, i))
     sign = -1 if reverse else 1  # the heap pops its least key: from the end, the greatest position
     ranked = sorted(words)
@@ -286,6 +289,12 @@ def _words_in(text: str, words: Iterable[str], start: int = 0, *, reverse: bool 
             heapq.heappush(heap, (sign * following, rank, word))
         if not (i and lower[i - 1].isalpha()) and not (j < len(lower) and lower[j].isalpha()):
             yield i, j
+
+
+@functools.cache
+def _any_word(words: frozenset[str]) -> re.Pattern[str]:
+    """A pattern finding any of ``words`` wherever it occurs (whole words are told by the caller)."""
+    return re.compile("|".join(re.escape(word) for word in sorted(words, key=len, reverse=True)))
 
 
 def _worded_number(text: str, phrase: re.Match[str], max_chars: int | None) -> str | None:

@@ -200,13 +200,27 @@ def answer_is(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | Unre
     side is no value (``5 or more``) is :class:`Unreadable`. A sentence with no math, number or short answer
     in it (``the answer is clear``) gives None.
     """
-    return _answer_is(text, max_chars)
+    words = _stated_words(text)
+    if not isinstance(words, str):
+        return words
+    unbounded = _unbounded_phrase(words)
+    if max_chars is None or (isinstance(unbounded, str) and len(unbounded) <= max_chars):
+        return unbounded  # each reading joined in it is shorter, so the bound changed none of them: the same reading
+    return _read_phrase(words, max_chars)  # a bound may have turned a reader to the next one: read again under it
 
 
 @functools.lru_cache(maxsize=256)
-def _answer_is(text: str, max_chars: int | None) -> str | Unreadable | None:
-    """:func:`answer_is`, remembered for the last texts read (a completion's final statements are read again by
-    the readers that check them)."""
+def _unbounded_phrase(words: str) -> str | Unreadable | None:
+    """:func:`_read_phrase` of ``words`` at no length bound, remembered: the checks of a final answer read its
+    statement again, under the bound of the reward."""
+    return _read_phrase(words, None)
+
+
+@functools.lru_cache(maxsize=256)
+def _stated_words(text: str) -> str | Unreadable | None:
+    """The words :func:`answer_is` reads its answer from (a str), else its verdict without them (None,
+    :class:`Unreadable`): what holds at any length bound, remembered for the last texts read (a completion's
+    final statements are read again, under another bound, by the readers that check them)."""
     last = _last_statement(text)
     if last is None:
         return None
@@ -244,7 +258,7 @@ def _answer_is(text: str, max_chars: int | None) -> str | Unreadable | None:
         return Unreadable(f"the answer is asked, not stated: {_squeeze(rest)!r}")
     if _BOUND.search(outside):
         return Unreadable(f"a bound or an estimate, not a value: {_squeeze(rest)!r}")
-    return _read_phrase(rest, max_chars)
+    return rest
 
 
 def without_denied_value(phrase: str) -> str:
@@ -393,13 +407,17 @@ def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str 
     return found if extractor is answer_tag else unless_revised(text, end, found, max_chars)  # the tag reads its own
 
 
-@functools.lru_cache(maxsize=256)
 def final_places(text: str, phrases: bool = True) -> tuple[tuple[int, int, Callable[..., str | Unreadable | None]], ...]:
     """Where the last box, the last answer phrase (to the end of its sentence, or a correction inside it) and the
     last closed ``<answer>`` tag of ``text`` stand, in text order (no two start together: a box opens with ``\\``,
     a tag with ``<``, a phrase with a letter), each with its reader: (start, end, reader). ``phrases=False``: the
     caller knows the text holds no answer phrase (none is looked for). Remembered for the last texts read: the
     checks of a final answer look for the same statements again."""
+    return _final_places(text, phrases)  # one memo key however a caller passes ``phrases``
+
+
+@functools.lru_cache(maxsize=256)
+def _final_places(text: str, phrases: bool) -> tuple[tuple[int, int, Callable[..., str | Unreadable | None]], ...]:
     found = []
     last_box = next(_boxes(text), None)
     if last_box is not None:
