@@ -15,7 +15,7 @@ from ..math.reward import find_answer
 from ..text import lexicon
 from ..text.extract import Extraction, Unreadable, last_math, last_number
 from ..text.extract.stated import Place, Stated, statement_places
-from ..text.extract.statements import has_phrase, without_denied_value
+from ..text.extract.statements import has_phrase, last_phrase, without_denied_value
 from ..text.sentences import last_sentence
 
 __all__ = ["refusal", "revised"]
@@ -127,17 +127,30 @@ def _around(text: str, answer: str) -> tuple[Stated | None, Stated, Stated | Non
     start = max(0, stated.start - _WINDOW)
     # A stretch cut before a character that is no letter, digit or "_" (a box's "\\", a tag's "<") holds an answer
     # phrase only where the whole text holds one: each phrase found in it is found in the text too (the boundary
-    # after it reads the same there), so a text with none spares the search.
+    # after it reads the same there), so a text with none spares the search, and so does one whose last phrase only
+    # introduces the box or tag (it states nothing in the stretch).
     cut = text[stated.start]
-    phrases = cut.isalnum() or cut == "_" or has_phrase(text)
+    phrases = cut.isalnum() or cut == "_" or (has_phrase(text) and not (start == 0 and _bare_phrase_before(text, stated.start)))
     before = next(_readable_from_last(text[start : stated.start], phrases), None)
     earlier = Stated(before[0].start + start, before[0].end + start, before[1]) if before is not None else None
     return earlier, stated, later
 
 
+def _bare_phrase_before(text: str, at: int) -> bool:
+    """Whether ``text[:at]`` (``at``: where a box or a tag opens) ends on the text's last answer phrase with only blanks,
+    bold marks and one "$" after it (``So the answer is $\\boxed{5}$``): that phrase states nothing there, and it is
+    the stretch's last one. The stretch is read as the text is: "\\" and "<" end a word as the stretch's end does,
+    and no phrase holds either, unless in the "(...)" of ``answer (...) is``, which opens within 41 characters."""
+    phrase = last_phrase(text)
+    if phrase is None or phrase[1] > at or "(" in text[max(0, at - 41) : at]:
+        return False
+    words = text[phrase[1] : at]
+    return words.count("$") <= 1 and not words.strip(" \t*$")
+
+
 def _readable_from_last(text: str, phrases: bool = True) -> Iterator[tuple[Place, str]]:
     """The final statements of ``text`` that state a readable answer (those of :func:`final_statements`), from the
-    last back, each read only when reached (``phrases=False``: the text is known to hold no answer phrase)."""
+    last back, each read only when reached (``phrases=False``: no answer phrase of the text is known to state anything)."""
     for place in reversed(statement_places(text, phrases=phrases)):
         said = place.read()
         if isinstance(said, str):

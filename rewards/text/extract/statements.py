@@ -38,7 +38,7 @@ from .numbers import (
 from .spans import _clean_span, _scan_spans, _SpanIndex, math_spans
 
 __all__ = ["after_statement", "answer_is", "answer_tag", "final_places", "final_statement", "gsm8k", "has_phrase",
-           "open_answer_tag", "read_answer", "unless_hedged", "unless_revised", "without_denied_value"]
+           "last_phrase", "open_answer_tag", "read_answer", "unless_hedged", "unless_revised", "without_denied_value"]
 
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 # "the answer is", "Answer:", "the answer (arabic numerals) is": a short remark may stand between; also "**Answer**:
@@ -81,6 +81,12 @@ def _last_statement(text: str) -> _Statement | None:
 def has_phrase(text: str) -> bool:
     """Whether ``text`` holds an answer phrase ("the answer is" in any language of the lexicon)."""
     return _last_statement(text) is not None
+
+
+def last_phrase(text: str) -> tuple[int, int] | None:
+    """Where the last answer phrase of ``text`` starts and ends (the words "the answer is", not what they state)."""
+    found = _last_statement(text)
+    return None if found is None else (found.begin, found.finish)
 
 
 def _english_statements(text: str) -> list[re.Match[str] | None]:
