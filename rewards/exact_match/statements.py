@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 
 from ..math.reward import find_answer
 from ..text import lexicon
-from ..text.extract import Extraction, Unreadable, last_math, last_number
-from ..text.extract.stated import Place, Stated, statement_places
-from ..text.extract.statements import has_phrase, last_phrase, without_denied_value
+from ..text.extract import MAX_ANSWER_CHARS, Extraction, Unreadable, last_math, last_number
+from ..text.extract.stated import Stated
+from ..text.extract.statements import final_places, has_phrase, last_phrase, without_denied_value
 from ..text.sentences import last_sentence
 
 __all__ = ["refusal", "revised"]
@@ -117,11 +117,11 @@ def _around(text: str, answer: str) -> tuple[Stated | None, Stated, Stated | Non
     low, high = (0, len(text)) if at < 0 else (max(0, at - _WINDOW), min(len(text), at + len(answer) + _WINDOW))
     squeezed = " ".join(answer.split())
     later = stated = None
-    for place, said in _readable_from_last(text[low:high]):
-        if " ".join(said.split()) == squeezed:
-            stated = Stated(place.start + low, place.end + low, said)
+    for statement in _readable_from_last(text[low:high], offset=low):
+        if " ".join(statement.answer.split()) == squeezed:
+            stated = statement
             break
-        later = Stated(place.start + low, place.end + low, said)  # the nearest readable statement after, so far
+        later = statement  # the nearest readable statement after, so far
     if stated is None:
         return None
     start = max(0, stated.start - _WINDOW)
@@ -131,8 +131,7 @@ def _around(text: str, answer: str) -> tuple[Stated | None, Stated, Stated | Non
     # introduces the box or tag (it states nothing in the stretch).
     cut = text[stated.start]
     phrases = cut.isalnum() or cut == "_" or (has_phrase(text) and not (start == 0 and _bare_phrase_before(text, stated.start)))
-    before = next(_readable_from_last(text[start : stated.start], phrases), None)
-    earlier = Stated(before[0].start + start, before[0].end + start, before[1]) if before is not None else None
+    earlier = next(_readable_from_last(text[start : stated.start], phrases, start), None)
     return earlier, stated, later
 
 
@@ -148,13 +147,14 @@ def _bare_phrase_before(text: str, at: int) -> bool:
     return words.count("$") <= 1 and not words.strip(" \t*$")
 
 
-def _readable_from_last(text: str, phrases: bool = True) -> Iterator[tuple[Place, str]]:
-    """The final statements of ``text`` that state a readable answer (those of :func:`final_statements`), from the
-    last back, each read only when reached (``phrases=False``: no answer phrase of the text is known to state anything)."""
-    for place in reversed(statement_places(text, phrases=phrases)):
-        said = place.read()
+def _readable_from_last(text: str, phrases: bool = True, offset: int = 0) -> Iterator[Stated]:
+    """The final statements of ``text`` that state a readable answer (those of ``final_statements``), from the last
+    back, each read only when reached, placed ``offset`` further (``phrases=False``: no answer phrase of the text is
+    known to state anything)."""
+    for start, end, reader in reversed(final_places(text, phrases)):
+        said = reader(text, MAX_ANSWER_CHARS)
         if isinstance(said, str):
-            yield place, said
+            yield Stated(start + offset, end + offset, said)
 
 
 def _short(text: str, limit: int = 80) -> str:
