@@ -75,9 +75,10 @@ _DETERMINERS = frozenset(
 )
 _PRONOUN_AFTER = frozenset({"of", "another", "by", "more", "at"})
 # Words right before a value that deny it or make another value of it: "not 25", "it cannot be $x$", "anything
-# except 25", "twice 25", "the square root of $25$" (only filler words may stand between them and the value).
+# except 25", "twice 25", "the square root of $25$" (only filler words may stand between them and the value). It opens
+# with the class of the words' first characters: a position where none starts is rejected before the lookbehind.
 _NOT_THE_VALUE = re.compile(
-    r"(?<![A-Za-z'])(?:not|never|cannot|can't|isn't|aren't|wasn't|weren't|won't|neither|nor|except|excluding|besides"
+    r"(?=[abcdefhilmnopqrstw%])(?<![A-Za-z'])(?:not|never|cannot|can't|isn't|aren't|wasn't|weren't|won't|neither|nor|except|excluding|besides"
     r"|without|other\s+than|rather\s+than|instead\s+of|anything\s+but|twice|thrice|double|triple|quadruple"
     r"|(?:half|third|quarter|root|reciprocal|square|cube|inverse|negative|opposite|multiple|factor|divisor|fraction"
     r"|power|logarithm|log|complement|percent|%)\s+of)"
