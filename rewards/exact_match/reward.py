@@ -74,14 +74,14 @@ class ExactMatch(Reward):
             latex=strip_latex,
         )
         # values are read from the LaTeX they are written in: only with both numbers and LaTeX normalised
-        self._known: dict[str, dict[str, str]] = {}  # a text column's value -> its references
+        self._known: dict[str, tuple[dict[str, str], bool]] = {}  # a text column's value -> its references
         self.compare = Comparison(self.normalize, normalize_numbers and strip_latex, max_answer_chars)
 
     def required_columns(self) -> tuple[str, ...]:
         return (self.column,)
 
     def score_sample(self, text: str, row: Row) -> Score:
-        references = self._references(row[self.column])
+        references, measured = self._references(row[self.column])
         if not references:
             return Score(None, f"no reference answer in column {self.column!r}")
         longest = max(map(len, references.values()))  # a longer text cannot normalise to a reference: not read
@@ -97,7 +97,7 @@ class ExactMatch(Reward):
         if len(found.answer) > self.max_answer_chars:
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False)
         answer = found.answer
-        if any(isinstance(self.compare.gold_value(w), Measured) for w in references.values()) and canonical_number(answer) is not None:
+        if measured and canonical_number(answer) is not None:
             answer = unit_written_after(canonical(text), answer) or answer  # "$232 centimeters$" read as 232
         if not self.compare.pays(answer, references):
             expected = " or ".join(_quote(r) for r in references.values())
@@ -117,8 +117,9 @@ class ExactMatch(Reward):
             return Extraction(inner, found.how) if inner else found
         return found
 
-    def _references(self, value: Any) -> dict[str, str]:
-        """Normalised reference answer(s) -> their display form; a list column accepts any of its items.
+    def _references(self, value: Any) -> tuple[dict[str, str], bool]:
+        """Normalised reference answer(s) -> their display form (a list column accepts any of its items), and whether
+        one of them is a measure (a number with a unit, read beside the unit an answer writes after its number).
 
         A reference holding answer markup (GSM8K's ``#### 72``, a ``\\boxed{}`` solution) is reduced to
         that answer with the default extractors, whatever ``extractors`` the completions use. A text column's
@@ -126,14 +127,14 @@ class ExactMatch(Reward):
         """
         if not isinstance(value, str):
             return self._read_references(value)
-        references = self._known.get(value)
-        if references is None:
+        known = self._known.get(value)
+        if known is None:
             if len(self._known) >= _KNOWN_REFERENCES:
                 self._known.clear()
-            references = self._known[value] = self._read_references(value)
-        return references
+            known = self._known[value] = self._read_references(value)
+        return known
 
-    def _read_references(self, value: Any) -> dict[str, str]:
+    def _read_references(self, value: Any) -> tuple[dict[str, str], bool]:
         items = [value] if isinstance(value, str | bytes) or not isinstance(value, Sequence) else value
         references = {}
         for item in items:
@@ -142,7 +143,7 @@ class ExactMatch(Reward):
             normalised, answer = _reference(str(item).strip(), self.extract_reference, self.normalize)
             if normalised:
                 references[normalised] = answer
-        return references
+        return references, any(isinstance(self.compare.gold_value(written), Measured) for written in references.values())
 
 
 @functools.lru_cache(maxsize=1 << 14)
