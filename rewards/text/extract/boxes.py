@@ -85,12 +85,14 @@ def _same_number(a: str, b: str) -> bool:
 def _boxes(text: str) -> Iterator[tuple[int, int, str]]:
     """Non-empty closed boxes from the last to the first: (start, end after the box, stripped content)."""
     end = len(text)  # no box starting before `end` can close after it (see below)
-    found = {command: text.rfind(command) for command in _BOX_COMMANDS}
+    found = [text.rfind(command) for command in _BOX_COMMANDS]  # the last of each command not yet taken
     while True:
-        command, start = max(found.items(), key=lambda item: item[1])
+        start = max(found)
         if start < 0:
             return
-        found[command] = text.rfind(command, 0, start)  # the other command's position stays valid
+        which = found.index(start)  # (no two commands start at one place)
+        command = _BOX_COMMANDS[which]
+        found[which] = text.rfind(command, 0, start)  # the other command's position stays valid
         command_end = start + len(command)
         i = command_end
         while i < end and text[i] in " \t":

@@ -290,12 +290,20 @@ def _correction_at(text: str, start: int, end: int) -> int:
     case), else ``end``: the statement states what comes before it, and the correction takes it back."""
     words = text[start : min(end, start + _CORRECTION_REACH)]
     value = _VALUE_MARK.search(words)
-    if value is None or not any(char.isalpha() and not char.islower() for char in words[value.end() :]):
+    if value is None or not _capital_or_caseless(words[value.end() :]):
         return end  # "$12$.", "12 instead of 13": no clause opens after the value
     for at, _, _ in lexicon.find(words, "corrections", value.end()):
         if not words[at].islower() and _holds_value(words[:at]):
             return start + at
     return end
+
+
+def _capital_or_caseless(text: str) -> bool:
+    """Whether a letter of ``text`` is no lowercase one: a capital, or a letter of a script without case (in ASCII
+    text, one that lowercasing changes: told in C)."""
+    if text.isascii():
+        return text != text.lower()
+    return any(char.isalpha() and not char.islower() for char in text)
 
 
 def statement_end(text: str, start: int) -> int:
@@ -404,7 +412,8 @@ def final_statement(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str 
     ``<answer>`` tag. A box mid-solution followed by ``Final Answer: The final answer is $10,455$`` gives
     ``10,455``; ``The answer is 5 ... \\boxed{6}`` gives 6; ``\\boxed{18} Wait, ... the correct answer is 20.``
     gives 20, and ``\\boxed{18} Wait, I made an error. It should be 20.`` is :class:`Unreadable`."""
-    start, end, extractor = max(((-1, 0, None), *final_places(text)), key=lambda candidate: candidate[0])
+    places = final_places(text)
+    start, end, extractor = places[-1] if places else (-1, 0, None)  # the latest (they come in text order)
     if _open_box(text) > start:
         return Unreadable("the last box is left open: the text stops inside its answer (cut off?)")
     if extractor is None:
