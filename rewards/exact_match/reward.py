@@ -88,8 +88,9 @@ class ExactMatch(Reward):
         if len(text) <= min(self.max_answer_chars, 8 * longest + 64) and self.compare.text(_EMPHASIS.sub(r"\2", text)) in references:
             return Score(1.0, f"correct: the completion is the reference {_quote(text.strip())}", True)
         found = self._find(text)
+        written = canonical(text)  # as the readers read it (look-alike letters and hidden characters undone)
         if self.extractors is None and isinstance(found, Extraction):
-            found = revised(canonical(text), found)
+            found = revised(written, found)
         if found is None:
             return Score(0.0, f"no answer found (tried {', '.join(self.extractors or _MATH_READING)})", False)
         if isinstance(found, Unreadable):
@@ -98,12 +99,12 @@ class ExactMatch(Reward):
             return Score(0.0, f"answer too long ({len(found.answer)} chars > {self.max_answer_chars})", False)
         answer = found.answer
         if measured and canonical_number(answer) is not None:
-            answer = unit_written_after(canonical(text), answer) or answer  # "$232 centimeters$" read as 232
+            answer = unit_written_after(written, answer) or answer  # "$232 centimeters$" read as 232
         if not self.compare.pays(answer, references):
             expected = " or ".join(_quote(r) for r in references.values())
             return Score(0.0, f"expected {expected}, got {_quote(answer)} (from {found.how})", False)
         refused = None if self.extractors is not None else refusal(  # named extractors decide alone
-            canonical(text), found, lambda stated: self.compare.pays(stated, references))
+            written, found, lambda stated: self.compare.pays(stated, references))
         if refused is not None:
             return Score(0.0, f"{refused} (from {found.how})", False)
         return Score(1.0, f"correct: {_quote(found.answer)} (from {found.how})", True)
@@ -112,7 +113,8 @@ class ExactMatch(Reward):
         if self.extractors is not None:
             return extract_answer(text, self.extractors, self.max_answer_chars)
         found = find_answer(text)
-        if isinstance(found, Extraction) and len(found.answer) <= self.max_answer_chars and _WHOLE_BOX.fullmatch(found.answer):
+        if (isinstance(found, Extraction) and len(found.answer) <= self.max_answer_chars and "box" in found.answer
+                and _WHOLE_BOX.fullmatch(found.answer)):
             inner = boxed(found.answer, None)
             return Extraction(inner, found.how) if inner else found
         return found

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from ..math.reward import find_answer
 from ..text import lexicon
 from ..text.extract import MAX_ANSWER_CHARS, Extraction, Unreadable, last_math, last_number
+from ..text.extract.answers import has_digit
 from ..text.extract.stated import Stated
 from ..text.extract.statements import final_places, has_phrase, last_phrase, without_denied_value
 from ..text.sentences import last_sentence
@@ -44,7 +45,7 @@ def refusal(text: str, found: Extraction, pays: Callable[[str], bool]) -> str | 
         kept = without_denied_value(sentence)  # "$x = 4$, not 2.": the value after the math is denied, not offered
         closing = max(kept.rfind("$"), kept.rfind("\\)"), kept.rfind("\\]"))
         if _UNMARKED_HEDGE.search(sentence, 0, first) or _STATED_HEDGE.search(sentence, first) or (
-                found.how == "last_math" and closing >= 0 and any(char.isdigit() for char in kept[closing:])):
+                found.how == "last_math" and closing >= 0 and has_digit(kept[closing:])):
             return f"a hedge: the last sentence '{_short(sentence)}' offers no single value"
         return None
     found_at = _around(text, found.answer)
@@ -80,7 +81,7 @@ def revised(text: str, found: Extraction) -> Extraction | Unreadable:
         return found
     stated = found_at[1]
     correction = next(lexicon.find(text, "corrections", _answer_end(text, stated, found.answer)), None)
-    if correction is None or correction[0] >= stated.end or not any(c.isdigit() for c in text[correction[1] :]):
+    if correction is None or correction[0] >= stated.end or not has_digit(text[correction[1] :]):
         return found  # no correction in the sentence, or no value after it ("12, let me verify.")
     again = find_answer(text[correction[1] :])
     if again is None or isinstance(again, Unreadable):

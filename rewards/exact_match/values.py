@@ -21,6 +21,7 @@ from typing import NamedTuple
 from ..math.literals import Scalar, normalize, parse_literal
 from ..math.units import convert, quantity
 from ..text.extract import bracket_depths
+from ..text.extract.answers import has_digit
 
 __all__ = ["Items", "Measured", "Value", "has_words", "read_value", "same_value"]
 
@@ -131,7 +132,7 @@ def _scalar_key(value: Scalar) -> tuple:
 
 
 def _measured(answer: str) -> Measured | None:
-    found = quantity(answer) if any(char.isdigit() for char in answer) else None
+    found = quantity(answer) if has_digit(answer) else None
     if found is None:
         return None
     number = parse_literal(normalize(found.number))

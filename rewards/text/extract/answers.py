@@ -86,5 +86,15 @@ def _last_match(pattern: re.Pattern[str], text: str, start: int = 0) -> re.Match
     return last[0] if last else None
 
 
+_ASCII_DIGIT = re.compile("[0-9]")
+
+
+def has_digit(text: str) -> bool:
+    """Whether a character of ``text`` is a digit (``str.isdigit``: superscripts count), told in C for ASCII text."""
+    if text.isascii():
+        return _ASCII_DIGIT.search(text) is not None
+    return any(char.isdigit() for char in text)
+
+
 def _bounded(answer: str, max_chars: int | None) -> str | None:
     return answer if answer and (max_chars is None or len(answer) <= max_chars) else None

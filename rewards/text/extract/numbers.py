@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from .. import lexicon
 from ..number_words import MAX_WORDS, NUMBER_WORDS, SCALE_CHAR, cjk_number, words_to_number
-from .answers import HEDGE, MAX_ANSWER_CHARS, _bounded, _last_match
+from .answers import HEDGE, MAX_ANSWER_CHARS, _bounded, _last_match, has_digit
 from .boxes import _SEPARATORS, _joined, _separator_gap
 from .spans import _FUNCTION_WORDS, _TEXT_GROUP, _clean_span, _scan_spans, ends_inside_math, math_spans
 
@@ -379,7 +379,7 @@ def _conditional(text: str, start: int, end: int) -> bool:
         return True
     sentence = _last_match(_SENTENCE_BREAK, window)
     before = window[sentence.end() if sentence is not None else 0 :]
-    if not any(char.isdigit() or char == "$" for char in before):
+    if not has_digit(before) and "$" not in before:
         return False
     after = text[end : end + _MODIFIER_WINDOW]
     condition = next(lexicon.find(after, "conditions"), None)

@@ -22,6 +22,7 @@ _FUNCTION_WORDS = frozenset(
     "sin cos tan cot sec csc sinh cosh tanh arcsin arccos arctan log exp lim max min mod gcd lcm det deg arg sqrt abs"
     " rational".split()
 )
+_LOWER_RUN = re.compile("[a-z]{3}")  # in every prose word
 _ONE_TOKEN = re.compile(r"[A-Za-z0-9_']+")
 _WORD_START = re.compile(r"\s*[A-Za-z\\({\[]")  # "$not odd$" is math: currency signs come before amounts
 _DANGLING = re.compile(r"(?:[-+*/=<>^_]|\\(?:times|cdot|div|pm|mp|leq?|geq?|neq|approx))\s*$")
@@ -98,6 +99,8 @@ def _reads_as_math(content: str, *, inline: bool) -> bool:
         return False
     if _ONE_TOKEN.fullmatch(body) or (inline and _WORD_START.match(content)):
         return True  # "$odd$", "$0xff$", "$not odd$": a currency sign comes before an amount, never before a word
+    if _LOWER_RUN.search(body) is None:
+        return True  # no word of three letters: no prose (removing text groups joins no letters)
     return not any(word.group().lower() not in _FUNCTION_WORDS for word in _PROSE_WORD.finditer(_TEXT_GROUP.sub(" ", body)))
 
 

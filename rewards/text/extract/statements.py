@@ -21,6 +21,7 @@ from .answers import (
     _last_match,
     _squeeze,
     bracket_depths,
+    has_digit,
 )
 from .boxes import _BOX_COMMANDS, _boxes, _open_box, _separator_gap, boxed
 from .following import following
@@ -314,7 +315,7 @@ def statement_end(text: str, start: int) -> int:
 
 
 def _holds_value(text: str) -> bool:
-    return any(char.isdigit() for char in text) or "$" in text or "\\" in text or bool(_WORD.search(text))
+    return has_digit(text) or "$" in text or "\\" in text or bool(_WORD.search(text))
 
 
 def _read_phrase(phrase: str, max_chars: int | None) -> str | Unreadable | None:
