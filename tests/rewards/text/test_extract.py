@@ -666,3 +666,21 @@ def test_a_value_denied_after_the_answer_is_a_contrast_not_a_second_value(phrase
     from rewardhub.rewards.text.extract.statements import without_denied_value
 
     assert without_denied_value(phrase) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("abc", False), ("a5", True), ("x²", True), ("٣ apples", True), ("", False), ("$\\frac{a}{b}$", False),
+])
+def test_a_digit_is_what_str_isdigit_says_in_any_script(text, expected):
+    from rewardhub.rewards.text.extract.answers import has_digit
+
+    assert has_digit(text) is expected is any(char.isdigit() for char in text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("12 instead of 13", False), ("12 Moment, das ist falsch", True), ("595 いや", True), ("straße", False), ("", False),
+])
+def test_a_clause_opens_on_a_capital_or_a_letter_without_case(text, expected):
+    from rewardhub.rewards.text.extract.statements import _capital_or_caseless
+
+    assert _capital_or_caseless(text) is expected is any(char.isalpha() and not char.islower() for char in text)

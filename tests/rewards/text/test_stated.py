@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rewardhub.rewards.text.extract.stated import Stated, final_statements, statement_places
-from rewardhub.rewards.text.extract.statements import answer_is, has_phrase
+from rewardhub.rewards.text.extract.statements import answer_is, has_phrase, last_phrase
 
 
 def test_the_last_statement_of_each_kind_in_text_order():
@@ -56,3 +58,58 @@ def test_a_stretch_cut_before_a_box_or_tag_holds_a_phrase_only_where_the_text_do
             return [(place.start, place.end, place.read()) for place in places]
 
         assert read(statement_places(text[:cut], phrases=False)) == read(statement_places(text[:cut]))
+
+
+# Pieces of the stretch before a final box or tag: words, phrases in several languages, brackets that could hold a
+# box ("answer (...) is"), math delimiters, bold marks, values, earlier boxes and tags.
+PIECES = ["So", "the", "answer", "answers", "is", "are", ":", "(", ")", "$", "$$", "*", "**", " ", "  ", "\n", "\t",
+          "5", "12", "x = 3", "\\boxed{4}", "\\fbox{7}", "<answer>9</answer>", "<answer>", "Antwort:", "答案是",
+          "la respuesta es", "Ответ:", "or", "not", "Wait,", "isn't", "\\(", "\\)"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=14), st.sampled_from(["", "the answer is ", "Answer: $", "答案是",
+       "answer (4) is ", "the answer is\n", "answer is $$"]), st.sampled_from(["\\boxed{5}", "\\fbox{5}", "<answer>5</answer>"]),
+       st.booleans())  # fmt: skip
+def test_a_stretch_whose_last_phrase_only_introduces_the_box_reads_the_same_without_phrases(pieces, lead, final, spaced):
+    """exact_match reads the stretch before a box or tag without answer phrases when the text's last phrase only
+    introduces it (``So the answer is $\\boxed{5}$``): every statement read there must be the same either way."""
+    from rewardhub.rewards.exact_match.statements import _bare_phrase_before, _readable_from_last
+
+    text = (" " if spaced else "").join(pieces) + lead + final
+    cut = len(text) - len(final)
+    if _bare_phrase_before(text, cut):
+        assert list(_readable_from_last(text[:cut], False)) == list(_readable_from_last(text[:cut], True))
+
+
+@pytest.mark.parametrize("text", [
+    r"So the answer is $\boxed{5}$", r"The final answer is **\boxed{5}", "The answer is <answer>5</answer>",
+    r"The answer is 4. So the answer is \boxed{5}", r"answer (\boxed{4}) is \boxed{5}", r"the answer is $$\boxed{5}$$",
+])
+def test_the_last_phrase_before_a_box_states_nothing_in_its_stretch_or_is_read(text):
+    from rewardhub.rewards.exact_match.statements import _bare_phrase_before, _readable_from_last
+
+    cut = max(text.rfind("\\boxed"), text.rfind("<answer>"))
+    assert last_phrase(text) is not None
+    assert list(_readable_from_last(text[:cut], not _bare_phrase_before(text, cut))) == list(_readable_from_last(text[:cut]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["5", "or", "12", "$x^2 + 1$", "\\boxed{3}", "maybe", "but", "and", "$$", "seven",
+                                 "$" + "x+" * 30 + "1$", "(or 6)", "unless", "."]), min_size=1, max_size=8),
+       st.sampled_from([None, 4, 12, 40, 1000]))  # fmt: skip
+def test_a_phrase_read_under_any_bound_is_read_as_a_fresh_reading_under_it_would(words, bound):
+    """answer_is reads a phrase's words once at no bound and reuses that reading under a bound it fits."""
+    from rewardhub.rewards.text.extract.statements import _read_phrase, _stated_words
+
+    text = "The answer is " + " ".join(words)
+    answer_is(text, None)  # the unbounded reading remembered first, as find_answer leaves it
+    stated = _stated_words(text)
+    expected = _read_phrase(stated, bound) if isinstance(stated, str) else stated
+    assert answer_is(text, bound) == expected
+
+
+def test_where_the_last_phrase_stands():
+    text = "The answer is 4. Die Antwort ist 5."
+    assert last_phrase(text) == (text.index("Die"), text.index("ist") + 3)  # "die antwort ist", the later one
+    assert last_phrase("No phrase, 5.") is None
