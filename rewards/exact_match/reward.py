@@ -66,16 +66,10 @@ class ExactMatch(Reward):
         self.extractors = None if extractors is None else check_extractors(extractors)
         self.extract_reference = extract_reference
         self.max_answer_chars = max_answer_chars
-        self.normalize = Normalizer(
-            case_sensitive=case_sensitive,
-            whitespace=normalize_whitespace,
-            punctuation=strip_punctuation,
-            numbers=normalize_numbers,
-            latex=strip_latex,
-        )
-        # values are read from the LaTeX they are written in: only with both numbers and LaTeX normalised
+        self.compare = _comparison(case_sensitive, normalize_whitespace, strip_punctuation, normalize_numbers, strip_latex,
+                                   max_answer_chars)
+        self.normalize = self.compare.normalize
         self._known: dict[str, tuple[dict[str, str], bool]] = {}  # a text column's value -> its references
-        self.compare = Comparison(self.normalize, normalize_numbers and strip_latex, max_answer_chars)
 
     def required_columns(self) -> tuple[str, ...]:
         return (self.column,)
@@ -146,6 +140,15 @@ class ExactMatch(Reward):
             if normalised:
                 references[normalised] = answer
         return references, any(isinstance(self.compare.gold_value(written), Measured) for written in references.values())
+
+
+@functools.cache
+def _comparison(case_sensitive: bool, whitespace: bool, punctuation: bool, numbers: bool, latex: bool,
+                max_answer_chars: int) -> Comparison:
+    """One comparison per setting, shared by every reward built with it: the memos it keys find it by identity."""
+    normalize = Normalizer(case_sensitive=case_sensitive, whitespace=whitespace, punctuation=punctuation,
+                           numbers=numbers, latex=latex)
+    return Comparison(normalize, numbers and latex, max_answer_chars)  # values are read from their LaTeX: both on
 
 
 @functools.lru_cache(maxsize=1 << 14)
