@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..math.literals import Scalar
 from ..math.reward import _plus_minus as plus_minus  # a gold "\\pm 4" is the list "4, -4", as math reads it
@@ -49,7 +50,12 @@ class Comparison:
         every one of them is right, or when they are the solutions of one equation beside a reference that lists
         them (``x = 7 or x = -7`` for ``\\pm 7``). Remembered: a group's samples repeat answers, a step's
         references repeat every epoch, and the verdict depends on nothing else."""
-        return _paid(self, answer, tuple(references.items()))
+        written = tuple(references.items())
+        by_answer = _PAID.get((self, written))
+        if by_answer is None:
+            by_answer = _PAID.keep((self, written), _Kept(_PAID_ANSWERS))
+        paid = by_answer.get(answer)
+        return by_answer.keep(answer, self._pays(answer, references)) if paid is None else paid
 
     def _pays(self, answer: str, references: dict[str, str]) -> bool:
         offered = alternatives(answer)
@@ -119,15 +125,36 @@ class Comparison:
         return value
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _paid(comparison: Comparison, answer: str, references: tuple[tuple[str, str], ...]) -> bool:
-    return comparison._pays(answer, dict(references))
+class _Kept(dict):
+    """A memo emptied when full. Its entries map texts to texts or verdicts: unlike an ``lru_cache``'s key tuples,
+    which hold the setting objects, they leave nothing for the garbage collector to walk as the memo grows."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def keep(self, key: object, value: object) -> Any:
+        if len(self) >= self.size:
+            self.clear()
+        self[key] = value
+        return value
 
 
-@functools.lru_cache(maxsize=1 << 14)
+_PAID: _Kept = _Kept(1 << 10)  # (comparison, references) -> answer -> verdict
+_PAID_ANSWERS = 64  # answers remembered per references (a group's, over a few epochs)
+_NORMALISED: _Kept = _Kept(16)  # normaliser -> answer -> its normalised string
+_NORMALISED_ANSWERS = 1 << 14  # a few training steps' worth
+
+
 def normalised(normalize: Normalizer, answer: str) -> str:
-    """The normalised string of an answer (a factorial keeps its ``!``: punctuation elsewhere goes)."""
-    return normalize(_SPACED_MINUS.sub("-", _FACTORIAL.sub(" factorial ", answer)))
+    """The normalised string of an answer (a factorial keeps its ``!``: punctuation elsewhere goes), remembered."""
+    by_answer = _NORMALISED.get(normalize)
+    if by_answer is None:
+        by_answer = _NORMALISED.keep(normalize, _Kept(_NORMALISED_ANSWERS))
+    text = by_answer.get(answer)
+    if text is None:
+        text = by_answer.keep(answer, normalize(_SPACED_MINUS.sub("-", _FACTORIAL.sub(" factorial ", answer))))
+    return text
 
 
 @functools.lru_cache(maxsize=1 << 14)
