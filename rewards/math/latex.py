@@ -50,6 +50,12 @@ def _braced_arguments(text: str, depth: int = 0) -> str:
     out: list[str] = []
     i = 0
     while i < len(text):
+        if text[i] != "\\":  # no command starts here: copied up to the next backslash at once
+            j = text.find("\\", i)
+            j = len(text) if j < 0 else j
+            out.append(text[i:j])
+            i = j
+            continue
         command = _FRAC_OR_SQRT.match(text, i)
         if command is None:
             j = i + 2 if text.startswith("\\\\", i) else i + 1  # copy "\\" (a line break) as one piece

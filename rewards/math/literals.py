@@ -96,19 +96,31 @@ def _remembered_spelling(answer: str, decimal_comma: bool) -> str:
 
 def _spelling(answer: str, decimal_comma: bool) -> str:
     """The canonical spelling itself (``normalize`` without the memo)."""
-    s = _BOLD.sub(r"\1", unicode_to_latex(answer)).strip().strip("*").strip().replace("\u2212", "-")  # **12**
-    s = _ESCAPED_COMMAND.sub(r"\\", s)  # "\\\\left(" written for "\\left(" (an escaping slip)
-    s = _THOUSANDS_MARK.sub("", s).replace("{,}", ",")
-    s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
-    s = _SIZING.sub("", s)
-    s = _TIMES_TEN.sub(r" \\times ", s)
-    s = _INVISIBLE.sub("", s)
-    s = _DROP.sub("", s)
-    s = _SPACE.sub(" ", s)
-    s = _ANGLE_OPEN.sub("(", _ANGLE_CLOSE.sub(")", s))  # \\langle a, b \\rangle is the vector (a, b)
-    s = _SWISS_MARK.sub("", s)  # 7'610'539: a digit group, never a prime
+    # (each pattern is tried only where the characters it needs are: most answers hold no command at all)
+    s = unicode_to_latex(answer)
+    s = (_BOLD.sub(r"\1", s) if "**" in s else s).strip().strip("*").strip().replace("\u2212", "-")  # **12**
+    if "\\" in s:
+        s = _ESCAPED_COMMAND.sub(r"\\", s)  # "\\\\left(" written for "\\left(" (an escaping slip)
+    if "{" in s or "\\" in s:
+        s = _THOUSANDS_MARK.sub("", s).replace("{,}", ",")
+    if "\\" in s:
+        s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
+        s = _SIZING.sub("", s)
+    if "^" in s:
+        s = _TIMES_TEN.sub(r" \\times ", s)
+    if "\\" in s:
+        s = _INVISIBLE.sub("", s)
+    if "\\" in s or "$" in s or "°" in s:
+        s = _DROP.sub("", s)
+    if "\\" in s or "~" in s:
+        s = _SPACE.sub(" ", s)
+    if "\\" in s or not s.isascii():
+        s = _ANGLE_OPEN.sub("(", _ANGLE_CLOSE.sub(")", s))  # \\langle a, b \\rangle is the vector (a, b)
+    if "'" in s or "’" in s:
+        s = _SWISS_MARK.sub("", s)  # 7'610'539: a digit group, never a prime
     s = to_parseable_latex(s)
-    s = _PERCENT_WORD.sub("%", s)
+    if "p" in s:
+        s = _PERCENT_WORD.sub("%", s)
     s = s.replace("\\%", "%").replace("%", "\\%")
     s = " ".join(s.split())
     whole = _WRAPPER.fullmatch(s)
