@@ -35,6 +35,14 @@ _EXACT = Context(prec=200)  # no rounding: canonical forms of distinct numbers m
 # Kept by punctuation stripping: "-x" is not "x", "x-1" is not "x+1", "[0, 1)" is not "(0, 1)".
 _OPERATORS = frozenset("+-*/^=<>()[]&|")  # | too: |-267| is not -267
 _PUNCTUATION = frozenset(string.punctuation) - _OPERATORS
+
+
+def _unpunctuated(char: str) -> str:
+    """A space for a punctuation mark that is no operator, else the character."""
+    return " " if char in _PUNCTUATION or (char not in _OPERATORS and unicodedata.category(char).startswith("P")) else char
+
+
+_ASCII_PUNCTUATION = {code: _unpunctuated(chr(code)) for code in range(128)}  # the same, for str.translate
 _LONE_BRACKETED = re.compile(r"[(\[]\s*([^()\[\],\s]+)\s*[)\]]")  # "(B)" is the option B
 _PRIME = re.compile(r"(?<=[\w)])'+(?![A-Za-z])")  # E' and f'(x), not the apostrophe of "don't"
 # A hyphen inside a word ("well-known", "COVID-19") or between spaced words ("Paris - France"), not a minus sign.
@@ -79,12 +87,9 @@ class Normalizer:
         if self.punctuation:
             lone = _LONE_BRACKETED.fullmatch(text.rstrip(". "))
             text = lone.group(1) if lone else text
-            text = _PRIME.sub(lambda primes: " prime" * len(primes.group()) + " ", text)
-            text = _TEXT_DASH.sub(" ", text)
-            text = "".join(
-                " " if c in _PUNCTUATION or (c not in _OPERATORS and unicodedata.category(c).startswith("P")) else c
-                for c in text
-            )
+            text = _PRIME.sub(lambda primes: " prime" * len(primes.group()) + " ", text) if "'" in text else text
+            text = _TEXT_DASH.sub(" ", text) if "-" in text else text
+            text = text.translate(_ASCII_PUNCTUATION) if text.isascii() else "".join(map(_unpunctuated, text))
             text = _OPERATOR_SPACING.sub(r"\1", text)
         if not self.case_sensitive:
             text = text.casefold()
@@ -109,9 +114,10 @@ def strip_latex(text: str) -> str:
     for left, right in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
         if len(text) >= len(left) + len(right) and text.startswith(left) and text.endswith(right):
             text = text[len(left) : len(text) - len(right)].strip()
-    text = _LATEX_WRAPPERS.sub(r"\1", text)
-    text = _THOUSANDS_MARK.sub(",", text)
-    text = _LATEX_NOISE.sub("", text)
+    if "\\" in text or "{" in text:  # (every pattern below needs one)
+        text = _LATEX_WRAPPERS.sub(r"\1", text)
+        text = _THOUSANDS_MARK.sub(",", text)
+        text = _LATEX_NOISE.sub("", text)
     return text.replace("\\%", "%").replace("\\$", "$").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
 
 
