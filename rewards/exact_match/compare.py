@@ -153,7 +153,8 @@ def normalised(normalize: Normalizer, answer: str) -> str:
         by_answer = _NORMALISED.keep(normalize, _Kept(_NORMALISED_ANSWERS))
     text = by_answer.get(answer)
     if text is None:
-        text = by_answer.keep(answer, normalize(_SPACED_MINUS.sub("-", _FACTORIAL.sub(" factorial ", answer))))
+        factorial = _FACTORIAL.sub(" factorial ", answer) if "!" in answer else answer
+        text = by_answer.keep(answer, normalize(_SPACED_MINUS.sub("-", factorial) if "-" in factorial else factorial))
     return text
 
 

@@ -29,10 +29,9 @@ _TEXT_OR_PRIME = re.compile(r"\\text\w*\s*\{[^{}]*\}|(?<=[A-Za-z0-9)}\]])(?:'|\u
 
 def to_parseable_latex(answer: str) -> str:
     """``answer`` with brace-less arguments braced, Python syntax as LaTeX, integer literals in decimal, primes kept."""
-    text = _INTEGER_LITERAL.sub(lambda literal: str(int(literal.group(), 0)), answer)
-    text = _python_to_latex(text)
-    text = _braced_arguments(text)
-    return _TEXT_OR_PRIME.sub(_prime, text)
+    text = _INTEGER_LITERAL.sub(lambda literal: str(int(literal.group(), 0)), answer) if "0" in answer else answer
+    text = _braced_arguments(_python_to_latex(text))
+    return _TEXT_OR_PRIME.sub(_prime, text) if "\\" in text or "'" in text or "\u2032" in text else text
 
 
 def _prime(match: re.Match[str]) -> str:
