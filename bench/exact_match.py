@@ -7,10 +7,11 @@ as a trainer's new step would. With ``--against DIR`` the reward families of the
 and both score every batch, the order alternating: a busy machine slows both alike. Printed: CPU microseconds
 per completion of each side by batch kind, the ratio of the sums, the median of the per-batch ratios, and how
 many rows the two sides score differently (this tree reads hedges, values and unmarked answers the older one
-may not).
+may not). ``--fresh`` empties both sides' memos of texts and answers before each batch: every gold and answer is
+then new, as in a first epoch over distinct golds (a batch's own repeats still hit).
 
 Run from the repository root: OMP_NUM_THREADS=1 python -m bench.exact_match [--against DIR] [--batches 48]
-[--prompts 64] [--generations 8]
+[--prompts 64] [--generations 8] [--fresh]
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import argparse
 import importlib
 import logging
 import statistics
+import sys
 import time
 from typing import Any
 
@@ -37,6 +39,18 @@ def scored(reward_class: Any, batch: tuple[list[str], list[str], list[str], list
     return time.process_time() - start, values
 
 
+def forget() -> None:
+    """Empty every bounded memo of the loaded reward families (both trees'): readings of texts, answers and golds
+    (unbounded caches hold compiled patterns and tables, which a new text never changes)."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith(("rewardhub.rewards", "other_rewards")):
+            for value in list(vars(module).values()):
+                if hasattr(value, "cache_clear") and value.cache_info().maxsize is not None:
+                    value.cache_clear()
+                elif isinstance(value, dict) and type(value).__name__ == "_Kept":
+                    value.clear()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--against", metavar="DIR", help="the root of another rewardhub checkout")
@@ -44,6 +58,7 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=64)
     parser.add_argument("--generations", type=int, default=8)
     parser.add_argument("--seed", type=int, default=7000)
+    parser.add_argument("--fresh", action="store_true", help="empty the memos of texts and answers before each batch")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     import rewardhub.rewards.exact_match as this
@@ -60,14 +75,16 @@ def main() -> None:
         kind = list(KINDS)[k % len(KINDS)]
         batch = make_batch(args.seed + k, args.prompts, args.generations, KINDS[kind])
         values = {}
+        if args.fresh:
+            forget()
         for side in list(sides)[:: 1 if k % 2 else -1]:  # each goes first in turn
             spent, values[side] = scored(sides[side], batch)
             seconds.setdefault((side, kind), []).append(spent / len(batch[1]) * 1e6)
         if len(values) == 2:
             differ += sum(a != b for a, b in zip(*values.values(), strict=True))
         rows += len(batch[1])
-    print(f"exact_match, {args.batches} batches of {args.prompts}x{args.generations}, CPU us per completion "
-          f"(this tree vs {args.against or 'nothing'}), one process:")
+    print(f"exact_match, {args.batches} batches of {args.prompts}x{args.generations}{', memos emptied before each' if args.fresh else ''}, "
+          f"CPU us per completion (this tree vs {args.against or 'nothing'}), one process:")
     for kind in KINDS:
         figures = "   ".join(f"{side} {statistics.mean(seconds[(side, kind)]):6.1f}" for side in sides)
         print(f"  {kind:14s} {figures}")
