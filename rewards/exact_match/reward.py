@@ -35,8 +35,8 @@ _EMPHASIS = re.compile(r"^\s*([*_]{1,3})(.+?)\1\s*$", re.DOTALL)  # **Paris**, _
 _WHOLE_BOX = re.compile(r"[\s$]*\\(?:boxed|fbox)\s*\{.*\}[\s$.]*", re.DOTALL)
 # The reader of the math family, used when no extractors are named: the answer tag, the last statement, ####,
 # then (nothing stated) the last math span, a bare answer or the last number, never in a text cut off.
-_KNOWN_REFERENCES = 4096  # reference texts a reward keeps read (a few training steps' worth)
 _MATH_READING = ("open_answer_tag", "final_statement", "gsm8k", "last_math", "bare", "last_number")
+_KNOWN_REFERENCES = 4096  # reference texts a reward keeps read (a few training steps' worth)
 
 
 class ExactMatch(Reward):
