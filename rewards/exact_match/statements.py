@@ -13,8 +13,7 @@ from collections.abc import Callable, Iterator
 
 from ..math.reward import find_answer
 from ..text import lexicon
-from ..text.extract import MAX_ANSWER_CHARS, Extraction, Unreadable, last_math, last_number
-from ..text.extract.answers import has_digit
+from ..text.extract import MAX_ANSWER_CHARS, Extraction, Unreadable, has_digit, last_math, last_number
 from ..text.extract.stated import Stated
 from ..text.extract.statements import final_places, has_phrase, last_phrase, without_denied_value
 from ..text.sentences import last_sentence

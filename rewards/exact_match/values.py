@@ -20,8 +20,7 @@ from typing import NamedTuple
 
 from ..math.literals import Scalar, normalize, parse_literal
 from ..math.units import convert, quantity
-from ..text.extract import bracket_depths
-from ..text.extract.answers import has_digit
+from ..text.extract import bracket_depths, has_digit
 
 __all__ = ["Items", "Measured", "Value", "has_words", "read_value", "same_value"]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from ..text.extract import is_unit_word, number_in_words, unicode_to_latex
+from ..text.extract import has_digit, is_unit_word, number_in_words, unicode_to_latex
 from ..text.number_words import cjk_number, without_measure_word
 from .latex import to_parseable_latex
 from .units import unit_of  # noqa: F401 (read from here by majority_vote)
@@ -129,7 +129,7 @@ def _spelling(answer: str, decimal_comma: bool) -> str:
     unit = _UNIT.fullmatch(s)
     # "5\text{ cm}" -> "5"; "5\text{ or more}" -> "5 or more" (the parser would drop it as a unit); not the
     # last words of a longer text ("1 \text{ if } n \text{ is even}, 2 \text{ otherwise}")
-    if unit and not _WRAPPER_START.search(unit.group(1)) and any(char.isdigit() for char in unit.group(1)):
+    if unit and not _WRAPPER_START.search(unit.group(1)) and has_digit(unit.group(1)):
         words = unit.group(2).split()
         units = all(is_unit_word(word) or (len(word) == 1 and word.isalpha() and word not in _SCALE_LETTERS)
                     for word in words)  # \text{ m}, but never a scale: 25\text{k} is 25000
@@ -145,7 +145,7 @@ def _spelling(answer: str, decimal_comma: bool) -> str:
     s = _residue(s)
     s = s.strip().removeprefix("=").removesuffix("=").strip()  # a dangling relation sign
     s = without_measure_word(s)  # "34 元", "\\text{866 个}", "13です"
-    worded = cjk_number(s) or (number_in_words(s) if not any(char.isdigit() for char in s) else None)
+    worded = cjk_number(s) or (number_in_words(s) if not has_digit(s) else None)
     if worded is not None:
         return worded.replace("%", "\\%")  # "fifty-two", "\\text{seventy six}", "九分之一", "3万", "百分之五十六"
     equation = _NAMED_VALUE.fullmatch(s)

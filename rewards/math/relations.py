@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..text.extract import bracket_depths
+from ..text.extract import bracket_depths, has_digit
 from .literals import Scalar, has_modulus, parse_literal
 
 __all__ = ["MAX_SIDES", "Reading", "is_closed", "is_name", "read_relations", "sides_of"]
@@ -66,7 +66,7 @@ def is_closed(side: str) -> bool:
     ``\\frac{20}{2}``, ``5!``). Conservative: subscripts (a base, ``1011_2``), units, words and any other command
     make a side open, so it is never evaluated against another (nor is a symbol outside ASCII: ``30°``)."""
     rest = _CLOSED_COMMAND.sub("", side)
-    return rest.isascii() and any(char.isdigit() for char in rest) and not any(
+    return rest.isascii() and has_digit(rest) and not any(
         char.isalpha() or char in "\\_'" for char in rest)
 
 

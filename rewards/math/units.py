@@ -14,6 +14,8 @@ import re
 from fractions import Fraction
 from typing import NamedTuple
 
+from ..text.extract import has_digit
+
 __all__ = ["Quantity", "convert", "quantity", "unit_of", "unit_written_after"]
 
 _SPACING = re.compile(r"\\[,;:! ]|~|\\q?quad(?![A-Za-z])")
@@ -73,7 +75,7 @@ def unit_written_after(text: str, number: str) -> str | None:
     """``number`` with the unit written right after its last occurrence in ``text`` (``232 centimeters`` where the
     reader took ``232`` alone), or None when no unit pint reads follows it there."""
     at = text.rfind(number)
-    if at < 0 or not number.strip() or not any(char.isdigit() for char in number):
+    if at < 0 or not number.strip() or not has_digit(number):
         return None
     unit = _UNIT_AFTER.match(text, at + len(number), at + len(number) + 40)
     if unit is None or unit.group(1).lower() in _PROSE_UNITS:

@@ -17,7 +17,7 @@ beside it: a hedge, a guess, a condition), ``stated`` (where each final statemen
 tells two disagreeing final answers) and ``normalize``.
 """
 
-from .answers import MAX_ANSWER_CHARS, OR, Extraction, Unreadable, alternatives, bracket_depths
+from .answers import MAX_ANSWER_CHARS, OR, Extraction, Unreadable, alternatives, bracket_depths, has_digit
 from .boxes import boxed, last_boxed
 from .ladder import DEFAULT_EXTRACTORS, EXTRACTORS, check_extractors, extract_answer
 from .normalize import Normalizer, canonical_number, strip_latex, unicode_to_latex
@@ -64,6 +64,7 @@ __all__ = [
     "extract_answer",
     "final_statement",
     "gsm8k",
+    "has_digit",
     "is_unit_word",
     "last_boxed",
     "last_math",

@@ -13,6 +13,7 @@ from decimal import Context, Decimal, InvalidOperation
 
 from ..canonical import canonical
 from ..number_words import without_measure_word
+from .answers import has_digit
 from .numbers import _LATEX_WRAPPERS, number_in_words
 
 __all__ = ["Normalizer", "canonical_number", "strip_latex", "unicode_to_latex"]
@@ -128,7 +129,7 @@ def canonical_number(text: str) -> str | None:
     Texts over 120 characters and numbers with exponents beyond +-100 are left alone (None).
     """
     text = text.strip().removeprefix("$").removesuffix("%").strip()
-    if not text or len(text) > 120 or _NUMBER_LITERAL.fullmatch(text) is None or not any(c.isdigit() for c in text):
+    if not text or len(text) > 120 or _NUMBER_LITERAL.fullmatch(text) is None or not has_digit(text):
         return None
     try:
         value = Decimal(text.replace(",", ""))
