@@ -30,21 +30,15 @@ class Place(NamedTuple):
     read: Callable[[], str | Unreadable | None]
 
 
-def statement_places(
-    text: str, max_chars: int | None = MAX_ANSWER_CHARS, *, phrases: bool = True
-) -> list[Place]:
+def statement_places(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> list[Place]:
     """Where the last box, the last "the answer is" (to the end of its sentence, or a correction inside it) and
-    the last closed answer tag of ``text`` stand, in text order (see :func:`final_places`; ``phrases=False``: the
-    caller knows it holds no answer phrase). What each states is read only when asked: a caller looking for one
-    statement reads no other."""
-    places = final_places(text, phrases)
-    return [Place(start, end, functools.partial(reader, text, max_chars)) for start, end, reader in places]
+    the last closed answer tag of ``text`` stand, in text order (see :func:`final_places`). What each states is
+    read only when asked: a caller looking for one statement reads no other."""
+    return [Place(start, end, functools.partial(reader, text, max_chars)) for start, end, reader in final_places(text)]
 
 
 def final_statements(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> list[Stated]:
     """The last box, the last "the answer is" and the last closed answer tag of ``text`` (see
     :func:`statement_places`) that state a readable answer, in text order (at most one of each kind)."""
     places = statement_places(text, max_chars)
-    return [
-        Stated(place.start, place.end, answer) for place in places if isinstance(answer := place.read(), str)
-    ]
+    return [Stated(place.start, place.end, answer) for place in places if isinstance(answer := place.read(), str)]
