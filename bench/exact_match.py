@@ -47,7 +47,7 @@ def forget() -> None:
             for value in list(vars(module).values()):
                 if hasattr(value, "cache_clear") and value.cache_info().maxsize is not None:
                     value.cache_clear()
-                elif isinstance(value, dict) and type(value).__name__ == "_Kept":
+                elif isinstance(value, dict) and type(value).__name__ == "Kept":
                     value.clear()
 
 

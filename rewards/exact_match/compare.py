@@ -8,10 +8,10 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from ..math.literals import Scalar
 from ..math.reward import _plus_minus as plus_minus  # a gold "\\pm 4" is the list "4, -4", as math reads it
+from ..memo import Kept
 from ..text.extract import Normalizer, alternatives, canonical_number, number_before_unit
 from .values import Items, Measured, Value, has_words, read_value, same_value
 
@@ -53,7 +53,7 @@ class Comparison:
         written = tuple(references.items())
         by_answer = _PAID.get((self, written))
         if by_answer is None:
-            by_answer = _PAID.keep((self, written), _Kept(_PAID_ANSWERS))
+            by_answer = _PAID.keep((self, written), Kept(_PAID_ANSWERS))
         paid = by_answer.get(answer)
         return by_answer.keep(answer, self._pays(answer, references)) if paid is None else paid
 
@@ -125,24 +125,9 @@ class Comparison:
         return value
 
 
-class _Kept(dict):
-    """A memo emptied when full. Its entries map texts to texts or verdicts: unlike an ``lru_cache``'s key tuples,
-    which hold the setting objects, they leave nothing for the garbage collector to walk as the memo grows."""
-
-    def __init__(self, size: int):
-        super().__init__()
-        self.size = size
-
-    def keep(self, key: object, value: object) -> Any:
-        if len(self) >= self.size:
-            self.clear()
-        self[key] = value
-        return value
-
-
-_PAID: _Kept = _Kept(1 << 10)  # (comparison, references) -> answer -> verdict
+_PAID = Kept(1 << 10)  # (comparison, references) -> answer -> verdict
 _PAID_ANSWERS = 64  # answers remembered per references (a group's, over a few epochs)
-_NORMALISED: _Kept = _Kept(16)  # normaliser -> answer -> its normalised string
+_NORMALISED = Kept(16)  # normaliser -> answer -> its normalised string
 _NORMALISED_ANSWERS = 1 << 14  # a few training steps' worth
 
 
@@ -150,7 +135,7 @@ def normalised(normalize: Normalizer, answer: str) -> str:
     """The normalised string of an answer (a factorial keeps its ``!``: punctuation elsewhere goes), remembered."""
     by_answer = _NORMALISED.get(normalize)
     if by_answer is None:
-        by_answer = _NORMALISED.keep(normalize, _Kept(_NORMALISED_ANSWERS))
+        by_answer = _NORMALISED.keep(normalize, Kept(_NORMALISED_ANSWERS))
     text = by_answer.get(answer)
     if text is None:
         factorial = _FACTORIAL.sub(" factorial ", answer) if "!" in answer else answer

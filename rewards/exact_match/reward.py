@@ -13,6 +13,7 @@ from rewardhub import ConfigError, Reward, Row, Score, hookimpl
 
 from ..math.reward import find_answer
 from ..math.units import unit_written_after
+from ..memo import Kept
 from ..text import canonical
 from ..text.extract import (
     DEFAULT_EXTRACTORS,
@@ -69,7 +70,7 @@ class ExactMatch(Reward):
         self.compare = _comparison(case_sensitive, normalize_whitespace, strip_punctuation, normalize_numbers, strip_latex,
                                    max_answer_chars)
         self.normalize = self.compare.normalize
-        self._known: dict[str, tuple[dict[str, str], bool]] = {}  # a text column's value -> its references
+        self._known = Kept(_KNOWN_REFERENCES)  # a text column's value -> its references, and whether one is a measure
 
     def required_columns(self) -> tuple[str, ...]:
         return (self.column,)
@@ -124,11 +125,7 @@ class ExactMatch(Reward):
         if not isinstance(value, str):
             return self._read_references(value)
         known = self._known.get(value)
-        if known is None:
-            if len(self._known) >= _KNOWN_REFERENCES:
-                self._known.clear()
-            known = self._known[value] = self._read_references(value)
-        return known
+        return self._known.keep(value, self._read_references(value)) if known is None else known
 
     def _read_references(self, value: Any) -> tuple[dict[str, str], bool]:
         items = [value] if isinstance(value, str | bytes) or not isinstance(value, Sequence) else value

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from rewardhub import Batch, Reward, Score, hookimpl
 
+from ..memo import Kept
 from ..text import canonical, lexicon
 from ..text.extract import (
     Extraction,
@@ -228,7 +229,7 @@ class MathReward(Reward):
         self.last_number = last_number
         self.max_answer_chars = max_answer_chars
         self.checker = MathChecker(timeout, workers)
-        self._prepared: dict[tuple[str, str], Score | _Pending] = {}
+        self._prepared = Kept(_REMEMBERED_ROWS)  # (completion, gold) -> its score, or what to check
 
     def required_columns(self) -> tuple[str, ...]:
         return (self.column,)
@@ -260,11 +261,7 @@ class MathReward(Reward):
             return self._prepare(text, gold_value)
         key = (text, gold_value)
         outcome = self._prepared.get(key)
-        if outcome is None:
-            if len(self._prepared) >= _REMEMBERED_ROWS:
-                self._prepared.clear()
-            outcome = self._prepared[key] = self._prepare(text, gold_value)
-        return outcome
+        return self._prepared.keep(key, self._prepare(text, gold_value)) if outcome is None else outcome
 
     def _prepare(self, text: str | None, gold_value: Any) -> Score | _Pending:
         """A final score for rows decided without a parser, else what to check (see :class:`_Pending`)."""
