@@ -42,6 +42,7 @@ __all__ = [
     "KINDS",
     "NEGATIONS",
     "UNDECIDED",
+    "any_of",
     "entries",
     "find",
     "find_last",
@@ -247,10 +248,15 @@ def _candidates(lower: str, begin: int, kind: str, languages: tuple[str, ...]) -
 
 @functools.cache
 def _any_entry(kind: str, languages: tuple[str, ...]) -> re.Pattern[str]:
-    """A pattern matching any entry of ``kind`` as written (lowercase, no boundaries) wherever it occurs: it finds
-    one in a text exactly when some entry's string search would. The entries are merged into a tree of their
-    common beginnings, so a position is tried once per character of the entries, not once per entry."""
-    return re.compile(_tree(entries(kind, languages)) or "(?!)")  # no entries: nothing to find
+    """A pattern matching any entry of ``kind`` as written (lowercase, no boundaries) wherever it occurs."""
+    return any_of(entries(kind, languages))
+
+
+def any_of(words: Iterable[str]) -> re.Pattern[str]:
+    """A pattern matching any of ``words`` as written (no boundaries) wherever it occurs: it finds one in a text
+    exactly when some word's string search would. The words are merged into a tree of their common beginnings, so
+    a position is tried once per character of the words, not once per word."""
+    return re.compile(_tree(words) or "(?!)")  # no words: nothing to find
 
 
 def _tree(words: Iterable[str]) -> str:

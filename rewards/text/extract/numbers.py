@@ -292,10 +292,7 @@ def _words_in(text: str, words: frozenset[str], start: int = 0, *, reverse: bool
             yield i, j
 
 
-@functools.cache
-def _any_word(words: frozenset[str]) -> re.Pattern[str]:
-    """A pattern finding any of ``words`` wherever it occurs (whole words are told by the caller)."""
-    return re.compile("|".join(re.escape(word) for word in sorted(words, key=len, reverse=True)))
+_any_word = functools.cache(lexicon.any_of)  # a pattern finding any of the words (whole words are told after)
 
 
 def _worded_number(text: str, phrase: re.Match[str], max_chars: int | None) -> str | None:
