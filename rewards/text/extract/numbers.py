@@ -134,7 +134,9 @@ def last_math(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None
 
 def _later_sentence_number(text: str, span_end: int, span_content: str) -> bool:
     """Whether a number that stands alone follows the span in a later sentence: then it is the answer
-    (``... $d = \\frac{90}{n}$ ... Therefore, there are 12 sequences.``), not the math span before it."""
+    (``... $d = \\frac{90}{n}$ ... Therefore, there are 12 sequences.``), not the math span before it; or one that a
+    bound or a hedge makes no value (``$24 \\times 6 = 144$. Hence it is at most 144``): the text then ends on no
+    answer, and the span before it is none either."""
     if span_content.rstrip().endswith("."):  # "$$ ... = 2.$$ Therefore ... 100%."
         start = span_end
     else:
@@ -142,7 +144,11 @@ def _later_sentence_number(text: str, span_end: int, span_content: str) -> bool:
         if boundary is None:
             return False
         start = boundary.end()
-    return last_number(text[start:], None) is not None
+    later = text[start:]
+    if last_number(later, None) is not None:
+        return True
+    number = _last_match(_NUMBER_TOKEN, later)
+    return number is not None and _bound_or_one_of_several(later, number.start(), number.end())
 
 
 def bare(text: str, max_chars: int | None = MAX_ANSWER_CHARS) -> str | None:
@@ -387,14 +393,20 @@ def _hedged(text: str, start: int, end: int) -> bool:
     """``5 or more``, ``2 million``, ``3 times``, ``5 or 6`` (``oder``, ``或``, ``или``: any hedge of the lexicon), ``10 minus 3``, ``at least 5``, ``n \\ge 3``: the
     number is hedged, scaled or a bound (it is not the answer), or an operand of arithmetic (``16 - 3``,
     ``9 * 2``: only a result after ``=`` is)."""
+    if _bound_or_one_of_several(text, start, end) or _modified(text, start, end) or _conditional(text, start, end):
+        return True
+    return _operand_before(text, start) or _operand_after(text, end)
+
+
+def _bound_or_one_of_several(text: str, start: int, end: int) -> bool:
+    """Whether the words beside the number at ``text[start:end]`` make it a bound, a scaled value or one of several
+    (``at most 5``, ``more than 5``, ``n \\ge 5``, ``10 minus 3``, ``5 or more``, ``12 oder 13``)."""
     before = _WORD_BEFORE.search(text, max(0, start - 14), start)
     if before is not None and before.group(1).lower() in _SCALING_BEFORE:
         return True
     if _hedge_before(text, start) or _HEDGE_AFTER.match(text, end):
         return True  # "12 oder 13", "12或13", "12 или 13": one of two values
-    if _BOUND_BEFORE.search(text, max(0, start - 12), start) or _modified(text, start, end) or _conditional(text, start, end):
-        return True
-    return _operand_before(text, start) or _operand_after(text, end)
+    return _BOUND_BEFORE.search(text, max(0, start - 12), start) is not None
 
 
 def _operand_before(text: str, start: int) -> bool:

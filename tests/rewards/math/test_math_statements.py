@@ -15,6 +15,8 @@ from bench_modules import load_bench
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import rewardhub
+
 CASES = load_bench("math_cases")
 PROPERTY = settings(max_examples=12, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
@@ -184,3 +186,24 @@ def test_runs_of_blanks_in_an_answer_statement_are_read_in_linear_time(completio
 
     for reward in ("math", "exact_match"):
         assert rewardhub.get(reward)(["q"], [completion], solution=["7"]) == [0.0]
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "Multiplying, $24 \\times 6 = 144$.\n\nHence it is at most 144",
+        "Multiplying, $24 \\times 6 = 144$. So it is more than 144.",
+        "We get $x = 144$. Then $n \\ge 144$ holds, so n is 144 or more.",
+        "Multiplying, $24 \\times 6 = 144$. It is 144 oder 145.",
+    ],
+)
+@pytest.mark.parametrize("reward", ["math", "exact_match"])
+def test_a_math_span_before_a_last_sentence_that_bounds_the_value_is_no_answer(reward, completion):
+    """The text ends on a bound or a choice: neither it nor the span before it is the answer."""
+    score = rewardhub.get(reward).evaluate(["q"], [completion], solution=["144"]).scores[0]
+    assert score.value == 0.0, score.reason
+
+
+def test_a_math_span_before_a_later_remark_without_a_value_stays_the_answer(math_reward):
+    completion = "Multiplying, $24 \\times 6 = 144$. Hence the total is $144$. That settles it."
+    assert math_reward.evaluate(["q"], [completion], solution=["144"]).scores[0].value == 1.0
