@@ -5,7 +5,8 @@ text between ``[[`` and ``]]`` in the last message (so a test scripts each row's
 completion it scores), else ``"5"``. ``server.script`` holds :class:`Reply` objects served first,
 one per request (429 with Retry-After, 500s, hangs, malformed bodies...); ``server.answer`` may
 be replaced by any ``body -> str | Reply`` function; ``limit_every=n`` answers every n-th request
-429 with Retry-After. It records request bodies, headers, client connections and the maximum
+429 with Retry-After; ``gather=n`` holds the first requests until n are in flight at once (a test of a
+concurrency cap then sees the cap reached however slowly a busy machine lets the client send). It records request bodies, headers, client connections and the maximum
 number of requests in flight (also served as JSON at ``GET /stats``, reset by ``POST /reset``).
 Run it as a script to serve from its own process (the benchmark does, so that it does not share
 the client's GIL).
@@ -14,6 +15,7 @@ the client's GIL).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import math
 import re
@@ -27,6 +29,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
+GATHER_WAIT = 4.0
 MARKER = re.compile(r"\[\[(.*?)\]\]", re.S)
 
 
@@ -77,10 +80,12 @@ class JudgeServer:
         self.connections: set[tuple[str, int]] = set()  # client (host, port) pairs: new ones are new connections
         self.in_flight = 0
         self.max_in_flight = 0
+        self.gather = 0
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
         self._release: asyncio.Event | None = None
+        self._gathered: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
 
@@ -118,6 +123,8 @@ class JudgeServer:
             self.arrivals.clear()
             self.connections.clear()
             self.max_in_flight = 0
+        if self._loop is not None:  # on the server's loop, before any request sent after this call
+            self._loop.call_soon_threadsafe(self._gathered.clear)
 
     def __enter__(self) -> JudgeServer:
         return self.start()
@@ -138,7 +145,7 @@ class JudgeServer:
         site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
         loop.run_until_complete(site.start())
         self.port = runner.addresses[0][1]
-        self._loop, self._runner, self._release = loop, runner, asyncio.Event()
+        self._loop, self._runner, self._release, self._gathered = loop, runner, asyncio.Event(), asyncio.Event()
         ready.set()
         loop.run_forever()
         loop.close()
@@ -160,10 +167,17 @@ class JudgeServer:
             self.connections.add(request.transport.get_extra_info("peername"))
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            gathering = self.gather and not self._gathered.is_set() and self.in_flight < self.gather
             scripted = self.script.popleft() if self.script else None
             if scripted is None and self.limit_every and len(self.bodies) % self.limit_every == 0:
                 scripted = Reply(status=429, headers={"Retry-After": f"{self.retry_after:g}"}, error="rate limited")
         try:
+            if gathering:
+                with contextlib.suppress(TimeoutError):  # released anyway short of the judge's 5 s timeout
+                    async with asyncio.timeout(GATHER_WAIT):
+                        await self._gathered.wait()
+            elif self.gather:
+                self._gathered.set()
             reply = scripted or self.answer(body)
             if isinstance(reply, str):
                 reply = Reply(reply)
@@ -248,6 +262,7 @@ def server_fixture(running_server):
     running_server.reset()
     running_server.script.clear()
     running_server.latency = 0.0
+    running_server.gather = 0
     running_server.answer = marker_answer
     return running_server
 

@@ -92,7 +92,7 @@ def test_identical_requests_in_a_batch_are_sent_once(server, judge):
 
 
 def test_concurrency_limit_is_respected(server, judge):
-    server.latency = 0.2
+    server.latency, server.gather = 0.2, 5  # the cap is reached however slowly the client sends; a 6th would show
     result = judge(concurrency=5, deadline=None).evaluate(*rows(*[str(i % 11) for i in range(20)]))
     assert result.values == [(i % 11) / 10 for i in range(20)]
     assert server.max_in_flight == 5

@@ -39,7 +39,7 @@ def test_one_connection_pool_per_endpoint_across_batches_callers_and_rewards(ser
 
 
 def test_concurrency_holds_across_callers_on_other_loops(server, judge):
-    server.latency = 0.1
+    server.latency, server.gather = 0.1, 3
     reward = judge(concurrency=3, deadline=None)
 
     async def two_callers() -> list[list[float | None]]:
