@@ -10,8 +10,16 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
 
 import rewardhub  # noqa: E402
+
+# Property tests draw the same examples on every run and have no per-example deadline: a run passes or
+# fails by the code, never by the seed or a busy machine. HYPOTHESIS_PROFILE=explore draws fresh examples
+# on each run, to hunt for new failures (one it finds becomes a fixed test case).
+settings.register_profile("suite", derandomize=True, deadline=None, database=None, print_blob=True)
+settings.register_profile("explore", deadline=None, database=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 @contextlib.contextmanager
