@@ -6,8 +6,9 @@ completion it scores), else ``"5"``. ``server.script`` holds :class:`Reply` obje
 one per request (429 with Retry-After, 500s, hangs, malformed bodies...); ``server.answer`` may
 be replaced by any ``body -> str | Reply`` function; ``limit_every=n`` answers every n-th request
 429 with Retry-After; ``gather=n`` holds the first requests until n are in flight at once (a test of a
-concurrency cap then sees the cap reached however slowly a busy machine lets the client send). It records request bodies, headers, client connections and the maximum
-number of requests in flight (also served as JSON at ``GET /stats``, reset by ``POST /reset``).
+concurrency cap then sees the cap reached however slowly a busy machine lets the client send). It
+records request bodies, headers, client connections and the maximum number of requests in flight
+(also served as JSON at ``GET /stats``, reset by ``POST /reset``).
 Run it as a script to serve from its own process (the benchmark does, so that it does not share
 the client's GIL).
 """
@@ -29,7 +30,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-GATHER_WAIT = 4.0
+GATHER_WAIT = 4.0  # seconds a gathering request waits at most: under the judge fixture's 5 s request timeout
 MARKER = re.compile(r"\[\[(.*?)\]\]", re.S)
 
 
