@@ -156,6 +156,7 @@ def gold_answer(gold: Any) -> str | None:
 
 _SENTENCE = re.compile(r"[.!?]\s+[A-Z]")
 _PLUS_MINUS = re.compile(r"\\pm(?![A-Za-z])|±")
+_EITHER_SIGN = re.compile(r"\\(?:pm|mp)(?![A-Za-z])|[±∓]")  # a value with either sign: two values
 
 
 def _plus_minus(answer: str) -> str:
@@ -169,6 +170,11 @@ def _plus_minus(answer: str) -> str:
         return answer
     right = right if right.replace(".", "").isalnum() or right.startswith("\\") and "+" not in right and "-" not in right else f"({right})"
     return f"{right}, -{right}" if not left else f"{left}+{right}, {left}-{right}"
+
+
+def _one_value(gold: str) -> bool:
+    """Whether a normalised gold is one value: no list, no set, no sign that stands for two."""
+    return "\\{" not in gold and not _EITHER_SIGN.search(gold) and len(list_items(gold)) == 1
 
 
 class _Gold(NamedTuple):
@@ -319,6 +325,10 @@ class MathReward(Reward):
         answers = [normalize(value, decimal_comma=gold.is_number) for value in offered]
         if not all(answers):
             return Score(0.0, "no answer found", False, final=True)
+        if any(_EITHER_SIGN.search(answer) for answer in answers) and _one_value(gold.text):
+            # "\pm t = 26" for "t = 26": Math-Verify reads past a sign it cannot parse, and would pay it
+            return Score(0.0, f"not equal: {_short(found.answer)} offers two values (a ± sign), the gold one", False,
+                         final=True)
         if len(answers) > 1 and len(list_items(gold.text)) == len(answers) and _solutions(answers):
             answers = [", ".join(answers)]  # "x = 1 or x = 2" for the gold's two solutions "1, 2"
         modular = has_modulus(found.answer)  # "8 \\equiv 3 \\pmod 5": its sides differ by design

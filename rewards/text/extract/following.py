@@ -1,6 +1,7 @@
 """The words right after a stated answer that offer another value beside it: a hedge or a guess opening them
 (``\\boxed{12}. Or 13.``, ``12 (or possibly 13)``, ``Antwort: 12. Oder 13.``, ``答案是 12。或者 13。``) or a condition
-(``\\boxed{12}, unless it is 7``, ``12, je nach Rundung 13``) in any language of the lexicon.
+(``\\boxed{12}, unless it is 7``, ``12, je nach Rundung 13``) in any language of the lexicon, or a concession
+(``\\boxed{12}, though 13 would also work``).
 
 Positions only, found in a bounded stretch after the answer (linear, whatever the text): the caller reads the
 words found (:func:`rewardhub.rewards.text.extract.statements.unless_hedged`).
@@ -25,6 +26,9 @@ _OFFER = re.compile(
     rf"|(?P<adverb>{lexicon.pattern('hedge_adverbs')})|(?P<condition>{lexicon.pattern('conditions')})",
     re.IGNORECASE,
 )
+# A concession later in the answer's sentence: with a value after it, it offers that value too (English, as the
+# answer phrase's "although" is read).
+_CONCESSION = re.compile(r"(?<![A-Za-z])(?:although|though)(?![A-Za-z])", re.IGNORECASE)
 _VALUE_START = re.compile(r"\s+[-+\d$\\(\[{]")  # what must follow a one-letter "or" (Spanish "o 13", never "u = 5")
 _END = re.compile(r"\n|[.!?](?:\s|$)|[。！？]")
 _ENDS = frozenset(".!?。！？\n")  # characters that end a sentence
@@ -53,10 +57,13 @@ def following(text: str, end: int) -> Following | None:
         if _END.search(window, 0, at) is not None or text[max(0, end - 2) : end].rstrip(" ")[-1:] in _ENDS:
             return None  # the answer's sentence is over
         sentence = _END.search(window, at)
-        condition = next(lexicon.find(window[: sentence.start() if sentence else len(window)], "conditions", at), None)
-        if condition is None:
+        stop = sentence.start() if sentence else len(window)
+        condition = next(lexicon.find(window[:stop], "conditions", at), None)
+        concession = _CONCESSION.search(window, at, stop)  # "\boxed{7} though $8$ would also work"
+        if condition is None and concession is None:
             return None
-        return Following("condition", condition[2], end + at, end + _stop(window, at, closing=False))
+        opening = condition[2] if condition is not None else concession.group().lower()
+        return Following("condition", opening, end + at, end + _stop(window, at, closing=False))
     word = offer.group("hedge")
     if word is not None and len(word) == 1 and not _VALUE_START.match(window, offer.end()):
         return None  # "u = 5" names a variable; a one-letter "or" is one only before a value

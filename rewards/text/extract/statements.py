@@ -116,9 +116,11 @@ _REASON = re.compile(r"(?:,\s*|(?<!\s)\s*\(\s*|(?<!\s)\s+)(?:since|because|as|wh
                      r"|so that)\b", re.IGNORECASE)  # fmt: skip
 # "12 (or possibly 13)", "12 (oder vielleicht 13)", "12 (maybe 13)" offer 13 too
 _OR_REMARK = re.compile(rf"(?<!\s)\s*\(\s*((?:and/)?(?:{HEDGE}|{lexicon.pattern('hedge_adverbs')})[^()]*)\)", re.IGNORECASE)
-# Between the values a phrase offers: "or" in any language (and "and/or"), and "but" (a correction offers a second value).
+# Between the values a phrase offers: "or" in any language (and "and/or"), and "but" or "although" (a correction or
+# a concession offers a second value: "$7$, although 49 is also possible"; with no value after it, a remark).
 # Opens only where a run of spaces opens, and no two quantifiers share a character: linear on any run of spaces.
-_PHRASE_SEPARATOR = re.compile(rf"(?<!\s)\s*(?:,\s*)?(?:{HEDGE}|(?<![A-Za-z\\])but(?![A-Za-z]))\s*", re.IGNORECASE)
+_PHRASE_SEPARATOR = re.compile(
+    rf"(?<!\s)\s*(?:,\s*)?(?:{HEDGE}|(?<![A-Za-z\\])(?P<but>but|although|though)(?![A-Za-z]))\s*", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 _HEDGED_TAIL = re.compile(f"{HEDGE}|{lexicon.pattern('hedge_adverbs')}", re.IGNORECASE)
 _CHAIN = frozenset("0123456789 .,+-*/×÷=^()·")  # the arithmetic that ends on a result: "16 - 3 - 4 = 9"
@@ -354,7 +356,7 @@ def _split_outside_spans(phrase: str, spans: Sequence[tuple[int, int, str]]) -> 
     for match in matches:
         if depths[match.start()] == 0 and not index(match.start()):
             pieces.append((separator, phrase[start : match.start()]))
-            start, separator = match.end(), "but" if "but" in match.group().lower() else "or"
+            start, separator = match.end(), "but" if match.group("but") else "or"
     pieces.append((separator, phrase[start:]))
     pieces[0] = ("", _EITHER.sub("", pieces[0][1]))
     return pieces

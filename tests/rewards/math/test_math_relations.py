@@ -128,6 +128,31 @@ def test_false_relations_score_zero_with_the_reason(reward):
     assert len(refused) == len(FALSE) - 3 and all(score.final for score in refused)  # never sent to a rescue's model verifier
 
 
+@pytest.mark.parametrize(("gold", "completion"), [
+    ("t = 26", r"\boxed{\pm t = 26}"),  # Math-Verify reads past the sign it cannot parse: it paid this
+    ("t = 26", r"The answer is $\mp t = 26$."),
+    ("26", r"\boxed{\pm 26}"),
+    ("x = 5", r"\boxed{x = 5 \pm 1}"),
+    ("10", "The answer is ±10."),
+    ("[1, 3)", r"\boxed{\pm 1}"),
+])
+def test_a_sign_that_stands_for_two_values_never_pays_a_one_value_gold(reward, gold, completion):
+    score = _scores(reward, [(gold, completion)])[0]
+    assert score.value == 0.0, score.reason
+
+
+@pytest.mark.parametrize(("gold", "completion"), [
+    ("4, -4", r"\boxed{\pm 4}"),
+    ("x = 3, x = -3", r"\boxed{x = \pm 3}"),
+    (r"\pm 4", r"\boxed{\pm 4}"),
+    (r"2 \pm \sqrt{7}", r"\boxed{2 \pm \sqrt{7}}"),
+    ("t = -26", r"\boxed{-t = 26}"),
+])
+def test_a_sign_that_stands_for_two_values_pays_the_gold_of_both(reward, gold, completion):
+    score = _scores(reward, [(gold, completion)])[0]
+    assert score.value == 1.0, score.reason
+
+
 def test_a_runaway_side_never_pays(reward):
     score = _scores(reward, [("10", r"\boxed{9^{9^{9^{9}}} = 10}")])[0]
     assert score.value != 1.0 and score.verdict is not True, score

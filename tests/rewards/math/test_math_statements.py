@@ -207,3 +207,17 @@ def test_a_math_span_before_a_last_sentence_that_bounds_the_value_is_no_answer(r
 def test_a_math_span_before_a_later_remark_without_a_value_stays_the_answer(math_reward):
     completion = "Multiplying, $24 \\times 6 = 144$. Hence the total is $144$. That settles it."
     assert math_reward.evaluate(["q"], [completion], solution=["144"]).scores[0].value == 1.0
+
+
+@pytest.mark.parametrize(("completion", "expected"), [
+    ("So the answer is $7$, although 49 is also possible.", 0.0),  # the stated span, then a plain number it concedes
+    ("So the answer is $\\frac{4}{9}$, although 49 is also possible.", 0.0),
+    ("The answer is $\\boxed{7}$ though $8$ would also work.", 0.0),
+    ("So the answer is $7$, although it took a while to see.", 1.0),  # a concession without a value: a remark
+    ("So the answer is $7$, though $7.0$ is the same.", 1.0),  # every value it offers is right
+    ("The answer is $\\boxed{7}$, although it took a while to see.", 1.0),
+])
+def test_a_concession_after_a_stated_answer_offers_its_value_too(math_reward, completion, expected):
+    gold = "\\frac{4}{9}" if "frac" in completion else "7"
+    score = math_reward.evaluate(["q"], [f"Work.\n\n{completion}"], solution=[gold]).scores[0]
+    assert score.value == expected, score.reason
