@@ -15,7 +15,7 @@ from typing import NamedTuple
 from .. import lexicon
 from .spans import _SpanIndex
 
-__all__ = ["Following", "following"]
+__all__ = ["CONCESSION", "Following", "following"]
 
 _WINDOW = 400  # characters after the answer that are read: the words that offer another value stand right there
 # Between the answer and the words after it: closers, punctuation, markdown, the end of its sentence.
@@ -26,9 +26,10 @@ _OFFER = re.compile(
     rf"|(?P<adverb>{lexicon.pattern('hedge_adverbs')})|(?P<condition>{lexicon.pattern('conditions')})",
     re.IGNORECASE,
 )
-# A concession later in the answer's sentence: with a value after it, it offers that value too (English, as the
-# answer phrase's "although" is read).
-_CONCESSION = re.compile(r"(?<![A-Za-z])(?:although|though)(?![A-Za-z])", re.IGNORECASE)
+# A concession after a stated answer: with a value after it, it offers that value too ("\\boxed{7} though $8$ would
+# also work"; the answer phrase splits its values at one too). English only, as the phrase's "but" is.
+CONCESSION = "although|though"
+_CONCESSION = re.compile(rf"(?<![A-Za-z])(?:{CONCESSION})(?![A-Za-z])", re.IGNORECASE)
 _VALUE_START = re.compile(r"\s+[-+\d$\\(\[{]")  # what must follow a one-letter "or" (Spanish "o 13", never "u = 5")
 _END = re.compile(r"\n|[.!?](?:\s|$)|[。！？]")
 _ENDS = frozenset(".!?。！？\n")  # characters that end a sentence

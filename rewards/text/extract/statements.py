@@ -24,7 +24,7 @@ from .answers import (
     has_digit,
 )
 from .boxes import _BOX_COMMANDS, _boxes, _open_box, _separator_gap, boxed
-from .following import following
+from .following import CONCESSION, following
 from .normalize import canonical_number
 from .numbers import (
     _NUMBER_TOKEN,
@@ -120,7 +120,7 @@ _OR_REMARK = re.compile(rf"(?<!\s)\s*\(\s*((?:and/)?(?:{HEDGE}|{lexicon.pattern(
 # a concession offers a second value: "$7$, although 49 is also possible"; with no value after it, a remark).
 # Opens only where a run of spaces opens, and no two quantifiers share a character: linear on any run of spaces.
 _PHRASE_SEPARATOR = re.compile(
-    rf"(?<!\s)\s*(?:,\s*)?(?:{HEDGE}|(?<![A-Za-z\\])(?P<but>but|although|though)(?![A-Za-z]))\s*", re.IGNORECASE)
+    rf"(?<!\s)\s*(?:,\s*)?(?:{HEDGE}|(?<![A-Za-z\\])(?P<but>but|{CONCESSION})(?![A-Za-z]))\s*", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 _HEDGED_TAIL = re.compile(f"{HEDGE}|{lexicon.pattern('hedge_adverbs')}", re.IGNORECASE)
 _CHAIN = frozenset("0123456789 .,+-*/×÷=^()·")  # the arithmetic that ends on a result: "16 - 3 - 4 = 9"
